@@ -1,0 +1,33 @@
+#pragma once
+// What the run knows about the GPU: whether there is one (and if not, why), its properties,
+// and the device-to-device copy bandwidth measured at start, the ceiling for "% of peak".
+#include <cstddef>
+#include <string>
+
+namespace tb {
+
+struct GpuInfo {
+  bool available = false;
+  std::string status;  // "available", "no CUDA device: <reason>", "not built: ..."
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  std::size_t memory_bytes = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
+  int max_threads_per_block = 0;
+  int driver_version = 0, runtime_version = 0;
+  double peak_fp32_flops = 0.0;  // theoretical: SMs x 128 FP32 lanes x 2 x clock (sm_80+)
+};
+
+// Probed once; cheap afterwards. Never throws: a missing driver is a status, not an error.
+const GpuInfo& gpu_info();
+
+// Device-to-device cudaMemcpy of `bytes`, counting bytes read + written, best of several.
+// Returns 0 when there is no GPU.
+double measure_copy_bandwidth(std::size_t bytes);
+
+// Set once by main() so that every GPU benchmark reports % of the same run's ceiling.
+void set_copy_bandwidth(double bytes_per_second);
+double copy_bandwidth();
+
+}  // namespace tb

@@ -1,0 +1,122 @@
+#include "common/run_context.hpp"
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "common/gpu_context.hpp"
+#include "common/host_array.hpp"
+#include "git_revision.hpp"
+
+namespace tb {
+namespace {
+
+void add(const std::string& key, const std::string& value) { benchmark::AddCustomContext(key, value); }
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string git_revision() {
+  // The bundle for the GPU machine is built from this tree; an override is for builds made
+  // outside a git checkout.
+  if (const char* env = std::getenv("TWINBENCH_GIT_REVISION"); env && *env) return env;
+  return TWINBENCH_GIT_REVISION;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+void record_gpu(const RunConfig& cfg) {
+  const GpuInfo& g = gpu_info();
+  add("gpu_status", g.status);
+  if (!g.available) {
+    std::fprintf(stderr, "twinbench: GPU benchmarks skipped: %s\n", g.status.c_str());
+    return;
+  }
+  add("gpu_name", g.name);
+  add("gpu_cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
+  add("gpu_sms", std::to_string(g.sms));
+  add("gpu_memory_bytes", std::to_string(g.memory_bytes));
+  add("gpu_sm_clock_mhz", std::to_string(g.sm_clock_mhz));
+  add("gpu_mem_clock_mhz", std::to_string(g.mem_clock_mhz));
+  add("gpu_mem_bus_bits", std::to_string(g.mem_bus_bits));
+  add("cuda_driver_version", std::to_string(g.driver_version));
+  add("cuda_runtime_version", std::to_string(g.runtime_version));
+  add("gpu_peak_fp32_flops", number(g.peak_fp32_flops));
+  // 1 GiB each way is ~20x the H200's L2, so the copy streams from HBM.
+  const std::size_t bytes = cfg.quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
+  double bw = 0.0;
+  try {
+    bw = measure_copy_bandwidth(bytes);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "twinbench: copy bandwidth not measured: %s\n", e.what());
+  }
+  set_copy_bandwidth(bw);
+  add("gpu_copy_bw_bytes_per_s", number(bw));
+  add("gpu_copy_bw_bytes", std::to_string(bytes));
+  std::fprintf(stderr, "twinbench: %s, device copy bandwidth %.0f GB/s (read + write)\n", g.name.c_str(), bw * 1e-9);
+}
+
+}  // namespace
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+double measure_triad_bandwidth(std::size_t bytes_per_array) {
+  const std::size_t n = bytes_per_array / sizeof(double);
+  HostArray<double> a(n), b(n), c(n);
+  const auto count = static_cast<long long>(n);
+#pragma omp parallel for schedule(static)
+  for (long long i = 0; i < count; ++i) {
+    a[i] = 0.0;
+    b[i] = 1.0 + static_cast<double>(i % 7);
+    c[i] = 2.0;
+  }
+  double best = 0.0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < count; ++i) a[i] = b[i] + 3.0 * c[i];
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 3.0 * static_cast<double>(bytes_per_array) / s);
+  }
+  benchmark::DoNotOptimize(a.data());
+  return best;
+}
+
+void record_run_context(const std::string& machine, const RunConfig& cfg) {
+  add("twinbench_version", TWINBENCH_VERSION);
+  add("git_revision", git_revision());
+  add("machine", machine.empty() ? hostname() : machine);
+  add("build_type", TWINBENCH_BUILD_TYPE);
+  add("compiler", TWINBENCH_COMPILER);
+  add("cpu_model", cpu_model());
+  add("omp_threads", std::to_string(omp_get_max_threads()));
+  add("quick", cfg.quick ? "true" : "false");
+  const std::size_t triad_bytes = cfg.quick ? (std::size_t{32} << 20) : (std::size_t{512} << 20);
+  add("cpu_triad_bw_bytes_per_s", number(measure_triad_bandwidth(triad_bytes)));
+  record_gpu(cfg);
+}
+
+}  // namespace tb

@@ -1,0 +1,19 @@
+#include "common/validate.hpp"
+
+#include <cstdio>
+
+namespace tb {
+
+std::string describe(const ErrorStats& s, const Tolerance& tol) {
+  if (!s.size_matches) return "output size differs from the reference";
+  char buf[256];
+  if (!s.finite) {
+    std::snprintf(buf, sizeof buf, "non-finite output at index %zu", s.worst_index);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "max rel error %.3e at index %zu (tolerance %.1e), max abs error %.3e",
+                s.max_rel, s.worst_index, tol.rel, s.max_abs);
+  return buf;
+}
+
+}  // namespace tb

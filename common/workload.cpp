@@ -1,0 +1,67 @@
+#include "common/workload.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tb {
+namespace {
+std::vector<WorkloadInfo>& registry() {
+  static std::vector<WorkloadInfo> r;
+  return r;
+}
+}  // namespace
+
+bool add_workload(WorkloadInfo info) {
+  if (find_workload(info.name)) throw std::logic_error("workload registered twice: " + info.name);
+  registry().push_back(std::move(info));
+  std::sort(registry().begin(), registry().end(),
+            [](const WorkloadInfo& a, const WorkloadInfo& b) { return a.name < b.name; });
+  return true;
+}
+
+const std::vector<WorkloadInfo>& workloads() { return registry(); }
+
+const WorkloadInfo* find_workload(std::string_view name) {
+  for (const auto& w : registry())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+std::vector<std::size_t> sizes_1d(const RunConfig& cfg, std::vector<std::size_t> defaults,
+                                  std::size_t quick_size) {
+  if (cfg.size) return {*cfg.size};
+  if (cfg.quick) return {quick_size};
+  return defaults;
+}
+
+Dims2 image_dims(const RunConfig& cfg, Dims2 defaults, Dims2 quick_dims) {
+  if (cfg.image) return *cfg.image;
+  return cfg.quick ? quick_dims : defaults;
+}
+
+std::vector<int> block_sweep_1d(const RunConfig& cfg) {
+  if (!cfg.blocks.empty()) return cfg.blocks;
+  std::vector<int> out;
+  if (cfg.all_blocks) {
+    for (int b = 32; b <= 1024; b += 32) out.push_back(b);
+  } else {
+    for (int b = 64; b <= 1024; b *= 2) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Block2> block_sweep_2d(const RunConfig& cfg) {
+  if (!cfg.blocks2d.empty()) return cfg.blocks2d;
+  if (cfg.all_blocks)
+    return {{8, 8}, {16, 8}, {16, 16}, {32, 4}, {32, 8}, {32, 16}, {32, 32}, {64, 4}, {128, 2}, {256, 1}};
+  return {{8, 8}, {16, 16}, {32, 32}};
+}
+
+std::string bench_name(std::string_view workload, std::string_view impl,
+                       std::initializer_list<NameArg> args) {
+  std::string name = std::string(workload) + "/" + std::string(impl);
+  for (const auto& a : args) name += "/" + a.key + ":" + a.value;
+  return name;
+}
+
+}  // namespace tb

@@ -1,0 +1,77 @@
+#pragma once
+// The workload registry and the run configuration. Each bench/<workload>.cpp adds itself with
+// TWINBENCH_WORKLOAD; main() parses the command line into a RunConfig and then registers the
+// benchmarks of the selected workloads only, so sizes and block lists come from the user.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace tb {
+
+struct Dims2 {
+  int w = 0;
+  int h = 0;
+};
+
+struct Block2 {
+  int x = 0;
+  int y = 0;
+  int threads() const { return x * y; }
+};
+
+struct RunConfig {
+  bool quick = false;                 // small sizes and short minimum times
+  std::optional<std::size_t> size;    // --size: replaces the 1D sizes of every workload
+  std::optional<Dims2> image;         // --image=WxH: replaces the image size of 2D workloads
+  std::vector<int> blocks;            // --block: replaces the 1D threads-per-block sweep
+  std::vector<Block2> blocks2d;       // --block2d: replaces the 2D block-shape sweep
+  bool all_blocks = false;            // --sweep=all: every multiple of 32 from 32 to 1024
+};
+
+struct WorkloadInfo {
+  std::string name;
+  std::string summary;
+  void (*register_benchmarks)(const RunConfig&);
+};
+
+bool add_workload(WorkloadInfo info);
+const std::vector<WorkloadInfo>& workloads();
+const WorkloadInfo* find_workload(std::string_view name);
+
+// The sizes a 1D workload runs: --size if given, the quick size in quick mode, else the
+// defaults (the article's size and one several times the GPU's L2).
+std::vector<std::size_t> sizes_1d(const RunConfig& cfg, std::vector<std::size_t> defaults,
+                                  std::size_t quick_size);
+Dims2 image_dims(const RunConfig& cfg, Dims2 defaults, Dims2 quick_dims);
+// Threads per block to sweep for 1D kernels: --block, or powers of two 64..1024, or
+// (--sweep=all) every multiple of 32.
+std::vector<int> block_sweep_1d(const RunConfig& cfg);
+std::vector<Block2> block_sweep_2d(const RunConfig& cfg);
+
+// `<workload>/<impl>/<key>:<value>/...`: the naming that reports/ parses.
+struct NameArg {
+  std::string key;
+  std::string value;
+  NameArg(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
+  NameArg(std::string k, const char* v) : key(std::move(k)), value(v) {}
+  template <class Int, class = std::enable_if_t<std::is_integral_v<Int>>>
+  NameArg(std::string k, Int v) : key(std::move(k)), value(std::to_string(v)) {}
+  NameArg(std::string k, Block2 b)
+      : key(std::move(k)), value(std::to_string(b.x) + "x" + std::to_string(b.y)) {}
+};
+std::string bench_name(std::string_view workload, std::string_view impl,
+                       std::initializer_list<NameArg> args);
+
+}  // namespace tb
+
+#define TWINBENCH_CONCAT_INNER(a, b) a##b
+#define TWINBENCH_CONCAT(a, b) TWINBENCH_CONCAT_INNER(a, b)
+// Registers a workload at static-initialisation time; bench/ is an object library so these
+// registrars are always linked.
+#define TWINBENCH_WORKLOAD(name, summary, fn)                                   \
+  [[maybe_unused]] static const bool TWINBENCH_CONCAT(tb_workload_, __LINE__) = \
+      ::tb::add_workload({name, summary, fn})

@@ -1,0 +1,20 @@
+#pragma once
+// What a GPU benchmark records about its kernel launch (plain data; no CUDA syntax here so
+// bench/ and tests/ compile with the host compiler). Filled by gpu/kernel_stats.cuh.
+
+namespace tb::gpu {
+
+struct KernelStats {
+  int block_threads = 0;
+  int regs_per_thread = 0;
+  int static_smem_bytes = 0;
+  int active_blocks_per_sm = 0;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  double occupancy = 0.0;        // theoretical: active warps / max warps per SM
+  long long grid_blocks = 0;
+  int suggested_block = 0;       // cudaOccupancyMaxPotentialBlockSize's choice
+  int sm_count = 0;
+  // Fewer than 2 blocks per SM leaves SMs idle or unable to hide latency.
+  bool low_occupancy() const { return sm_count > 0 && grid_blocks < 2LL * sm_count; }
+};
+
+}  // namespace tb::gpu
