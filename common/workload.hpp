@@ -15,12 +15,14 @@ namespace tb {
 struct Dims2 {
   int w = 0;
   int h = 0;
+  bool operator==(const Dims2&) const = default;
 };
 
 struct Block2 {
   int x = 0;
   int y = 0;
   int threads() const { return x * y; }
+  bool operator==(const Block2&) const = default;
 };
 
 struct RunConfig {

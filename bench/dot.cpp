@@ -1,0 +1,125 @@
+// dot benchmarks: sum a_i * b_i over float32 inputs, float64 accumulation (cpu/dot.hpp says
+// why). Bytes model: read a and b (8 B/element); 2 FLOP/element. n = 1M (the article's) and 256M.
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#include "cpu/dot.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/dot.hpp"
+#endif
+
+namespace tb::dot {
+namespace {
+
+struct HostData {
+  std::size_t n;
+  HostArray<float> a, b;
+  Reference ref;
+  explicit HostData(std::size_t n_) : n(n_), a(n), b(n) {
+    fill_uniform(a.span(), kSeed, -1.f, 1.f);
+    fill_uniform(b.span(), kSeed + 1, -1.f, 1.f);
+    ref = reference(a.data(), b.data(), n);
+  }
+};
+
+HostData& host_data(std::size_t n) {
+  static SingleSlot<std::size_t, HostData> slot;
+  return slot.get(n, [n] { return HostData(n); });
+}
+
+ErrorStats check(double got, const HostData& d) { return compare_scalar(got, d.ref.value, d.ref.abs_sum); }
+
+using CpuImpl = double (*)(const float*, const float*, std::size_t);
+
+void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+    HostData& d = host_data(n);
+    if (!validate_once(state, kTolerance, [&] { return check(impl(d.a.data(), d.b.data(), n), d); }))
+      return;
+    for (auto _ : state) benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n));
+    set_work(state, work(n), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<float> a, b;
+  DeviceBuffer<double> result;
+  PinnedBuffer<float> ha, hb;
+  PinnedBuffer<double> hresult;
+  explicit DeviceData(const HostData& h) : a(h.n), b(h.n), result(1), ha(h.n), hb(h.n), hresult(1) {
+    std::copy(h.a.begin(), h.a.end(), ha.data());
+    std::copy(h.b.begin(), h.b.end(), hb.data());
+  }
+};
+
+DeviceData& device_data(std::size_t n) {
+  static SingleSlot<std::size_t, DeviceData> slot;
+  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+}
+
+void upload_inputs(DeviceData& d, std::size_t n) {
+  copy_to_device(d.a.data(), d.ha.data(), n, d.stream);
+  copy_to_device(d.b.data(), d.hb.data(), n, d.stream);
+}
+
+// One dot on the GPU; e2e adds the upload of both inputs and the 8-byte download.
+void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
+  const auto name = bench_name("dot", "cuda", {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, block)) return;
+    DeviceData& d = device_data(n);
+    const HostData& h = host_data(n);
+    run_gpu_modes(state, mode, d.stream, kTolerance, {
+        .poison = [&d] { poison_device(d.result, d.stream); d.hresult.data()[0] = std::nan(""); },
+        .upload = [&d, n] { upload_inputs(d, n); },
+        .compute = [&d, n, block] { gpu::dot_cuda(d.a.data(), d.b.data(), n, d.result.data(), block, d.stream); },
+        .download = [&d] { copy_to_host(d.hresult.data(), d.result.data(), 1, d.stream); },
+        .check = [&d, &h] { return check(d.hresult.data()[0], h); },
+    });
+    record_kernel(state, gpu::dot_cuda_stats(n, block));
+    set_work(state, work(n), Side::gpu);
+  });
+}
+
+// thrust::inner_product returns to the host, so its kernel-mode time includes that sync and
+// the 8-byte copy: as a user of Thrust would see it.
+void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
+  const auto name = bench_name("dot", "thrust", {{"n", n}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    DeviceData& d = device_data(n);
+    const HostData& h = host_data(n);
+    double result = 0.0;
+    run_gpu_modes(state, mode, d.stream, kTolerance, {
+        .poison = [&result] { result = std::nan(""); },
+        .upload = [&d, n] { upload_inputs(d, n); },
+        .compute = [&d, n, &result] { result = gpu::dot_thrust(d.a.data(), d.b.data(), n, d.stream); },
+        .download = [] {},
+        .check = [&result, &h] { return check(result, h); },
+    });
+    set_work(state, work(n), Side::gpu);
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
+    add_cpu(cfg, bench_name("dot", "serial", {{"n", n}}), n, serial);
+    add_cpu(cfg, bench_name("dot", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+#if TWINBENCH_HAVE_CUDA
+    for (Mode mode : kModes) {
+      for (int block : block_sweep_1d(cfg)) add_cuda(cfg, n, block, mode);
+      add_thrust(cfg, n, mode);
+    }
+#endif
+  }
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("dot", "sum of a_i * b_i, float32 inputs, float64 accumulation: memory-bound reduction",
+                   register_benchmarks);
+
+}  // namespace tb::dot

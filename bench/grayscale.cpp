@@ -1,0 +1,117 @@
+// grayscale benchmarks: RGB float32 (interleaved) to gray float32 on a 3840x2160 image.
+// Bytes model: 12 B read + 4 B written per pixel; 5 FLOP per pixel.
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#include "cpu/grayscale.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/grayscale.hpp"
+#endif
+
+namespace tb::grayscale {
+namespace {
+
+std::size_t pixels(Dims2 d) { return static_cast<std::size_t>(d.w) * d.h; }
+
+struct HostData {
+  Dims2 dims;
+  HostArray<float> rgb, ref, out;
+  explicit HostData(Dims2 d) : dims(d), rgb(3 * pixels(d)), ref(pixels(d)), out(pixels(d)) {
+    fill_uniform(rgb.span(), kSeed, 0.f, 1.f);
+    omp(rgb.data(), out.data(), d.w, d.h);  // first touch of out from the OpenMP threads
+    serial(rgb.data(), ref.data(), d.w, d.h);
+  }
+};
+
+HostData& host_data(Dims2 d) {
+  static SingleSlot<Dims2, HostData> slot;
+  return slot.get(d, [d] { return HostData(d); });
+}
+
+using CpuImpl = void (*)(const float*, float*, int, int);
+
+void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, CpuImpl impl) {
+  add_cpu_benchmark(cfg, name, [dims, impl](benchmark::State& state) {
+    HostData& d = host_data(dims);
+    const bool ok = validate_once(state, kTolerance, [&] {
+      poison(d.out.span());
+      impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
+      return compare(std::span<const float>(d.out.span()), d.ref.span(), kTolerance.scale_floor);
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, work(dims), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<float> rgb, gray;
+  PinnedBuffer<float> hrgb, hgray;
+  explicit DeviceData(const HostData& h)
+      : rgb(h.rgb.size()), gray(h.ref.size()), hrgb(h.rgb.size()), hgray(h.ref.size()) {
+    std::copy(h.rgb.begin(), h.rgb.end(), hrgb.data());
+  }
+};
+
+DeviceData& device_data(Dims2 dims) {
+  static SingleSlot<Dims2, DeviceData> slot;
+  return slot.get(dims, [dims] { return DeviceData(host_data(dims)); });
+}
+
+using GpuLaunch = void (*)(const float*, float*, int, int, Block2, cudaStream_t);
+using GpuStats = gpu::KernelStats (*)(int, int, Block2);
+
+// One image on the GPU; e2e adds the upload of the RGB image and the download of the gray one.
+void add_cuda(const RunConfig& cfg, const char* impl, Dims2 dims, Block2 block, Mode mode,
+              GpuLaunch launch, GpuStats stats) {
+  const auto name = bench_name("grayscale", impl,
+                               {{"w", dims.w}, {"h", dims.h}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, block.threads())) return;
+    DeviceData& d = device_data(dims);
+    const HostData& h = host_data(dims);
+    run_gpu_modes(state, mode, d.stream, kTolerance, {
+        .poison = [&d] { poison_device(d.gray, d.stream); poison(d.hgray.span()); },
+        .upload = [&d] { copy_to_device(d.rgb.data(), d.hrgb.data(), d.rgb.size(), d.stream); },
+        .compute = [&d, dims, block, launch] { launch(d.rgb.data(), d.gray.data(), dims.w, dims.h, block, d.stream); },
+        .download = [&d] { copy_to_host(d.hgray.data(), d.gray.data(), d.gray.size(), d.stream); },
+        .check = [&d, &h] {
+          return compare(std::span<const float>(d.hgray.span()), h.ref.span(), kTolerance.scale_floor);
+        },
+    });
+    record_kernel(state, stats(dims.w, dims.h, block));
+    state.counters["block_x"] = block.x;
+    state.counters["block_y"] = block.y;
+    set_work(state, work(dims), Side::gpu);
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  const Dims2 dims = image_dims(cfg, kDefaultImage, kQuickImage);
+  add_cpu(cfg, bench_name("grayscale", "serial", {{"w", dims.w}, {"h", dims.h}}), dims, serial);
+  add_cpu(cfg, bench_name("grayscale", "omp", {{"w", dims.w}, {"h", dims.h}, {"threads", omp_threads()}}),
+          dims, omp);
+#if TWINBENCH_HAVE_CUDA
+  for (Mode mode : kModes)
+    for (Block2 block : block_sweep_2d(cfg)) {
+      add_cuda(cfg, "cuda_article", dims, block, mode, gpu::grayscale_cuda_article,
+               gpu::grayscale_cuda_article_stats);
+      add_cuda(cfg, "cuda_coalesced", dims, block, mode, gpu::grayscale_cuda_coalesced,
+               gpu::grayscale_cuda_coalesced_stats);
+    }
+#endif
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("grayscale", "RGB to gray on a 4K float32 image: memory-bound, index order matters",
+                   register_benchmarks);
+
+}  // namespace tb::grayscale
