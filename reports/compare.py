@@ -18,6 +18,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
 from .loader import Row, Run, load_run  # noqa: E402
@@ -32,6 +33,8 @@ MIN_SAMPLES_FOR_U = 4
 EXACT_LIMIT = 30
 
 MAX_LISTED = 40
+NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
+                    1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
 FASTER, SLOWER, SAME = "faster", "slower", "same"
 VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e"}
@@ -167,14 +170,23 @@ def chart_ratios(comparisons: list[Comparison]) -> Figure | None:
     ordered = sorted(comparisons, key=lambda c: c.ratio)
     fig = Figure(figsize=(10, 1.4 + 0.28 * len(ordered)), layout="constrained")
     ax = fig.subplots()
-    ax.barh(range(len(ordered)), [c.ratio for c in ordered], left=0,
-            color=[VERDICT_COLORS[c.verdict] for c in ordered])
+    colors = [VERDICT_COLORS[c.verdict] for c in ordered]
+    # Bars grow from 1 (no change) so faster and slower point in opposite directions.
+    ax.barh(range(len(ordered)), [c.ratio - 1 for c in ordered], left=1, color=colors)
+    ax.scatter([c.ratio for c in ordered], range(len(ordered)), color=colors,
+               edgecolors="black", linewidths=0.5, zorder=3, s=18)
     ax.set_xscale("log")
+    ratio_format = FuncFormatter(lambda v, _p: f"{v:.3g}×")
+    ax.xaxis.set_major_formatter(ratio_format)
+
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(ordered)), [c.name for c in ordered], fontsize=7)
     low = min(c.ratio for c in ordered)
     high = max(c.ratio for c in ordered)
-    ax.set_xlim(min(low, 0.9) / 1.2, max(high, 1.1) * 1.2)
+    left, right = min(low, 0.9) / 1.2, max(high, 1.1) * 1.2
+    ax.set_xlim(left, right)
+    ax.set_xticks([t for t in NICE_RATIO_TICKS if left <= t <= right])
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
     ax.set_xlabel("time ratio B / A (log scale; < 1 means B is faster)")
     ax.set_title("B relative to A per benchmark (green faster, red slower, grey same)")
     return fig
