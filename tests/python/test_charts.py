@@ -53,3 +53,13 @@ def test_crossover_ignores_an_isolated_small_size_win():
     points = {"serial": [(1, 1.0), (2, 1.0), (4, 1.0)],
               "cuda e2e": [(1, 0.5), (2, 2.0), (4, 0.5)]}
     assert an.crossover_size(points) == 4
+
+
+@pytest.mark.parametrize("status,expected", [
+    ("available", None),
+    ("no CUDA device: cudaErrorNoDevice", "GPU variants were skipped (no CUDA device: cudaErrorNoDevice)"),
+    ("not built: TWINBENCH_WITH_CUDA=OFF", "GPU variants were not built"),
+])
+def test_gpu_status_note(status, expected):
+    note = an.gpu_status_note({"gpu_status": status})
+    assert note == expected if expected is None else note.startswith(expected)
