@@ -306,7 +306,7 @@ def main() -> None:
     write("errors_run.json", _context(True, {"sample": "synthetic, for tests (errors)"}), errors)
 
     # A run killed mid-write: the text simply stops inside an entry.
-    text = (HERE / "gpu_run.json").read_text()
+    text = (HERE / "errors_run.json").read_text()
     cut = text.index('"name": "dot/cuda/')
     (HERE / "partial_run.json").write_text(text[:cut])
 
