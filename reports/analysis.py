@@ -1,0 +1,212 @@
+"""Pairing rows that solve the same problem, and the numbers derived from them."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .loader import Row, Run
+
+# Bars of the speedup chart, in order. Kernel-only and end-to-end CUDA are
+# separate because they answer different questions (is the kernel fast / is
+# offloading worth it).
+CATEGORIES = ("serial", "omp", "cuda kernel", "cuda e2e", "thrust", "cublas")
+
+# Arithmetic intensity (FLOP/byte) below which a kernel is treated as
+# memory-bound when the GPU's peak FLOP/s is unknown; real ridge points on
+# current GPUs are far above this.
+DEFAULT_MEMORY_BOUND_INTENSITY = 1.0
+
+
+def category_of(row: Row) -> str | None:
+    if row.family in ("serial", "omp"):
+        return row.family
+    if row.family == "cuda":
+        return "cuda e2e" if row.mode == "e2e" else "cuda kernel"
+    if row.family in ("thrust", "cublas"):
+        return row.family
+    return None
+
+
+def usable(rows: list[Row]) -> list[Row]:
+    return [r for r in rows if not r.skipped and r.time_s is not None and r.time_s > 0]
+
+
+def fastest(rows: list[Row]) -> Row | None:
+    rows = usable(rows)
+    return min(rows, key=lambda r: r.time_s) if rows else None
+
+
+def group_by_problem(rows: list[Row]) -> dict[tuple[str, tuple[str, ...]], list[Row]]:
+    """(workload, size_key) -> rows, in first-seen order."""
+    groups: dict[tuple[str, tuple[str, ...]], list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[(row.workload, row.size_key)].append(row)
+    return dict(groups)
+
+
+def best_by_category(rows: list[Row]) -> dict[str, Row]:
+    """Fastest row per category among rows of one problem."""
+    buckets: dict[str, list[Row]] = defaultdict(list)
+    for row in usable(rows):
+        cat = category_of(row)
+        if cat is None:
+            continue
+        # thrust/cublas: compare kernel-only numbers when there are any, so the
+        # bar means the same thing as "cuda kernel".
+        buckets[cat].append(row)
+    best = {}
+    for cat, members in buckets.items():
+        if cat in ("thrust", "cublas"):
+            kernel_only = [r for r in members if r.mode != "e2e"]
+            members = kernel_only or members
+        best[cat] = fastest(members)
+    return best
+
+
+@dataclass
+class Baselines:
+    serial: Row | None
+    omp: Row | None
+
+
+def baselines_for(rows: list[Row]) -> Baselines:
+    best = best_by_category(rows)
+    return Baselines(serial=best.get("serial"), omp=best.get("omp"))
+
+
+def speedup(baseline: Row | None, row: Row) -> float | None:
+    if baseline is None or row.time_s is None or not baseline.time_s or not row.time_s:
+        return None
+    return baseline.time_s / row.time_s
+
+
+def gb_per_s(row: Row) -> float | None:
+    if row.bytes_per_second is not None:
+        return row.bytes_per_second / 1e9
+    bytes_iter = row.counter("bytes_per_iter")
+    if bytes_iter and row.time_s:
+        return bytes_iter / row.time_s / 1e9
+    return None
+
+
+def gflop_per_s(row: Row) -> float | None:
+    if row.flop_per_s is not None:
+        return row.flop_per_s / 1e9
+    flop_iter = row.counter("flop_per_iter")
+    if flop_iter and row.time_s:
+        return flop_iter / row.time_s / 1e9
+    return None
+
+
+def achieved_flop_per_s(row: Row) -> float | None:
+    value = gflop_per_s(row)
+    return None if value is None else value * 1e9
+
+
+def arithmetic_intensity(row: Row) -> float | None:
+    flop = row.counter("flop_per_iter")
+    nbytes = row.counter("bytes_per_iter")
+    if flop and nbytes:
+        return flop / nbytes
+    return None
+
+
+def size_scalar(row: Row) -> float | None:
+    """One number for "how big": the product of the numeric size args (n, w*h, ...)."""
+    product = 1.0
+    found = False
+    for item in row.size_key:
+        _, _, value = item.partition(":")
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        product *= number
+        found = True
+    return product if found else None
+
+
+def size_axis_label(row: Row) -> str:
+    keys = []
+    for item in row.size_key:
+        key, _, value = item.partition(":")
+        try:
+            float(value)
+        except ValueError:
+            continue
+        keys.append(key)
+    return "×".join(keys) if keys else "size"
+
+
+def non_numeric_size(row: Row) -> tuple[str, ...]:
+    """Size args that are labels (dtype:fp32), which split a size sweep into series."""
+    out = []
+    for item in row.size_key:
+        _, _, value = item.partition(":")
+        try:
+            float(value)
+        except ValueError:
+            out.append(item)
+    return tuple(out)
+
+
+def largest_problem(rows: list[Row]) -> tuple[str, ...] | None:
+    """The size key with the biggest size scalar; headline charts use it."""
+    sized = [(size_scalar(r) or 0.0, r.size_key) for r in rows]
+    return max(sized)[1] if sized else None
+
+
+def context_number(run_or_ctx, key: str) -> float | None:
+    context = run_or_ctx.context if isinstance(run_or_ctx, Run) else run_or_ctx
+    raw = context.get(key) if context else None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) and value > 0 else None
+
+
+def is_memory_bound(row: Row, context: dict) -> bool:
+    intensity = arithmetic_intensity(row)
+    if intensity is None:
+        # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
+        return True
+    peak = context_number(context, "gpu_peak_fp32_flops")
+    bandwidth = context_number(context, "gpu_copy_bw_bytes_per_s")
+    ridge = peak / bandwidth if peak and bandwidth else DEFAULT_MEMORY_BOUND_INTENSITY
+    return intensity < ridge
+
+
+def crossover_size(points: dict[str, list[tuple[float, float]]]) -> float | None:
+    """Smallest size from which cuda e2e beats the best CPU at every larger size.
+
+    points: series name -> [(size, seconds)]. Requiring "every larger size"
+    keeps one noisy small-size win from being reported as the crossover.
+    """
+    gpu = dict(points.get("cuda e2e", []))
+    cpu: dict[float, float] = {}
+    for name in ("serial", "omp"):
+        for size, seconds in points.get(name, []):
+            cpu[size] = min(seconds, cpu.get(size, math.inf))
+    common = sorted(set(gpu) & set(cpu))
+    answer = None
+    for size in reversed(common):
+        if gpu[size] < cpu[size]:
+            answer = size
+        else:
+            break
+    return answer
+
+
+def gpu_status_note(context: dict) -> str | None:
+    """A sentence for the report when GPU variants did not run, else None."""
+    status = (context or {}).get("gpu_status")
+    if status is None:
+        return "gpu_status not recorded in this run; GPU results may be missing."
+    if status == "available":
+        return None
+    if status.startswith("not built"):
+        return f"GPU variants were not built ({status}); only CPU results are shown."
+    return f"GPU variants were skipped ({status}); only CPU results are shown."

@@ -1,0 +1,62 @@
+"""Command line: `python -m reports [render] RUN.json [MORE.json] --out DIR`
+and `python -m reports compare A.json B.json --out DIR`.
+
+Exit codes: 0 report written (even for empty, partial or CPU-only runs),
+2 unusable input or bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .loader import LoadError
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+SUBCOMMANDS = ("render", "compare")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m reports",
+        description="Charts and tables from twinbench (Google Benchmark) JSON results.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    render = sub.add_parser("render", help="report for one run (several files are merged)")
+    render.add_argument("results", nargs="+", help="Google Benchmark JSON file(s)")
+    render.add_argument("--out", required=True, help="output folder (created if missing)")
+    compare = sub.add_parser("compare", help="B relative to A, per benchmark")
+    compare.add_argument("baseline", help="A: the reference run")
+    compare.add_argument("candidate", help="B: the run being judged")
+    compare.add_argument("--out", required=True, help="output folder (created if missing)")
+    compare.add_argument("--threshold", type=float, default=None,
+                         help="relative change counted as real when no repetitions exist "
+                              "(default 0.05)")
+    return parser
+
+
+def _with_default_command(argv: list[str]) -> list[str]:
+    # `python -m reports RUN.json --out DIR` is the common case: treat as render.
+    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
+        return ["render", *argv]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(_with_default_command(list(sys.argv[1:] if argv is None else argv)))
+    try:
+        if args.command == "render":
+            from .render import render
+            result = render(args.results, args.out)
+            print(f"wrote {result.markdown}, {result.html} and {len(result.charts)} chart(s)")
+            for line in result.left_out:
+                print(line)
+        else:
+            from .compare import compare
+            kwargs = {} if args.threshold is None else {"threshold": args.threshold}
+            result = compare(args.baseline, args.candidate, args.out, **kwargs)
+            print(f"wrote {result.markdown}: {result.summary}")
+    except LoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK

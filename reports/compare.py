@@ -1,0 +1,270 @@
+"""`compare A B`: per benchmark, is B faster, slower or the same as A?
+
+The verdict uses the strongest evidence both runs carry:
+  1. repetition samples in both -> two-sided Mann-Whitney U test,
+  2. mean and stddev in both    -> do mean±stddev intervals overlap,
+  3. single numbers             -> fixed relative threshold.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
+from .loader import Row, Run, load_run  # noqa: E402
+from .units import fmt_time  # noqa: E402
+
+DEFAULT_THRESHOLD = 0.05
+SIGNIFICANCE = 0.05
+# Below this many samples per side the U test cannot reach SIGNIFICANCE at all
+# (3 vs 3 gives p >= 0.1), so fall back to the interval rule.
+MIN_SAMPLES_FOR_U = 4
+# Exact U distribution up to this many samples per side; normal beyond.
+EXACT_LIMIT = 30
+
+MAX_LISTED = 40
+NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
+                    1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+
+FASTER, SLOWER, SAME = "faster", "slower", "same"
+VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e"}
+
+
+# ----------------------------------------------------------------- statistics
+
+def _ranks(values: list[float]) -> list[float]:
+    """Ranks starting at 1, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+@lru_cache(maxsize=None)
+def _u_counts(m: int, n: int) -> tuple[int, ...]:
+    """Number of orderings giving each U (0..m*n) for sample sizes m, n, no ties."""
+    if m == 0 or n == 0:
+        return (1,)
+    # The largest value comes from either sample: if from the first, it beats
+    # all n of the other sample.
+    with_first = _u_counts(m - 1, n)
+    with_second = _u_counts(m, n - 1)
+    counts = [0] * (m * n + 1)
+    for u, c in enumerate(with_first):
+        counts[u + n] += c
+    for u, c in enumerate(with_second):
+        counts[u] += c
+    return tuple(counts)
+
+
+def _normal_two_sided(z: float) -> float:
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Two-sided Mann-Whitney U test. Returns (U of a, p-value)."""
+    m, n = len(a), len(b)
+    if m == 0 or n == 0:
+        raise ValueError("both samples need at least one value")
+    ranks = _ranks(list(a) + list(b))
+    u_a = sum(ranks[:m]) - m * (m + 1) / 2
+    u_min = min(u_a, m * n - u_a)
+    has_ties = len(set(a) | set(b)) < m + n
+    if not has_ties and m <= EXACT_LIMIT and n <= EXACT_LIMIT:
+        counts = _u_counts(m, n)
+        tail = sum(counts[: int(u_min) + 1]) / math.comb(m + n, m)
+        return u_a, min(1.0, 2 * tail)
+    # Normal approximation with tie correction and continuity correction.
+    total = m + n
+    tie_sum = sum(t**3 - t for t in _tie_sizes(a, b))
+    variance = m * n / 12 * ((total + 1) - tie_sum / (total * (total - 1)))
+    if variance <= 0:
+        return u_a, 1.0
+    z = (abs(u_a - m * n / 2) - 0.5) / math.sqrt(variance)
+    return u_a, min(1.0, _normal_two_sided(max(z, 0.0)))
+
+
+def _tie_sizes(a: list[float], b: list[float]) -> list[int]:
+    counts: dict[float, int] = {}
+    for value in list(a) + list(b):
+        counts[value] = counts.get(value, 0) + 1
+    return [c for c in counts.values() if c > 1]
+
+
+# ----------------------------------------------------------------- verdicts
+
+@dataclass
+class Comparison:
+    name: str
+    a: Row
+    b: Row
+    ratio: float
+    verdict: str
+    method: str
+
+
+def _direction(ratio: float) -> str:
+    return FASTER if ratio < 1 else SLOWER
+
+
+def verdict_for(a: Row, b: Row, threshold: float = DEFAULT_THRESHOLD) -> tuple[str, str]:
+    """(verdict, method) for B relative to A; time lower is better."""
+    ratio = b.time_s / a.time_s
+    if len(a.samples_s) >= MIN_SAMPLES_FOR_U and len(b.samples_s) >= MIN_SAMPLES_FOR_U:
+        _, p = mann_whitney_u(a.samples_s, b.samples_s)
+        method = f"Mann-Whitney U, p={p:.3g}"
+        return (_direction(ratio) if p < SIGNIFICANCE else SAME), method
+    if a.stddev_s is not None and b.stddev_s is not None:
+        mean_a = a.mean_s if a.mean_s is not None else a.time_s
+        mean_b = b.mean_s if b.mean_s is not None else b.time_s
+        overlap = (mean_a - a.stddev_s <= mean_b + b.stddev_s
+                   and mean_b - b.stddev_s <= mean_a + a.stddev_s)
+        return (SAME if overlap else _direction(mean_b / mean_a)), "mean±stddev overlap"
+    if abs(ratio - 1) <= threshold:
+        return SAME, f"±{threshold:.0%} threshold"
+    return _direction(ratio), f"±{threshold:.0%} threshold"
+
+
+def compare_runs(run_a: Run, run_b: Run, threshold: float = DEFAULT_THRESHOLD):
+    """Returns (comparisons, only in A, only in B, skipped in either)."""
+    rows_a = {r.name: r for r in run_a.rows}
+    rows_b = {r.name: r for r in run_b.rows}
+    comparisons, skipped = [], []
+    for name, a in rows_a.items():
+        b = rows_b.get(name)
+        if b is None:
+            continue
+        if not (a.time_s and b.time_s):
+            reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
+            skipped.append((name, reason or "no time"))
+            continue
+        verdict, method = verdict_for(a, b, threshold)
+        comparisons.append(Comparison(name, a, b, b.time_s / a.time_s, verdict, method))
+    only_a = [n for n in rows_a if n not in rows_b]
+    only_b = [n for n in rows_b if n not in rows_a]
+    return comparisons, only_a, only_b, skipped
+
+
+# ----------------------------------------------------------------- output
+
+def chart_ratios(comparisons: list[Comparison]) -> Figure | None:
+    if not comparisons:
+        return None
+    ordered = sorted(comparisons, key=lambda c: c.ratio)
+    fig = Figure(figsize=(10, 1.4 + 0.28 * len(ordered)), layout="constrained")
+    ax = fig.subplots()
+    colors = [VERDICT_COLORS[c.verdict] for c in ordered]
+    # Bars grow from 1 (no change) so faster and slower point in opposite directions.
+    ax.barh(range(len(ordered)), [c.ratio - 1 for c in ordered], left=1, color=colors)
+    ax.scatter([c.ratio for c in ordered], range(len(ordered)), color=colors,
+               edgecolors="black", linewidths=0.5, zorder=3, s=18)
+    ax.set_xscale("log")
+    ratio_format = FuncFormatter(lambda v, _p: f"{v:.3g}×")
+    ax.xaxis.set_major_formatter(ratio_format)
+
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(ordered)), [c.name for c in ordered], fontsize=7)
+    low = min(c.ratio for c in ordered)
+    high = max(c.ratio for c in ordered)
+    left, right = min(low, 0.9) / 1.2, max(high, 1.1) * 1.2
+    ax.set_xlim(left, right)
+    ax.set_xticks([t for t in NICE_RATIO_TICKS if left <= t <= right])
+    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
+    ax.set_xlabel("time ratio B / A (log scale; < 1 means B is faster)")
+    ax.set_title("B relative to A per benchmark (green faster, red slower, grey same)")
+    return fig
+
+
+@dataclass
+class CompareResult:
+    out_dir: Path
+    comparisons: list[Comparison] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def markdown(self) -> Path:
+        return self.out_dir / "compare.md"
+
+    @property
+    def html(self) -> Path:
+        return self.out_dir / "compare.html"
+
+    def verdicts(self) -> dict[str, str]:
+        return {c.name: c.verdict for c in self.comparisons}
+
+
+def _summary(comparisons: list[Comparison]) -> str:
+    counts = {v: sum(c.verdict == v for c in comparisons) for v in (FASTER, SLOWER, SAME)}
+    return (f"{len(comparisons)} matched: {counts[FASTER]} faster, "
+            f"{counts[SLOWER]} slower, {counts[SAME]} same")
+
+
+def _comparison_table(comparisons: list[Comparison]) -> Table:
+    rows = [[c.name, fmt_time(c.a.time_s), fmt_time(c.b.time_s), f"{c.ratio:.3f}", c.verdict, c.method]
+            for c in sorted(comparisons, key=lambda c: c.ratio)]
+    return Table(["benchmark", "A time", "B time", "B/A", "verdict", "how decided"], rows)
+
+
+def _name_list(names: list[str]) -> Table:
+    # A run against a filtered run can differ by hundreds of names; the head is enough.
+    rows = [[n] for n in names[:MAX_LISTED]]
+    if len(names) > MAX_LISTED:
+        rows.append([f"… and {len(names) - MAX_LISTED} more"])
+    return Table(["benchmark"], rows)
+
+
+def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
+            threshold: float = DEFAULT_THRESHOLD) -> CompareResult:
+    """Load two runs, write compare.md (+ compare.html, compare_ratios.png) to out_dir."""
+    run_a, run_b = load_run(path_a), load_run(path_b)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    comparisons, only_a, only_b, skipped = compare_runs(run_a, run_b, threshold)
+    result = CompareResult(out_dir, comparisons, _summary(comparisons))
+
+    blocks: list[Block] = [
+        Heading("twinbench comparison", 1),
+        Paragraph(f"A: {run_a.path} (git {run_a.context.get('git_revision', '?')}). "
+                  f"B: {run_b.path} (git {run_b.context.get('git_revision', '?')})."),
+        Paragraph(result.summary + ". Verdict from repetitions when both runs have them "
+                  f"(Mann-Whitney U at p<{SIGNIFICANCE} with ≥{MIN_SAMPLES_FOR_U} samples each, "
+                  f"else mean±stddev overlap), otherwise a ±{threshold:.0%} threshold."),
+    ]
+    for run, label in ((run_a, "A"), (run_b, "B")):
+        if run.partial:
+            blocks.append(Paragraph(f"{label} is a partial run: " + "; ".join(run.problems), note=True))
+    figure = chart_ratios(comparisons)
+    if figure is not None:
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=110)
+        (out_dir / "compare_ratios.png").write_bytes(buffer.getvalue())
+        blocks.append(Image("Time ratio B/A", "compare_ratios.png", buffer.getvalue()))
+    else:
+        blocks.append(Paragraph("chart ratios left out: no benchmark measured in both runs"))
+    if comparisons:
+        blocks += [Heading("Per benchmark"), _comparison_table(comparisons)]
+    if skipped:
+        blocks += [Heading("Skipped in A or B"), Table(["benchmark", "reason"], [list(s) for s in skipped])]
+    for names, label in ((only_a, "Only in A"), (only_b, "Only in B")):
+        if names:
+            blocks += [Heading(f"{label} ({len(names)})"), _name_list(names)]
+    result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
+    result.html.write_text(to_html(blocks, "twinbench comparison"), encoding="utf-8")
+    return result

@@ -1,0 +1,97 @@
+"""A tiny document model written out as Markdown and as self-contained HTML.
+
+Reports are assembled once as a list of blocks so report.md and report.html
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass
+class Paragraph:
+    text: str
+    # Notes are things the reader must not miss (GPU skipped, partial run).
+    note: bool = False
+
+
+@dataclass
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass
+class Image:
+    title: str
+    filename: str
+    png: bytes = field(repr=False, default=b"")
+
+
+Block = Heading | Paragraph | Table | Image
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks: list[Block]) -> str:
+    out: list[str] = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            out.append("#" * block.level + " " + block.text)
+        elif isinstance(block, Paragraph):
+            out.append(("> **Note:** " if block.note else "") + block.text)
+        elif isinstance(block, Table):
+            out.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
+            out.append("|" + "|".join("---" for _ in block.headers) + "|")
+            out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows)
+        elif isinstance(block, Image):
+            out.append(f"![{block.title}]({block.filename})")
+        out.append("")
+    return "\n".join(out)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
+th { background: #f0f0f0; }
+td { font-variant-numeric: tabular-nums; }
+.note { background: #fff4d6; border-left: 4px solid #e0a800; padding: 0.5em 0.8em; }
+img { max-width: 100%; border: 1px solid #eee; }
+"""
+
+
+def to_html(blocks: list[Block], title: str) -> str:
+    esc = html.escape
+    out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
+           f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"]
+    for block in blocks:
+        if isinstance(block, Heading):
+            out.append(f"<h{block.level}>{esc(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            cls = " class='note'" if block.note else ""
+            out.append(f"<p{cls}>{esc(block.text)}</p>")
+        elif isinstance(block, Table):
+            out.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in block.headers)
+                       + "</tr></thead><tbody>")
+            out.extend("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
+                       for row in block.rows)
+            out.append("</tbody></table>")
+        elif isinstance(block, Image):
+            # Embedded so the single HTML file can be mailed or attached to CI.
+            data = base64.b64encode(block.png).decode("ascii")
+            out.append(f"<figure><img alt='{esc(block.title)}' src='data:image/png;base64,{data}'>"
+                       f"<figcaption>{esc(block.title)}</figcaption></figure>")
+    out.append("</body></html>")
+    return "\n".join(out)

@@ -1,0 +1,370 @@
+"""Google Benchmark JSON -> rows.
+
+The suite writes one JSON per run (`--benchmark_out`). Every consumer in this
+package goes through `load_run`, so the quirks of the format (aggregate rows,
+suffixes added by Google Benchmark, counters as top-level keys, truncated
+files from a crashed run) are dealt with here once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Args that tune an implementation rather than define the problem: rows that
+# differ only in these solve the same problem and can be compared.
+TUNING_ARGS = frozenset({"block", "mode", "threads", "strategy", "streams", "chunk"})
+
+# The first word of an impl names its family (cuda_tiled -> cuda).
+FAMILIES = ("serial", "omp", "cuda", "thrust", "cublas")
+GPU_FAMILIES = frozenset({"cuda", "thrust", "cublas"})
+
+# Workloads that only exist as GPU experiments; their impl is not a family
+# (transfers/pinned, progress/vector_add).
+GPU_ONLY_WORKLOADS = frozenset({"transfers", "streams", "progress"})
+
+# Google Benchmark appends these to a name; they say how time was measured,
+# not what was measured, so two runs must match without them.
+_MEASUREMENT_SUFFIXES = ("manual_time", "real_time", "process_time")
+_GB_RUN_OPTIONS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:")
+
+# Keys Google Benchmark writes for itself; every other numeric key is a counter.
+_GB_KEYS = frozenset({
+    "name", "family_index", "per_family_instance_index", "run_name", "run_type",
+    "repetitions", "repetition_index", "iterations", "real_time", "cpu_time",
+    "time_unit", "bytes_per_second", "items_per_second", "label",
+    "error_occurred", "error_message", "skipped", "aggregate_name",
+    "aggregate_unit", "big_o", "rms", "complexity",
+})
+
+_TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+class LoadError(Exception):
+    """The file cannot be read as a benchmark run at all."""
+
+
+@dataclass
+class Row:
+    """One benchmark: the representative measurement of its repetitions."""
+
+    name: str
+    workload: str
+    impl: str
+    family: str
+    args: dict[str, str]
+    size_key: tuple[str, ...]
+    mode: str | None
+    time_s: float | None
+    cpu_time_s: float | None = None
+    bytes_per_second: float | None = None
+    items_per_second: float | None = None
+    flop_per_s: float | None = None
+    counters: dict[str, float] = field(default_factory=dict)
+    error_message: str | None = None
+    skipped: bool = False
+    # How time_s was chosen: "median", "iteration", "median of iterations".
+    aggregate: str = "iteration"
+    repetitions: int = 1
+    mean_s: float | None = None
+    stddev_s: float | None = None
+    cv: float | None = None
+    samples_s: list[float] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.family in GPU_FAMILIES or self.workload in GPU_ONLY_WORKLOADS
+
+    @property
+    def size_label(self) -> str:
+        return " ".join(self.size_key) if self.size_key else "(no size args)"
+
+    @property
+    def tuning_label(self) -> str:
+        parts = [f"{k}:{v}" for k, v in self.args.items() if k in TUNING_ARGS]
+        return " ".join(parts)
+
+    def counter(self, key: str) -> float | None:
+        return self.counters.get(key)
+
+
+@dataclass
+class Run:
+    """A loaded file: its context, its rows, and what was odd about it."""
+
+    path: str
+    context: dict
+    rows: list[Row]
+    # Human-readable notes about incomplete data (truncated file, ...).
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.problems)
+
+    @property
+    def ok_rows(self) -> list[Row]:
+        return [r for r in self.rows if not r.skipped and r.time_s is not None]
+
+    @property
+    def skipped_rows(self) -> list[Row]:
+        return [r for r in self.rows if r.skipped]
+
+
+# ---------------------------------------------------------------- names
+
+def strip_gb_suffixes(name: str) -> str:
+    parts = name.split("/")
+    while parts and (parts[-1] in _MEASUREMENT_SUFFIXES
+                     or parts[-1].startswith(_GB_RUN_OPTIONS)):
+        parts.pop()
+    return "/".join(parts)
+
+
+def family_of(impl: str) -> str:
+    head = impl.split("_", 1)[0]
+    return head if head in FAMILIES else "other"
+
+
+def parse_name(name: str) -> tuple[str, str, dict[str, str]]:
+    """`workload/impl/k:v/...` -> (workload, impl, args).
+
+    Positional args without a key (plain Google Benchmark `->Arg(n)`) are kept
+    as arg0, arg1... so nothing is silently dropped.
+    """
+    parts = strip_gb_suffixes(name).split("/")
+    workload = parts[0]
+    rest = parts[1:]
+    impl = ""
+    if rest and ":" not in rest[0]:
+        impl = rest.pop(0)
+    args: dict[str, str] = {}
+    for i, part in enumerate(rest):
+        key, sep, value = part.partition(":")
+        if sep:
+            args[key] = value
+        else:
+            args[f"arg{i}"] = part
+    return workload, impl, args
+
+
+def size_key_of(args: dict[str, str]) -> tuple[str, ...]:
+    return tuple(f"{k}:{v}" for k, v in args.items() if k not in TUNING_ARGS)
+
+
+# ---------------------------------------------------------------- reading
+
+def _salvage_truncated(text: str) -> tuple[dict, list] | None:
+    """Recover context and complete entries from a file cut off mid-write.
+
+    A crashed or killed run leaves `--benchmark_out` without its closing
+    brackets; the entries written before the crash are still worth showing.
+    """
+    decoder = json.JSONDecoder()
+    ctx_at = text.find('"context"')
+    bench_at = text.find('"benchmarks"')
+    if bench_at < 0:
+        return None
+    context: dict = {}
+    if 0 <= ctx_at < bench_at:
+        start = text.find("{", ctx_at)
+        try:
+            context, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            context = {}
+    pos = text.find("[", bench_at)
+    if pos < 0:
+        return None
+    pos += 1
+    entries = []
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] != "{":
+            break
+        try:
+            entry, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        entries.append(entry)
+    return context, entries
+
+
+def read_json(path: str | Path) -> tuple[dict, list, list[str]]:
+    """Return (context, raw entries, problems); raise LoadError if unusable."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
+    problems: list[str] = []
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        salvaged = _salvage_truncated(text) if text.lstrip().startswith("{") else None
+        if salvaged is None:
+            raise LoadError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        context, entries = salvaged
+        problems.append(
+            f"the file ends early (run interrupted?); {len(entries)} complete "
+            "benchmark entries were recovered")
+        return context, entries, problems
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        raise LoadError(
+            f'{path}: no "benchmarks" list; expected Google Benchmark JSON '
+            "(--benchmark_format=json or --benchmark_out)")
+    context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+    entries = [e for e in doc["benchmarks"] if isinstance(e, dict) and "name" in e]
+    return context, entries, problems
+
+
+# ---------------------------------------------------------------- entries -> rows
+
+def _seconds(entry: dict, key: str) -> float | None:
+    value = entry.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    return float(value) * _TIME_UNIT_SECONDS.get(entry.get("time_unit", "ns"), 1e-9)
+
+
+def _number(entry: dict, key: str) -> float | None:
+    value = entry.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _counters(entry: dict) -> dict[str, float]:
+    counters = {k: float(v) for k, v in entry.items()
+                if k not in _GB_KEYS and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    # Google Benchmark writes its own "threads": 1 on every entry; our OpenMP
+    # counter of the same name replaces it, so a lone 1 says nothing.
+    if counters.get("threads") == 1.0 and "/threads:" not in entry.get("name", ""):
+        del counters["threads"]
+    return counters
+
+
+def _is_error(entry: dict) -> bool:
+    # Older Google Benchmark writes error_occurred, newer writes skipped.
+    return bool(entry.get("error_occurred")) or bool(entry.get("skipped"))
+
+
+def _base_name(entry: dict) -> str:
+    if entry.get("run_name"):
+        return entry["run_name"]
+    name = entry["name"]
+    agg = entry.get("aggregate_name")
+    if entry.get("run_type") == "aggregate" and agg and name.endswith("_" + agg):
+        name = name[: -len(agg) - 1]
+    return name
+
+
+def _median_entry(entries: list[dict]) -> dict:
+    ordered = sorted(entries, key=lambda e: _seconds(e, "real_time") or 0.0)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | None]:
+    """Collapse all entries of one benchmark into a Row (+ optional problem)."""
+    iterations = [e for e in group if e.get("run_type", "iteration") != "aggregate"]
+    aggregates = {e.get("aggregate_name"): e for e in group if e.get("run_type") == "aggregate"}
+    errors = [e for e in group if _is_error(e)]
+
+    if "median" in aggregates:
+        chosen, how = aggregates["median"], "median"
+    elif len(iterations) > 1:
+        chosen, how = _median_entry(iterations), "median of iterations"
+    elif iterations:
+        chosen, how = iterations[0], "iteration"
+    elif "mean" in aggregates:
+        chosen, how = aggregates["mean"], "mean"
+    else:
+        # Only stddev/cv survived: no usable time, but keep the row visible.
+        chosen, how = next(iter(aggregates.values())), "none"
+
+    name = strip_gb_suffixes(base)
+    workload, impl, args = parse_name(name)
+    samples = [s for s in (_seconds(e, "real_time") for e in iterations if not _is_error(e))
+               if s is not None]
+    repetitions = int(chosen.get("repetitions") or max(len(iterations), 1))
+
+    row = Row(
+        name=name, workload=workload, impl=impl, family=family_of(impl), args=args,
+        size_key=size_key_of(args), mode=args.get("mode"),
+        time_s=_seconds(chosen, "real_time"), cpu_time_s=_seconds(chosen, "cpu_time"),
+        bytes_per_second=_number(chosen, "bytes_per_second"),
+        items_per_second=_number(chosen, "items_per_second"),
+        flop_per_s=_number(chosen, "flop_per_s"),
+        counters=_counters(chosen), aggregate=how, repetitions=repetitions,
+        samples_s=samples, source=source,
+    )
+    _attach_spread(row, aggregates, samples)
+    if how == "none":
+        row.time_s = None
+    if errors:
+        row.skipped = True
+        row.error_message = errors[0].get("error_message") or "error (no message)"
+        row.time_s = None
+
+    problem = None
+    if not errors and not aggregates and 1 < repetitions and len(iterations) < repetitions:
+        problem = f"{name}: {len(iterations)} of {repetitions} repetitions present"
+    return row, problem
+
+
+def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
+    if "mean" in aggregates:
+        row.mean_s = _seconds(aggregates["mean"], "real_time")
+    if "stddev" in aggregates:
+        row.stddev_s = _seconds(aggregates["stddev"], "real_time")
+    if "cv" in aggregates:
+        # cv is a ratio; Google Benchmark stores it in the time fields unscaled.
+        row.cv = _number(aggregates["cv"], "real_time")
+    if len(samples) >= 2:
+        row.mean_s = row.mean_s if row.mean_s is not None else statistics.fmean(samples)
+        row.stddev_s = row.stddev_s if row.stddev_s is not None else statistics.stdev(samples)
+    if row.cv is None and row.mean_s and row.stddev_s is not None:
+        row.cv = row.stddev_s / row.mean_s
+
+
+def rows_from_entries(entries: list[dict], source: str = "") -> tuple[list[Row], list[str]]:
+    groups: dict[str, list[dict]] = {}
+    for entry in entries:
+        groups.setdefault(_base_name(entry), []).append(entry)
+    rows, problems = [], []
+    for base, group in groups.items():
+        row, problem = _build_row(base, group, source)
+        rows.append(row)
+        if problem:
+            problems.append(problem)
+    return rows, problems
+
+
+def load_run(path: str | Path) -> Run:
+    """Load one Google Benchmark JSON file. Raises LoadError when unusable."""
+    context, entries, problems = read_json(path)
+    rows, row_problems = rows_from_entries(entries, source=str(path))
+    return Run(path=str(path), context=context, rows=rows, problems=problems + row_problems)
+
+
+def merge_runs(runs: list[Run]) -> Run:
+    """Several files rendered as one report; a later file wins on equal names."""
+    if len(runs) == 1:
+        return runs[0]
+    by_name: dict[str, Row] = {}
+    problems: list[str] = []
+    for run in runs:
+        problems += [f"{run.path}: {p}" for p in run.problems]
+        for row in run.rows:
+            by_name[row.name] = row
+    context = dict(runs[0].context)
+    for run in runs[1:]:
+        for key, value in run.context.items():
+            context.setdefault(key, value)
+    return Run(path=", ".join(r.path for r in runs), context=context,
+               rows=list(by_name.values()), problems=problems)

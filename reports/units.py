@@ -1,0 +1,59 @@
+"""Human-readable numbers for tables and axis labels."""
+
+from __future__ import annotations
+
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+_BYTE_STEPS = ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B"))
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    for scale, unit in _TIME_STEPS:
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def fmt_bytes(count: float | None) -> str:
+    if count is None:
+        return "–"
+    for scale, unit in _BYTE_STEPS:
+        if abs(count) >= scale:
+            value = count / scale
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.3g} {unit}"
+    return f"{count:.0f} B"
+
+
+def fmt_num(value: float | None, digits: int = 3) -> str:
+    """Significant digits without switching to exponent notation for ordinary sizes."""
+    if value is None:
+        return "–"
+    if value == 0:
+        return "0"
+    if abs(value) >= 10 ** digits:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+def fmt_ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def fmt_pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} %"
+
+
+def fmt_err(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2e}"
+
+
+def fmt_cuda_version(raw: str | None) -> str | None:
+    """CUDA reports versions as 1000*major + 10*minor (12080 -> 12.8)."""
+    if raw is None:
+        return None
+    text = str(raw)
+    if text.isdigit() and int(text) >= 1000:
+        value = int(text)
+        return f"{value // 1000}.{(value % 1000) // 10}"
+    return text

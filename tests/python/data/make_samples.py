@@ -1,0 +1,315 @@
+"""Writes the synthetic sample runs used by the tests.
+
+The numbers are invented (loosely H200-shaped) but the layout follows
+`twinbench --benchmark_out` exactly, so the loader sees what it will see on a
+real run. Rerun after changing: `python tests/python/data/make_samples.py`.
+Round numbers are chosen on purpose where tests check computed cells.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+COPY_BW = 4.0e12          # bytes/s, device-to-device copy measured at start
+PEAK_FP32 = 60.0e12       # FLOP/s
+CPU_TRIAD_BW = 200.0e9    # bytes/s
+UNIT_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+_family_index = {}
+
+
+def _context(gpu: bool, extra: dict | None = None) -> dict:
+    ctx = {
+        "date": "2025-11-30T05:00:00+00:00",
+        "host_name": "sample-host",
+        "executable": "./build/twinbench",
+        "num_cpus": 32,
+        "mhz_per_cpu": 3100,
+        "cpu_scaling_enabled": False,
+        "caches": [{"type": "Data", "level": 1, "size": 49152, "num_sharing": 2}],
+        "load_avg": [0.5, 0.4, 0.3],
+        "library_build_type": "release",
+        "sample": "synthetic, for tests",
+        "twinbench_version": "0.1.0",
+        "git_revision": "abc1234",
+        "machine": "sample-machine",
+        "build_type": "Release",
+        "compiler": "GNU 12.2.0",
+        "cpu_model": "Sample CPU 32-Core",
+        "omp_threads": "16",
+        "cpu_triad_bw_bytes_per_s": str(CPU_TRIAD_BW),
+    }
+    if gpu:
+        ctx.update({
+            "gpu_status": "available",
+            "gpu_name": "Sample H200 (synthetic)",
+            "gpu_cc": "9.0",
+            "gpu_sms": "132",
+            "gpu_memory_bytes": str(141 * 2**30),
+            "gpu_sm_clock_mhz": "1980",
+            "gpu_mem_clock_mhz": "3201",
+            "gpu_mem_bus_bits": "6144",
+            "cuda_driver_version": "12080",
+            "cuda_runtime_version": "12060",
+            "gpu_copy_bw_bytes_per_s": str(COPY_BW),
+            "gpu_peak_fp32_flops": str(PEAK_FP32),
+        })
+    else:
+        ctx["gpu_status"] = "not built: TWINBENCH_WITH_CUDA=OFF"
+    ctx.update(extra or {})
+    return ctx
+
+
+def _unit_for(seconds: float) -> str:
+    if seconds < 1e-5:
+        return "ns"
+    if seconds < 1e-2:
+        return "us"
+    return "ms"
+
+
+def entry(name: str, seconds: float, counters: dict | None = None, *,
+          bytes_per_iter: float | None = None, flop_per_iter: float | None = None,
+          suffix: str = "/manual_time", rep: int = 0, reps: int = 1,
+          run_type: str = "iteration", aggregate: str | None = None,
+          error: str | None = None) -> dict:
+    run_name = name + suffix
+    family = name.split("/")[0] + "/" + name.split("/")[1]
+    fam_idx = _family_index.setdefault(family, len(_family_index))
+    unit = _unit_for(seconds)
+    e = {
+        "name": run_name + (f"_{aggregate}" if aggregate else ""),
+        "family_index": fam_idx,
+        "per_family_instance_index": 0,
+        "run_name": run_name,
+        "run_type": run_type,
+        "repetitions": reps,
+        "repetition_index": rep,
+        "threads": 1,
+        "iterations": 100 if run_type == "iteration" else 3,
+        "real_time": seconds / UNIT_SCALE[unit],
+        "cpu_time": seconds / UNIT_SCALE[unit] * 1.01,
+        "time_unit": unit,
+    }
+    if aggregate:
+        e["aggregate_name"] = aggregate
+        e["aggregate_unit"] = "percentage" if aggregate == "cv" else "time"
+        del e["repetition_index"]
+    if error:
+        e["error_occurred"] = True
+        e["error_message"] = error
+        return e
+    if bytes_per_iter:
+        e["bytes_per_second"] = bytes_per_iter / seconds
+        e["bytes_per_iter"] = bytes_per_iter
+    if flop_per_iter:
+        e["flop_per_s"] = flop_per_iter / seconds
+        e["flop_per_iter"] = flop_per_iter
+    if bytes_per_iter and any(f"/{g}" in name for g in ("cuda", "thrust", "cublas")):
+        e["pct_copy_bw"] = 100.0 * bytes_per_iter / seconds / COPY_BW
+    e.update(counters or {})
+    return e
+
+
+def gpu_counters(block: int | str, occupancy: float, regs: int = 16) -> dict:
+    if isinstance(block, str):
+        bx, by = (int(v) for v in block.split("x"))
+        extra = {"block": bx * by, "block_x": bx, "block_y": by}
+    else:
+        extra = {"block": block}
+    threads = extra["block"]
+    return {**extra, "regs_per_thread": regs, "occupancy": occupancy,
+            "active_blocks_per_sm": int(occupancy * 2048 / threads),
+            "grid_blocks": 1024, "static_smem_bytes": 0,
+            "low_occupancy": 1 if occupancy < 0.5 else 0, "suggested_block": 256,
+            "max_abs_err": 0.0, "max_rel_err": 0.0}
+
+
+# ----------------------------------------------------------------- workloads
+
+def vector_add(with_gpu: bool) -> list[dict]:
+    out = []
+    # serial/omp numbers are round so tests can check speedups: 320/40 = 8x.
+    cpu_times = {1048576: (1.25e-3, 0.25e-3), 268435456: (320e-3, 40e-3)}
+    for n, (t_serial, t_omp) in cpu_times.items():
+        nbytes, flop = 12.0 * n, float(n)
+        out.append(entry(f"vector_add/serial/n:{n}", t_serial, {"max_rel_err": 0.0},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        out.append(entry(f"vector_add/omp/n:{n}/threads:16", t_omp,
+                         {"threads": 16, "max_rel_err": 0.0},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        if not with_gpu:
+            continue
+        scale = n / 268435456
+        for block, occ, t in ((32, 0.5, 1.6e-3), (128, 1.0, 1.0e-3), (256, 1.0, 0.8e-3),
+                              (512, 1.0, 0.85e-3), (1024, 1.0, 0.95e-3)):
+            out.append(entry(f"vector_add/cuda/n:{n}/block:{block}/mode:kernel",
+                             max(t * scale, 6e-6), gpu_counters(block, occ),
+                             bytes_per_iter=nbytes, flop_per_iter=flop))
+        if n == 268435456:
+            # Repeated e2e run: three iterations plus Google Benchmark's aggregates.
+            reps = (128e-3, 130e-3, 133e-3)
+            name = f"vector_add/cuda/n:{n}/block:256/mode:e2e"
+            for i, t in enumerate(reps):
+                out.append(entry(name, t, gpu_counters(256, 1.0), bytes_per_iter=nbytes,
+                                 flop_per_iter=flop, rep=i, reps=3))
+            for agg, value in (("mean", 130.333e-3), ("median", 130e-3), ("stddev", 2.517e-3)):
+                out.append(entry(name, value, gpu_counters(256, 1.0), bytes_per_iter=nbytes,
+                                 flop_per_iter=flop, reps=3, run_type="aggregate",
+                                 aggregate=agg))
+            cv = entry(name, 1.0, reps=3, run_type="aggregate", aggregate="cv")
+            cv["real_time"], cv["cpu_time"], cv["time_unit"] = 0.0193, 0.0193, "ns"
+            out.append(cv)
+        else:
+            out.append(entry(f"vector_add/cuda/n:{n}/block:256/mode:e2e", 0.9e-3,
+                             gpu_counters(256, 1.0), bytes_per_iter=nbytes, flop_per_iter=flop))
+        out.append(entry(f"vector_add/thrust/n:{n}/mode:kernel", max(0.9e-3 * scale, 7e-6),
+                         {"max_rel_err": 0.0}, bytes_per_iter=nbytes, flop_per_iter=flop))
+    return out
+
+
+def dot(with_gpu: bool) -> list[dict]:
+    out = []
+    for n, t_serial, t_omp in ((1048576, 0.5e-3, 0.1e-3), (67108864, 40e-3, 5e-3)):
+        nbytes, flop = 8.0 * n, 2.0 * n
+        out.append(entry(f"dot/serial/n:{n}", t_serial, {"max_rel_err": 0.0},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        out.append(entry(f"dot/omp/n:{n}/threads:16", t_omp, {"threads": 16, "max_rel_err": 2e-7},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        if not with_gpu:
+            continue
+        scale = n / 67108864
+        for block, occ, t in ((128, 1.0, 0.22e-3), (256, 1.0, 0.18e-3), (512, 1.0, 0.19e-3)):
+            out.append(entry(f"dot/cuda/n:{n}/block:{block}/mode:kernel", max(t * scale, 8e-6),
+                             gpu_counters(block, occ, regs=24) | {"max_rel_err": 3e-7},
+                             bytes_per_iter=nbytes, flop_per_iter=flop))
+        out.append(entry(f"dot/cuda/n:{n}/block:256/mode:e2e", max(11e-3 * scale, 0.3e-3),
+                         gpu_counters(256, 1.0, regs=24), bytes_per_iter=nbytes, flop_per_iter=flop))
+        out.append(entry(f"dot/cublas/n:{n}/mode:kernel", max(0.17e-3 * scale, 9e-6),
+                         {"max_rel_err": 1e-7}, bytes_per_iter=nbytes, flop_per_iter=flop))
+    return out
+
+
+def matmul(with_gpu: bool) -> list[dict]:
+    """Compute-bound; e2e CUDA overtakes the CPU from n=128 on."""
+    out = []
+    # n: (serial, omp, cuda e2e); omp has a fixed ~50 µs fork/join cost.
+    times = {64: (0.5e-3, 0.1e-3, 0.3e-3), 128: (4e-3, 0.4e-3, 0.35e-3),
+             256: (32e-3, 2.5e-3, 0.6e-3), 512: (256e-3, 18e-3, 1.8e-3),
+             1024: (2.048, 140e-3, 9e-3)}
+    for n, (t_serial, t_omp, t_e2e) in times.items():
+        flop, nbytes = 2.0 * n**3, 12.0 * n * n
+        out.append(entry(f"matmul/serial/n:{n}", t_serial, {"max_rel_err": 0.0},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        out.append(entry(f"matmul/omp/n:{n}/threads:16", t_omp, {"threads": 16, "max_rel_err": 0.0},
+                         bytes_per_iter=nbytes, flop_per_iter=flop, suffix="/real_time"))
+        if not with_gpu:
+            continue
+        for impl, eff in (("cuda_naive", 0.05), ("cuda_tiled", 0.2)):
+            for block, occ in (("8x8", 0.5), ("16x16", 1.0), ("32x32", 1.0)):
+                t = max(flop / (PEAK_FP32 * eff * (0.8 if block == "8x8" else 1.0)), 5e-6)
+                out.append(entry(f"matmul/{impl}/n:{n}/block:{block}/mode:kernel", t,
+                                 gpu_counters(block, occ, regs=32) | {"max_rel_err": 1e-6},
+                                 bytes_per_iter=nbytes, flop_per_iter=flop))
+        out.append(entry(f"matmul/cuda_tiled/n:{n}/block:16x16/mode:e2e", t_e2e,
+                         gpu_counters("16x16", 1.0, regs=32), bytes_per_iter=nbytes,
+                         flop_per_iter=flop))
+        out.append(entry(f"matmul/cublas/n:{n}/mode:kernel", max(flop / (PEAK_FP32 * 0.7), 4e-6),
+                         {"max_rel_err": 1e-6}, bytes_per_iter=nbytes, flop_per_iter=flop))
+    return out
+
+
+def grayscale(with_gpu: bool) -> list[dict]:
+    w, h = 3840, 2160
+    nbytes = 4.0 * w * h  # 3 bytes in, 1 byte out per pixel
+    size = f"w:{w}/h:{h}"
+    out = [entry(f"grayscale/serial/{size}", 8e-3, {"max_abs_err": 0.0},
+                 bytes_per_iter=nbytes, suffix="/real_time"),
+           entry(f"grayscale/omp/{size}/threads:16", 1e-3, {"threads": 16, "max_abs_err": 0.0},
+                 bytes_per_iter=nbytes, suffix="/real_time")]
+    if with_gpu:
+        for impl, base in (("cuda_naive", 40e-6), ("cuda_coalesced", 16e-6)):
+            for block, occ, f in (("8x8", 0.5, 1.3), ("16x16", 1.0, 1.0), ("32x8", 1.0, 1.05),
+                                  ("32x32", 1.0, 1.2)):
+                out.append(entry(f"grayscale/{impl}/{size}/block:{block}/mode:kernel", base * f,
+                                 gpu_counters(block, occ) | {"max_abs_err": 0.0},
+                                 bytes_per_iter=nbytes))
+        out.append(entry(f"grayscale/cuda_coalesced/{size}/block:16x16/mode:e2e", 3e-3,
+                         gpu_counters("16x16", 1.0), bytes_per_iter=nbytes))
+    return out
+
+
+def transfers() -> list[dict]:
+    out = []
+    peaks = {"pageable": 20e9, "pinned": 55e9, "mapped": 45e9, "managed": 15e9,
+             "managed_prefetch": 40e9}
+    for kind, peak in peaks.items():
+        for direction in ("h2d", "d2h"):
+            for exp in range(12, 29, 4):
+                nbytes = 2**exp
+                t = 10e-6 + nbytes / (peak * (0.9 if direction == "d2h" else 1.0))
+                out.append(entry(f"transfers/{kind}/dir:{direction}/bytes:{nbytes}", t,
+                                 {"transfer_bytes": nbytes}, bytes_per_iter=nbytes))
+    return out
+
+
+def streams() -> list[dict]:
+    out = []
+    n = 67108864
+    serial_t = 30e-3
+    for chunk in (1048576, 8388608):
+        for count in (1, 2, 4, 8):
+            eff = 0.0 if count == 1 else min(0.9, 0.35 * (count - 1)) * (0.8 if chunk == 1048576 else 1.0)
+            t = serial_t * (1 - 0.6 * eff)
+            out.append(entry(f"streams/cuda/n:{n}/streams:{count}/chunk:{chunk}", t,
+                             {"streams": count, "chunk_bytes": chunk,
+                              "overlap_efficiency": eff, "ideal_overlap": 0.66}))
+    return out
+
+
+def progress() -> list[dict]:
+    out = []
+    n = 268435456
+    for target, overheads in (("vector_add", (0.0, 1.5, 4.0, 35.0)),
+                              ("matmul_tiled", (0.0, 0.4, 1.2, 12.0))):
+        for strategy, pct in zip(("none", "per_block", "per_warp", "per_thread_atomic"), overheads):
+            t = 1e-3 * (1 + pct / 100)
+            out.append(entry(f"progress/{target}/strategy:{strategy}/n:{n}", t,
+                             {"overhead_pct": pct, "distinct_updates": 1000 * (overheads.index(pct) + 1)}))
+    return out
+
+
+def write(name: str, context: dict, benchmarks: list[dict]) -> Path:
+    path = HERE / name
+    path.write_text(json.dumps({"context": context, "benchmarks": benchmarks}, indent=2) + "\n")
+    return path
+
+
+def main() -> None:
+    gpu = (vector_add(True) + dot(True) + matmul(True) + grayscale(True)
+           + transfers() + streams() + progress())
+    write("gpu_run.json", _context(True), gpu)
+
+    cpu = vector_add(False) + dot(False) + matmul(False) + grayscale(False)
+    write("cpu_only_run.json", _context(False), cpu)
+
+    errors = vector_add(True)[:6] + [
+        entry("vector_add/cuda/n:268435456/block:2048/mode:kernel", 1e-3,
+              error="invalid configuration: block 2048 exceeds 1024 threads"),
+        entry("dot/cuda/n:4294967296/block:256/mode:e2e", 1e-3,
+              error="CUDA error: out of memory (cudaMalloc 34359738368 bytes)"),
+        entry("dot/omp/n:1048576/threads:16", 1e-3, suffix="/real_time",
+              error="validation failed: max_rel_err 0.31 > 1e-5"),
+    ]
+    write("errors_run.json", _context(True, {"sample": "synthetic, for tests (errors)"}), errors)
+
+    # A run killed mid-write: the text simply stops inside an entry.
+    text = (HERE / "errors_run.json").read_text()
+    cut = text.index('"name": "dot/cuda/')
+    (HERE / "partial_run.json").write_text(text[:cut])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""The command line end to end, including bad inputs and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO_ROOT, write_run
+from reports.cli import main
+
+
+def test_not_json_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("<html>not a result</html>")
+    assert main([str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_json_without_benchmarks_exits_2(tmp_path, capsys):
+    bad = tmp_path / "nobench.json"
+    bad.write_text(json.dumps({"context": {"date": "x"}, "results": []}))
+    assert main(["render", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert 'no "benchmarks" list' in capsys.readouterr().err
+
+
+def test_missing_file_exits_2(tmp_path, capsys):
+    assert main([str(tmp_path / "absent.json"), "--out", str(tmp_path / "out")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_compare_with_bad_input_exits_2(tmp_path, data_dir, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("")
+    assert main(["compare", str(data_dir / "cpu_only_run.json"), str(bad),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_empty_benchmark_list_renders_a_report(tmp_path):
+    path = write_run(tmp_path / "empty.json", [])
+    assert main([str(path), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "holds no benchmarks" in text
+    assert "chart speedup left out: no data in this run" in text
+
+
+def test_partial_run_says_so(tmp_path, data_dir):
+    assert main([str(data_dir / "partial_run.json"), "--out", str(tmp_path / "out")]) == 0
+    assert "Partial run: the file ends early" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_cpu_only_run_leaves_gpu_charts_out(tmp_path, data_dir):
+    assert main([str(data_dir / "cpu_only_run.json"), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "GPU variants were not built" in text
+    assert ("chart occupancy left out: no data in this run "
+            "(gpu_status: not built: TWINBENCH_WITH_CUDA=OFF)") in text
+    assert (tmp_path / "out" / "speedup.png").exists()
+    assert not (tmp_path / "out" / "occupancy.png").exists()
+
+
+def test_gpu_report_files(gpu_report):
+    names = {p.name for p in gpu_report.out_dir.iterdir()}
+    assert {"report.md", "report.html", "speedup.png", "roofline.png", "occupancy.png",
+            "transfers.png", "streams.png", "progress.png", "copy_ceiling.png",
+            "crossover.png"} <= names
+    assert not gpu_report.left_out
+    html = gpu_report.html.read_text()
+    assert html.count("data:image/png;base64,") == 8
+    assert "src='speedup.png'" not in html  # self-contained
+
+
+def _run_module(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return subprocess.run([sys.executable, "-m", "reports", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_module_entry_point_end_to_end(tmp_path, data_dir):
+    proc = _run_module(str(data_dir / "errors_run.json"), "--out", str(tmp_path / "out"),
+                       cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "report.html").exists()
+    assert list((tmp_path / "out").glob("*.png"))
+    # Errored benchmarks appear as skipped, with their reason.
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "## Skipped or failed benchmarks" in text
+    assert ("| dot/cuda/n:4294967296/block:256/mode:e2e | "
+            "CUDA error: out of memory (cudaMalloc 34359738368 bytes) |") in text
+    assert "validation failed: max_rel_err 0.31 > 1e-5" in text
+
+
+def test_report_script_compare(tmp_path, data_dir):
+    script = REPO_ROOT / "scripts" / "report.sh"
+    proc = subprocess.run(["bash", str(script), "compare", str(data_dir / "errors_run.json"),
+                           str(data_dir / "errors_run.json"), "--out", str(tmp_path / "cmp")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "same" in (tmp_path / "cmp" / "compare.md").read_text()
+
+
+def test_report_script_bad_input_exit_code(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    proc = subprocess.run(["bash", str(REPO_ROOT / "scripts" / "report.sh"), str(bad),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert "error:" in proc.stderr

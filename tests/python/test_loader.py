@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import repeated, write_run
+from reports.loader import (LoadError, TUNING_ARGS, family_of, load_run, parse_name,
+                            strip_gb_suffixes)
+
+
+def test_parse_name_strips_measurement_suffix_and_splits_args():
+    workload, impl, args = parse_name(
+        "grayscale/cuda_coalesced/w:3840/h:2160/block:16x16/mode:kernel/manual_time")
+    assert (workload, impl) == ("grayscale", "cuda_coalesced")
+    assert args == {"w": "3840", "h": "2160", "block": "16x16", "mode": "kernel"}
+
+
+def test_strip_suffixes():
+    assert strip_gb_suffixes("dot/omp/n:1048576/threads:16/real_time") == "dot/omp/n:1048576/threads:16"
+
+
+@pytest.mark.parametrize("impl,family", [("cuda_article_slow", "cuda"), ("omp", "omp"),
+                                         ("cublas", "cublas"), ("pinned", "other")])
+def test_family(impl, family):
+    assert family_of(impl) == family
+
+
+def test_tuning_args_are_a_named_constant():
+    assert {"block", "mode", "threads", "strategy", "streams", "chunk"} <= TUNING_ARGS
+
+
+def test_gpu_sample_rows(data_dir):
+    run = load_run(data_dir / "gpu_run.json")
+    assert run.context["sample"] == "synthetic, for tests"
+    rows = {r.name: r for r in run.rows}
+    row = rows["grayscale/cuda_coalesced/w:3840/h:2160/block:16x16/mode:kernel"]
+    assert row.size_key == ("w:3840", "h:2160")
+    assert row.mode == "kernel"
+    assert row.counters["occupancy"] == 1.0
+    assert row.time_s == pytest.approx(16e-6)
+    omp = rows["vector_add/omp/n:268435456/threads:16"]
+    assert omp.family == "omp" and omp.counters["threads"] == 16
+    assert omp.size_key == ("n:268435456",)
+
+
+def test_median_aggregate_is_preferred_and_spread_kept(data_dir):
+    run = load_run(data_dir / "gpu_run.json")
+    row = next(r for r in run.rows if r.name == "vector_add/cuda/n:268435456/block:256/mode:e2e")
+    assert row.aggregate == "median"
+    assert row.time_s == pytest.approx(0.130)
+    assert row.stddev_s == pytest.approx(2.517e-3)
+    assert row.cv == pytest.approx(0.0193)
+    assert row.samples_s == pytest.approx([0.128, 0.130, 0.133])
+
+
+def test_errors_become_skipped_rows_with_reason(data_dir):
+    run = load_run(data_dir / "errors_run.json")
+    reasons = {r.name: r.error_message for r in run.skipped_rows}
+    assert "out of memory" in reasons["dot/cuda/n:4294967296/block:256/mode:e2e"]
+    assert all(r.time_s is None for r in run.skipped_rows)
+
+
+def test_truncated_file_is_salvaged(data_dir):
+    run = load_run(data_dir / "partial_run.json")
+    assert run.partial
+    assert "ends early" in run.problems[0]
+    assert run.context.get("gpu_status") == "available"
+    assert len(run.rows) == 7  # 6 measured + the block:2048 error
+
+
+def test_extra_keys_are_tolerated(tmp_path):
+    entry = {"name": "dot/serial/n:8", "run_type": "iteration", "real_time": 1.0,
+             "time_unit": "us", "future_key": {"nested": [1, 2]}, "label": "x",
+             "brand_new_counter": 3.5, "flag": True}
+    path = tmp_path / "extra.json"
+    path.write_text(json.dumps({"context": {"new_ctx": [1]}, "benchmarks": [entry],
+                                "extra_top": 1}))
+    row = load_run(path).rows[0]
+    assert row.time_s == pytest.approx(1e-6)
+    assert row.counters == {"brand_new_counter": 3.5}
+
+
+def test_iteration_rows_without_aggregates_use_their_median(tmp_path):
+    entries = [e for e in repeated("dot/serial/n:8", [1.0, 5.0, 2.0]) if e["run_type"] == "iteration"]
+    row = load_run(write_run(tmp_path / "r.json", entries)).rows[0]
+    assert row.time_s == pytest.approx(2e-3)
+    assert row.aggregate == "median of iterations"
+
+
+def test_not_json_raises(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("this is not json")
+    with pytest.raises(LoadError, match="not valid JSON"):
+        load_run(path)
+
+
+def test_missing_benchmarks_raises(tmp_path):
+    path = tmp_path / "nobench.json"
+    path.write_text(json.dumps({"context": {}}))
+    with pytest.raises(LoadError, match='no "benchmarks" list'):
+        load_run(path)

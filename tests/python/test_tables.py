@@ -1,0 +1,67 @@
+"""Numbers in report.md: computed from the GPU sample's round values."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+def _section(markdown: str, title: str) -> str:
+    start = markdown.index(f"### {title}\n")
+    end = markdown.find("\n### ", start + 1)
+    return markdown[start:end if end > 0 else None]
+
+
+def _row(section: str, impl: str, args: str) -> list[str]:
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 2 and cells[0] == impl and cells[1] == args:
+            return cells
+    raise AssertionError(f"no row {impl} {args}")
+
+
+@pytest.fixture(scope="module")
+def markdown(gpu_report):
+    return gpu_report.markdown.read_text()
+
+
+def test_speedups_over_serial_and_omp(markdown):
+    section = _section(markdown, "vector_add — n:268435456")
+    omp = _row(section, "omp", "threads:16")
+    assert omp[6] == "8.00×"         # 320 ms / 40 ms
+    assert omp[7] == "1.00×"
+    cuda = _row(section, "cuda", "block:256 mode:kernel")
+    assert cuda[2] == "800 µs"
+    assert cuda[6] == "400.00×"      # 320 ms / 0.8 ms
+    assert cuda[7] == "50.00×"       # 40 ms / 0.8 ms
+    e2e = _row(section, "cuda", "block:256 mode:e2e")
+    assert e2e[2].startswith("130 ms ± ")  # median of repetitions, with stddev
+
+
+def test_bandwidth_and_flops_cells(markdown):
+    section = _section(markdown, "vector_add — n:268435456")
+    serial = _row(section, "serial", "–")
+    assert serial[3] == "10.1"       # 12 B * 2^28 / 0.32 s = 10.07 GB/s
+    assert serial[4] == "0.839"      # 2^28 FLOP / 0.32 s
+    cuda = _row(section, "cuda", "block:256 mode:kernel")
+    assert cuda[3] == "4,027"        # 3.22 GB / 0.8 ms
+    assert cuda[5] == "100.7 %"      # of the 4000 GB/s copy ceiling
+
+
+def test_grayscale_omp_speedup(markdown):
+    section = _section(markdown, "grayscale — w:3840 h:2160")
+    assert _row(section, "omp", "threads:16")[6] == "8.00×"  # 8 ms / 1 ms
+
+
+def test_context_table_on_top(markdown):
+    head = markdown[: markdown.index("## Charts")]
+    assert "| GPU | Sample H200 (synthetic) (cc 9.0, 132 SMs) |" in head
+    assert "| CUDA driver | 12.8 |" in head
+    assert "| git revision | abc1234 |" in head
+    assert "| gpu_status | available |" in head
+
+
+def test_every_size_has_a_table(markdown):
+    sizes = re.findall(r"^### matmul — (n:\d+)$", markdown, flags=re.M)
+    assert sizes == ["n:64", "n:128", "n:256", "n:512", "n:1024"]
