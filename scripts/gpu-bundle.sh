@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds, on this machine, a folder to carry to a GPU machine that has the NVIDIA driver but no
+# Google Benchmark (the H200 machine): bundle/ holds twinbench, twinbench_tests and the shared
+# libraries they need beside them (the binaries' RPATH is $ORIGIN). Run it there with
+# scripts/gpu-run.sh. CUDA architecture 90 unless CUDA_ARCH says otherwise.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+arch=${CUDA_ARCH:-90}
+bash "$root/scripts/deps.sh"
+configure_and_build "$root/build-bundle" -DCMAKE_CUDA_ARCHITECTURES="$arch" -DTWINBENCH_BUILD_TESTS=ON
+out="$root/bundle"
+mkdir -p "$out"
+cp "$root/build-bundle/twinbench" "$root/build-bundle/tests/twinbench_tests" "$out/"
+strip "$out/twinbench" "$out/twinbench_tests"
+# Libraries the GPU machine may lack: Debian's Google Benchmark, and the OpenMP runtime.
+for lib in libbenchmark.so.1debian libgomp.so.1; do
+  cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$out/"
+done
+git -C "$root" describe --always --dirty --abbrev=12 > "$out/REVISION" 2>/dev/null || true
+du -sh "$out"/twinbench* "$out"/*.so* | sed 's/^/bundle: /'

@@ -1,0 +1,123 @@
+"""Behaviour of the twinbench binary: bad input, exit codes, skips, the context it records.
+
+Runs the binary built by scripts/test.sh (TWINBENCH_BIN, and TWINBENCH_CPU_BIN for the build
+without CUDA). Speed is not asserted here: only what the user sees.
+"""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(os.environ.get("TWINBENCH_BIN", ROOT / "build-ci" / "twinbench"))
+CPU_BIN = Path(os.environ.get("TWINBENCH_CPU_BIN", ROOT / "build-cpu" / "twinbench"))
+
+
+def run(*args, binary=BIN, env=None):
+    if not binary.exists():
+        pytest.skip(f"{binary} not built")
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def run_json(tmp_path, *args, binary=BIN, env=None):
+    out = tmp_path / "run.json"
+    proc = run("--quick", *args, f"--benchmark_out={out}", "--benchmark_out_format=json",
+               binary=binary, env=env)
+    return proc, json.loads(out.read_text())
+
+
+def test_unknown_workload_lists_known_ones():
+    proc = run("--workload=nope")
+    assert proc.returncode == 2
+    assert "unknown workload 'nope'" in proc.stderr
+    assert "vector_add" in proc.stderr and "dot" in proc.stderr and "grayscale" in proc.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size=0"], "--size must be greater than 0"),
+    (["--image=0x100"], "--image must be greater than 0"),
+    (["--block=2048"], "above the CUDA limit of 1024"),
+    (["--block=0"], "--block must be greater than 0"),
+    (["--block2d=64x32"], "above the CUDA limit of 1024"),
+    (["--sweep=some"], "expected pow2 or all"),
+    (["--size=abc"], "is not a number"),
+])
+def test_bad_values_are_refused(args, message):
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_filter_matching_nothing_is_an_error():
+    proc = run("--benchmark_filter=^nothing_matches$")
+    assert proc.returncode == 2
+    assert "no benchmark matches" in proc.stderr
+
+
+def test_unknown_flag_is_an_error():
+    assert run("--no_such_flag").returncode != 0
+
+
+def test_list_workloads():
+    proc = run("--list-workloads")
+    assert proc.returncode == 0
+    for name in ("vector_add", "dot", "grayscale"):
+        assert name in proc.stdout
+
+
+def test_quick_run_validates_cpu_and_records_context(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=vector_add,dot")
+    assert proc.returncode == 0, proc.stderr
+    ctx = data["context"]
+    for key in ("git_revision", "cpu_model", "omp_threads", "compiler", "gpu_status", "machine",
+                "cpu_triad_bw_bytes_per_s"):
+        assert ctx.get(key), key
+    rows = {b["name"]: b for b in data["benchmarks"]}
+    serial = next(b for n, b in rows.items() if n.startswith("vector_add/serial/"))
+    assert not serial.get("error_occurred")
+    assert serial["max_rel_err"] == 0
+    assert serial["bytes_per_second"] > 0
+    omp = next(b for n, b in rows.items() if n.startswith("dot/omp/"))
+    assert "/threads:" in omp["name"] and omp["max_rel_err"] < 1e-6
+    # Progress: one line per benchmark on stderr, "[i/N mm:ss] name".
+    assert f"[1/{len(rows)} " in proc.stderr
+
+
+def test_gpu_variants_skip_with_reason_without_device(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=vector_add")
+    if data["context"]["gpu_status"] == "available":
+        pytest.skip("a GPU is present")
+    assert proc.returncode == 0
+    gpu = [b for b in data["benchmarks"] if "/cuda" in b["name"] or "/thrust" in b["name"]]
+    assert gpu, "GPU variants are registered when CUDA is built"
+    for b in gpu:
+        assert b.get("error_occurred")
+        assert b["error_message"].startswith("no CUDA device: ")
+    assert "GPU benchmarks skipped" in proc.stderr
+
+
+def test_validation_failure_sets_exit_code(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=vector_add",
+                          env={"TWINBENCH_INJECT_VALIDATION_FAILURE": "vector_add/omp"})
+    assert proc.returncode == 1
+    bad = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/omp")]
+    assert bad and all(b["error_message"].startswith("validation failed") for b in bad)
+    assert "real_time" not in bad[0] or bad[0]["iterations"] == 0
+    good = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/serial")]
+    assert good and not good[0].get("error_occurred")
+
+
+def test_size_override_names_the_size(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--size=1001")
+    assert proc.returncode == 0
+    assert all("/n:1001" in b["name"] for b in data["benchmarks"])
+
+
+def test_cpu_only_build_says_gpu_not_built(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=vector_add", binary=CPU_BIN)
+    assert proc.returncode == 0
+    assert data["context"]["gpu_status"].startswith("not built")
+    assert all(not b["name"].split("/")[1].startswith(("cuda", "thrust")) for b in data["benchmarks"])

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/random.hpp"
+#include "cpu/grayscale.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/grayscale.hpp"
+#endif
+
+namespace tb::grayscale {
+namespace {
+
+struct Case {
+  Dims2 d;
+  std::vector<float> rgb, ref;
+  explicit Case(Dims2 dims) : d(dims), rgb(3 * px()), ref(px()) {
+    fill_uniform(std::span<float>(rgb), kSeed, 0.f, 1.f);
+    serial(rgb.data(), ref.data(), d.w, d.h);
+  }
+  std::size_t px() const { return static_cast<std::size_t>(d.w) * d.h; }
+  bool accepts(const std::vector<float>& out) const {
+    return passes(compare(std::span<const float>(out), std::span<const float>(ref), kTolerance.scale_floor), kTolerance);
+  }
+};
+
+// 1x1, odd sizes that no block shape divides, and a tall-thin and a wide-short image.
+std::vector<Dims2> edge_images() { return {{1, 1}, {3, 5}, {17, 33}, {127, 65}, {1000, 3}, {3, 1000}}; }
+
+TEST(Grayscale, SerialWeightsChannels) {
+  const float rgb[] = {1.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 1.f};
+  float gray[3];
+  serial(rgb, gray, 3, 1);
+  EXPECT_FLOAT_EQ(gray[0], kR);
+  EXPECT_FLOAT_EQ(gray[1], kG);
+  EXPECT_FLOAT_EQ(gray[2], kB);
+}
+
+TEST(Grayscale, OmpMatchesSerial) {
+  for (Dims2 d : edge_images()) {
+    Case c(d);
+    std::vector<float> out(c.px());
+    poison(std::span<float>(out));
+    omp(c.rgb.data(), out.data(), d.w, d.h);
+    EXPECT_TRUE(c.accepts(out)) << d.w << "x" << d.h;
+  }
+}
+
+#if TWINBENCH_HAVE_CUDA
+using Launch = void (*)(const float*, float*, int, int, Block2, cudaStream_t);
+
+void expect_gpu_matches(Launch launch, const char* label) {
+  Stream s;
+  for (Dims2 d : edge_images()) {
+    Case c(d);
+    auto drgb = upload(std::span<const float>(c.rgb));
+    DeviceBuffer<float> dgray(c.px());
+    for (Block2 b : {Block2{8, 8}, Block2{16, 16}, Block2{32, 32}, Block2{32, 4}}) {
+      CUDA_CHECK(cudaMemset(dgray.data(), 0xFF, dgray.bytes()));
+      launch(drgb.data(), dgray.data(), d.w, d.h, b, s);
+      s.synchronize();
+      std::vector<float> out(c.px());
+      download(std::span<float>(out), dgray);
+      EXPECT_TRUE(c.accepts(out)) << label << " " << d.w << "x" << d.h << " block " << b.x << "x" << b.y;
+    }
+  }
+}
+
+TEST(GrayscaleGpu, ArticleOrderMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::grayscale_cuda_article, "cuda_article");
+}
+
+TEST(GrayscaleGpu, CoalescedOrderMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::grayscale_cuda_coalesced, "cuda_coalesced");
+}
+#endif
+
+}  // namespace
+}  // namespace tb::grayscale
