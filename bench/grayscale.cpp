@@ -105,6 +105,8 @@ void register_benchmarks(const RunConfig& cfg) {
                gpu::grayscale_cuda_article_stats);
       add_cuda(cfg, "cuda_coalesced", dims, block, mode, gpu::grayscale_cuda_coalesced,
                gpu::grayscale_cuda_coalesced_stats);
+      add_cuda(cfg, "cuda_coalesced_vec4", dims, block, mode, gpu::grayscale_cuda_vec4,
+               gpu::grayscale_cuda_vec4_stats);
     }
 #endif
 }

@@ -13,6 +13,10 @@ void grayscale_cuda_article(const float* rgb, float* gray, int w, int h, Block2 
 // Column index on threadIdx.x: a warp reads 32 consecutive pixels (384 contiguous bytes).
 void grayscale_cuda_coalesced(const float* rgb, float* gray, int w, int h, Block2 block, cudaStream_t stream);
 
+// Coalesced, four pixels per thread with 16-byte loads and stores (scalar when w % 4 != 0).
+void grayscale_cuda_vec4(const float* rgb, float* gray, int w, int h, Block2 block, cudaStream_t stream);
+
+KernelStats grayscale_cuda_vec4_stats(int w, int h, Block2 block);
 KernelStats grayscale_cuda_article_stats(int w, int h, Block2 block);
 KernelStats grayscale_cuda_coalesced_stats(int w, int h, Block2 block);
 

@@ -11,16 +11,29 @@
 namespace tb::gpu {
 namespace {
 
-// Each thread handles float4s spaced a whole grid apart, so a warp's loads stay contiguous and
-// 16 bytes wide; the scalar tail (n % 4) is done by the first threads.
+// Each thread moves kVecPerThread float4s, a block-width apart so that every warp-wide access
+// is contiguous: 16-byte loads, and four independent loads in flight per thread before the
+// first store, which is what it takes to cover HBM latency. (A first version with a
+// persistent grid-stride loop reached 92% of the copy bandwidth; Thrust's transform, which
+// does the same as this, 104%.)
+constexpr int kVecPerThread = 4;
+
 __global__ void vector_add_vec4_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
                                        float4* __restrict__ c, std::size_t n4) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
-       i += stride) {
-    const float4 x = __ldcs(a + i);  // streaming: read once, do not keep in L1/L2
-    const float4 y = __ldcs(b + i);
-    __stcs(c + i, make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w));
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kVecPerThread + threadIdx.x;
+  float4 x[kVecPerThread], y[kVecPerThread];
+#pragma unroll
+  for (int k = 0; k < kVecPerThread; ++k) {
+    const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+    if (i < n4) {
+      x[k] = __ldcs(a + i);  // streaming: read once, do not keep in L1/L2
+      y[k] = __ldcs(b + i);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kVecPerThread; ++k) {
+    const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+    if (i < n4) __stcs(c + i, make_float4(x[k].x + y[k].x, x[k].y + y[k].y, x[k].z + y[k].z, x[k].w + y[k].w));
   }
 }
 
@@ -38,8 +51,8 @@ __global__ void vector_add_article_kernel(const float* a, const float* b, float*
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 long long vec4_grid(std::size_t n, int block) {
-  return persistent_grid(vector_add_vec4_kernel, block,
-                         static_cast<long long>((n / 4 + block - 1) / block));
+  const std::size_t per_block = static_cast<std::size_t>(block) * kVecPerThread;
+  return static_cast<long long>((n / 4 + per_block - 1) / per_block);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 namespace tb::gpu {
 
-// Grid-stride, 16-byte vector loads, grid sized to fill the GPU once.
+// 16-byte vector loads, four float4 per thread; scalar tail for n % 4.
 void vector_add_cuda(const float* a, const float* b, float* c, std::size_t n, int block,
                      cudaStream_t stream);
 KernelStats vector_add_cuda_stats(std::size_t n, int block);

@@ -27,7 +27,9 @@ struct Case {
 };
 
 // 1x1, odd sizes that no block shape divides, and a tall-thin and a wide-short image.
-std::vector<Dims2> edge_images() { return {{1, 1}, {3, 5}, {17, 33}, {127, 65}, {1000, 3}, {3, 1000}}; }
+std::vector<Dims2> edge_images() {
+  return {{1, 1}, {3, 5}, {17, 33}, {127, 65}, {1000, 3}, {3, 1000}, {64, 9}, {4, 4}};
+}
 
 TEST(Grayscale, SerialWeightsChannels) {
   const float rgb[] = {1.f, 0.f, 0.f, 0.f, 1.f, 0.f, 0.f, 0.f, 1.f};
@@ -76,6 +78,10 @@ TEST(GrayscaleGpu, ArticleOrderMatchesSerial) {
 TEST(GrayscaleGpu, CoalescedOrderMatchesSerial) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(gpu::grayscale_cuda_coalesced, "cuda_coalesced");
+}
+TEST(GrayscaleGpu, Vec4MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::grayscale_cuda_vec4, "cuda_coalesced_vec4");
 }
 #endif
 
