@@ -4,13 +4,14 @@
 // the direct 2D filter; cuda_separable reports the same 2D-equivalent count). serial, omp,
 // cuda_naive and cuda_tiled use a seeded random filter; cuda_separable uses a Gaussian
 // g and is checked against the serial 2D filter outer(g).
+#include "cpu/conv2d.hpp"
+
 #include <algorithm>
 #include <tuple>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/conv2d.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/conv2d.hpp"
@@ -27,8 +28,16 @@ struct HostData {
   HostArray<float> in, out, ref, ref_separable;
   std::vector<float> filter, gauss, gauss_2d;
   HostData(int w_, int h_, int f_)
-      : w(w_), h(h_), f(f_), px(static_cast<std::size_t>(w) * h), in(px), out(px), ref(px),
-        ref_separable(px), filter(random_filter(f, kSeed + 100 + f)), gauss(gaussian_1d(f)),
+      : w(w_),
+        h(h_),
+        f(f_),
+        px(static_cast<std::size_t>(w) * h),
+        in(px),
+        out(px),
+        ref(px),
+        ref_separable(px),
+        filter(random_filter(f, kSeed + 100 + f)),
+        gauss(gaussian_1d(f)),
         gauss_2d(outer(gauss)) {
     fill_uniform(in.span(), kSeed, 0.f, 1.f);
     omp(in.data(), out.data(), w, h, filter.data(), f);  // first-touch out in parallel
@@ -71,7 +80,11 @@ struct DeviceData {
   DeviceBuffer<float> in, out, filter;
   PinnedBuffer<float> hin, hout;
   explicit DeviceData(const HostData& h)
-      : in(h.px), out(h.px), filter(upload(std::span<const float>(h.filter))), hin(h.px), hout(h.px) {
+      : in(h.px),
+        out(h.px),
+        filter(upload(std::span<const float>(h.filter))),
+        hin(h.px),
+        hout(h.px) {
     std::copy(h.in.begin(), h.in.end(), hin.data());
   }
 };
@@ -89,9 +102,9 @@ const char* impl_name(Kind k) {
 // cuda_naive / cuda_tiled / cuda_separable with a 2D block; kernel or e2e (upload the image,
 // filter, download the result). The filters are loaded into constant memory before timing.
 void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
-  const auto name = bench_name("conv2d", impl_name(kind),
-                               {{"image", image_arg(dims)}, {"filter", f}, {"block", block},
-                                {"mode", mode_name(mode)}});
+  const auto name = bench_name(
+      "conv2d", impl_name(kind),
+      {{"image", image_arg(dims)}, {"filter", f}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
     HostData& h = host_data(dims, f);
@@ -101,30 +114,43 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
     const HostArray<float>& ref = kind == Kind::separable ? h.ref_separable : h.ref;
     const std::size_t px = h.px;
     const GpuStages s{
-        .poison = [&d] { poison_device(d.out, d.stream); poison(d.hout.span()); },
+        .poison =
+            [&d] {
+              poison_device(d.out, d.stream);
+              poison(d.hout.span());
+            },
         .upload = [&d, px] { copy_to_device(d.in.data(), d.hin.data(), px, d.stream); },
-        .compute = [&d, &h, kind, block] {
-          switch (kind) {
-            case Kind::naive:
-              gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f, block, d.stream);
-              break;
-            case Kind::tiled:
-              gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
-              break;
-            case Kind::separable:
-              gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
-              break;
-          }
-        },
+        .compute =
+            [&d, &h, kind, block] {
+              switch (kind) {
+                case Kind::naive:
+                  gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f,
+                                         block, d.stream);
+                  break;
+                case Kind::tiled:
+                  gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
+                  break;
+                case Kind::separable:
+                  gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
+                                             d.stream);
+                  break;
+              }
+            },
         .download = [&d, px] { copy_to_host(d.hout.data(), d.out.data(), px, d.stream); },
-        .check = [&d, &ref] {
-          return compare(std::span<const float>(d.hout.span()), ref.span(), kTolerance.scale_floor);
-        },
+        .check =
+            [&d, &ref] {
+              return compare(std::span<const float>(d.hout.span()), ref.span(),
+                             kTolerance.scale_floor);
+            },
     };
     run_gpu_modes(state, mode, d.stream, kTolerance, s);
     switch (kind) {
-      case Kind::naive: record_kernel(state, gpu::conv2d_cuda_naive_stats(h.w, h.h, f, block)); break;
-      case Kind::tiled: record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block)); break;
+      case Kind::naive:
+        record_kernel(state, gpu::conv2d_cuda_naive_stats(h.w, h.h, f, block));
+        break;
+      case Kind::tiled:
+        record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block));
+        break;
       case Kind::separable:
         record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
         break;
@@ -137,8 +163,8 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
 void register_benchmarks(const RunConfig& cfg) {
   const Dims2 dims = image_dims(cfg, kImage, kQuickImage);
   for (int f : kFilterSizes) {
-    add_cpu(cfg, bench_name("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims, f,
-            serial);
+    add_cpu(cfg, bench_name("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
+            f, serial);
     add_cpu(cfg,
             bench_name("conv2d", "omp",
                        {{"image", image_arg(dims)}, {"filter", f}, {"threads", omp_threads()}}),
@@ -146,13 +172,15 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)
       for (Block2 block : block_sweep_2d(cfg))
-        for (Kind kind : {Kind::naive, Kind::tiled, Kind::separable}) add_cuda(cfg, kind, dims, f, block, mode);
+        for (Kind kind : {Kind::naive, Kind::tiled, Kind::separable})
+          add_cuda(cfg, kind, dims, f, block, mode);
 #endif
   }
 }
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("conv2d", "f x f filter of a float32 image, clamp-to-edge borders", register_benchmarks);
+TWINBENCH_WORKLOAD("conv2d", "f x f filter of a float32 image, clamp-to-edge borders",
+                   register_benchmarks);
 
 }  // namespace tb::conv2d

@@ -3,12 +3,13 @@
 // bytes_per_second is a floor, not the traffic). n = 1024 (the article's; 12 MiB, inside the
 // GPU's L2) and 4096 (192 MiB). Every variant is checked against a float64 reference with a
 // tolerance that grows with n (see cpu/sgemm.hpp).
+#include "cpu/sgemm.hpp"
+
 #include <algorithm>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/sgemm.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/sgemm.hpp"
@@ -62,8 +63,14 @@ struct DeviceData {
   // Created once per size, outside every timed region, and bound to `stream`.
   gpu::CublasSgemm cublas, cublas_tf32;
   explicit DeviceData(const HostData& h)
-      : a(h.n * h.n), b(h.n * h.n), c(h.n * h.n), ha(h.n * h.n), hb(h.n * h.n), hc(h.n * h.n),
-        cublas(stream, false), cublas_tf32(stream, true) {
+      : a(h.n * h.n),
+        b(h.n * h.n),
+        c(h.n * h.n),
+        ha(h.n * h.n),
+        hb(h.n * h.n),
+        hc(h.n * h.n),
+        cublas(stream, false),
+        cublas_tf32(stream, true) {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
@@ -78,9 +85,16 @@ GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
   const HostData& h = host_data(n);
   const std::size_t count = n * n;
   return {
-      .poison = [&d] { poison_device(d.c, d.stream); poison(d.hc.span()); },
-      .upload = [&d, count] { copy_to_device(d.a.data(), d.ha.data(), count, d.stream);
-                              copy_to_device(d.b.data(), d.hb.data(), count, d.stream); },
+      .poison =
+          [&d] {
+            poison_device(d.c, d.stream);
+            poison(d.hc.span());
+          },
+      .upload =
+          [&d, count] {
+            copy_to_device(d.a.data(), d.ha.data(), count, d.stream);
+            copy_to_device(d.b.data(), d.hb.data(), count, d.stream);
+          },
       .compute = std::move(compute),
       .download = [&d, count] { copy_to_host(d.hc.data(), d.c.data(), count, d.stream); },
       .check = [&d, &h] { return check(std::span<const float>(d.hc.span()), h.ref); },
@@ -94,18 +108,20 @@ using Stats2d = gpu::KernelStats (*)(std::size_t, Block2);
 // A and B, multiply, download C).
 void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, Block2 block,
                  Mode mode, Launch2d launch, Stats2d stats, bool (*supported)(Block2)) {
-  const auto name = bench_name("sgemm", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  const auto name =
+      bench_name("sgemm", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (supported && !supported(block)) {
-      skip(state, impl + " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
-                         "element of a square tile)");
+      skip(state, impl +
+                      " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
+                      "element of a square tile)");
       return;
     }
     if (!check_block(state, block.threads())) return;
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n, block, launch] {
-      launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
-    }));
+                    launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
+                  }));
     record_kernel(state, stats(n, block));
     set_work(state, work(n), Side::gpu);
   });
@@ -113,13 +129,14 @@ void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, B
 
 // cuda_optimized: register-tiled kernel, fixed 256-thread blocks (the tiling fixes them).
 void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto name = bench_name("sgemm", "cuda_optimized",
-                               {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}, {"mode", mode_name(mode)}});
+  const auto name =
+      bench_name("sgemm", "cuda_optimized",
+                 {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n] {
-      gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
-    }));
+                    gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
+                  }));
     record_kernel(state, gpu::sgemm_cuda_optimized_stats(n));
     set_work(state, work(n), Side::gpu);
   });
@@ -128,12 +145,14 @@ void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
 // cublas (full FP32) and cublas_tf32 (TF32 tensor cores, validated with the looser TF32
 // tolerance): the vendor reference lines.
 void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
-  const auto name = bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
+  const auto name =
+      bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     DeviceData& d = device_data(n);
     const gpu::CublasSgemm& handle = tf32 ? d.cublas_tf32 : d.cublas;
-    run_gpu_modes(state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
-                  stages(d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }));
+    run_gpu_modes(
+        state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
+        stages(d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }));
     state.counters["tf32"] = tf32 ? 1 : 0;
     set_work(state, work(n), Side::gpu);
   });
@@ -162,6 +181,7 @@ void register_benchmarks(const RunConfig& cfg) {
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("sgemm", "C = A * B, square float32: compute-bound, vs cuBLAS", register_benchmarks);
+TWINBENCH_WORKLOAD("sgemm", "C = A * B, square float32: compute-bound, vs cuBLAS",
+                   register_benchmarks);
 
 }  // namespace tb::sgemm

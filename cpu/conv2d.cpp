@@ -68,13 +68,15 @@ std::vector<float> outer(const std::vector<float>& g) {
 
 void serial(const float* in, float* out, int w, int h, const float* filter, int f) {
   check_args(w, h, f);
-  for (int y = 0; y < h; ++y) filter_row(in, out + static_cast<std::size_t>(y) * w, w, h, y, filter, f);
+  for (int y = 0; y < h; ++y)
+    filter_row(in, out + static_cast<std::size_t>(y) * w, w, h, y, filter, f);
 }
 
 void omp(const float* in, float* out, int w, int h, const float* filter, int f) {
   check_args(w, h, f);
 #pragma omp parallel for schedule(static)
-  for (int y = 0; y < h; ++y) filter_row(in, out + static_cast<std::size_t>(y) * w, w, h, y, filter, f);
+  for (int y = 0; y < h; ++y)
+    filter_row(in, out + static_cast<std::size_t>(y) * w, w, h, y, filter, f);
 }
 
 }  // namespace tb::conv2d

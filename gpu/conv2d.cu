@@ -39,7 +39,8 @@ __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restr
   float acc = 0.f;
   for (int dy = 0; dy < f; ++dy) {
     const float* src = in + static_cast<std::size_t>(clamp_to(y + dy - r, h - 1)) * w;
-    for (int dx = 0; dx < f; ++dx) acc = fmaf(filter[dy * f + dx], src[clamp_to(x + dx - r, w - 1)], acc);
+    for (int dx = 0; dx < f; ++dx)
+      acc = fmaf(filter[dy * f + dx], src[clamp_to(x + dx - r, w - 1)], acc);
   }
   out[static_cast<std::size_t>(y) * w + x] = acc;
 }
@@ -143,7 +144,8 @@ __global__ void conv2d_separable_kernel(const float* __restrict__ in, float* __r
 
 void check_args(int w, int h, int f, Block2 block) {
   if (w <= 0 || h <= 0) throw std::invalid_argument("conv2d: empty image");
-  if (!conv2d_filter_supported(f)) throw std::invalid_argument("conv2d: filter size must be 3, 5 or 7");
+  if (!conv2d_filter_supported(f))
+    throw std::invalid_argument("conv2d: filter size must be 3, 5 or 7");
   if (block.x <= 0 || block.y <= 0) throw std::invalid_argument("conv2d: empty block");
 }
 
@@ -171,24 +173,29 @@ template <class Kernel>
 void allow_smem(Kernel kernel, std::size_t bytes) {
   if (bytes <= 48 * 1024) return;
   CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)));
 }
 
 template <class Fn>
 auto by_filter(int f, Fn&& fn) {
   switch (f) {
-    case 3: return fn(std::integral_constant<int, 3>{});
-    case 5: return fn(std::integral_constant<int, 5>{});
-    default: return fn(std::integral_constant<int, 7>{});
+    case 3:
+      return fn(std::integral_constant<int, 3>{});
+    case 5:
+      return fn(std::integral_constant<int, 5>{});
+    default:
+      return fn(std::integral_constant<int, 7>{});
   }
 }
 
-void set_constant(const void* symbol, std::atomic<int>& loaded, const float* host, std::size_t count,
-                  int f, cudaStream_t stream) {
-  if (!conv2d_filter_supported(f)) throw std::invalid_argument("conv2d: filter size must be 3, 5 or 7");
+void set_constant(const void* symbol, std::atomic<int>& loaded, const float* host,
+                  std::size_t count, int f, cudaStream_t stream) {
+  if (!conv2d_filter_supported(f))
+    throw std::invalid_argument("conv2d: filter size must be 3, 5 or 7");
   // From pageable memory the copy is staged before the call returns, so `host` may go away.
-  CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, host, count * sizeof(float), 0,
-                                     cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, host, count * sizeof(float), 0, cudaMemcpyHostToDevice,
+                                     stream));
   loaded = f;
 }
 
@@ -205,8 +212,8 @@ bool conv2d_filter_supported(int f) { return f == 3 || f == 5 || f == 7; }
 void conv2d_cuda_naive(const float* in, float* out, int w, int h, const float* filter, int f,
                        Block2 block, cudaStream_t stream) {
   check_args(w, h, f, block);
-  conv2d_naive_kernel<<<make_grid(w, h, block, 1), dim3(block.x, block.y), 0, stream>>>(in, out, w, h,
-                                                                                     filter, f);
+  conv2d_naive_kernel<<<make_grid(w, h, block, 1), dim3(block.x, block.y), 0, stream>>>(
+      in, out, w, h, filter, f);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -240,7 +247,8 @@ KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block) {
   return by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
     allow_smem(conv2d_tiled_kernel<F>, smem);
-    return kernel_stats(conv2d_tiled_kernel<F>, block.threads(), static_cast<long long>(g.x) * g.y, smem);
+    return kernel_stats(conv2d_tiled_kernel<F>, block.threads(), static_cast<long long>(g.x) * g.y,
+                        smem);
   });
 }
 
@@ -269,8 +277,8 @@ KernelStats conv2d_cuda_separable_stats(int w, int h, int f, Block2 block) {
   return by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
     allow_smem(conv2d_separable_kernel<F>, smem);
-    return kernel_stats(conv2d_separable_kernel<F>, block.threads(), static_cast<long long>(g.x) * g.y,
-                        smem);
+    return kernel_stats(conv2d_separable_kernel<F>, block.threads(),
+                        static_cast<long long>(g.x) * g.y, smem);
   });
 }
 

@@ -199,7 +199,8 @@ __global__ void __launch_bounds__(opt::kThreads, 2)
 
 int checked_n(std::size_t n) {
   // cuBLAS takes int dimensions, and the kernels index rows with int.
-  if (n > static_cast<std::size_t>(INT_MAX)) throw std::invalid_argument("sgemm: n exceeds INT_MAX");
+  if (n > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("sgemm: n exceeds INT_MAX");
   return static_cast<int>(n);
 }
 
@@ -253,9 +254,15 @@ void sgemm_cuda_tiled(const float* a, const float* b, float* c, std::size_t n, B
   if (!sgemm_cuda_tiled_supported(block))
     throw std::invalid_argument("sgemm_cuda_tiled: block must be 8x8, 16x16 or 32x32");
   switch (block.x) {
-    case 8: launch_tiled<8>(a, b, c, n, stream); break;
-    case 16: launch_tiled<16>(a, b, c, n, stream); break;
-    default: launch_tiled<32>(a, b, c, n, stream); break;
+    case 8:
+      launch_tiled<8>(a, b, c, n, stream);
+      break;
+    case 16:
+      launch_tiled<16>(a, b, c, n, stream);
+      break;
+    default:
+      launch_tiled<32>(a, b, c, n, stream);
+      break;
   }
 }
 
@@ -263,9 +270,12 @@ KernelStats sgemm_cuda_tiled_stats(std::size_t n, Block2 block) {
   const dim3 g = grid_2d(n, block.x, block.y);
   const long long blocks = static_cast<long long>(g.x) * g.y;
   switch (block.x) {
-    case 8: return kernel_stats(sgemm_tiled_kernel<8>, 64, blocks);
-    case 16: return kernel_stats(sgemm_tiled_kernel<16>, 256, blocks);
-    default: return kernel_stats(sgemm_tiled_kernel<32>, 1024, blocks);
+    case 8:
+      return kernel_stats(sgemm_tiled_kernel<8>, 64, blocks);
+    case 16:
+      return kernel_stats(sgemm_tiled_kernel<16>, 256, blocks);
+    default:
+      return kernel_stats(sgemm_tiled_kernel<32>, 1024, blocks);
   }
 }
 
@@ -329,9 +339,9 @@ void CublasSgemm::run(const float* a, const float* b, float* c, std::size_t n) c
   const float beta = 0.f;
   // cuBLAS is column-major: a row-major matrix is its transpose there, so the row-major
   // C = A * B is the column-major C^T = B^T * A^T, i.e. B passed first.
-  check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m, &beta,
-                           c, m),
-               "cublasSgemm");
+  check_cublas(
+      cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m, &beta, c, m),
+      "cublasSgemm");
 }
 
 }  // namespace tb::gpu

@@ -25,8 +25,15 @@ struct Case {
   int w, h, f;
   std::vector<float> in, filter, gauss, gauss_2d, ref, ref_separable;
   Case(Dims2 d, int f_)
-      : w(d.w), h(d.h), f(f_), in(static_cast<std::size_t>(w) * h), filter(random_filter(f, kSeed + f)),
-        gauss(gaussian_1d(f)), gauss_2d(outer(gauss)), ref(in.size()), ref_separable(in.size()) {
+      : w(d.w),
+        h(d.h),
+        f(f_),
+        in(static_cast<std::size_t>(w) * h),
+        filter(random_filter(f, kSeed + f)),
+        gauss(gaussian_1d(f)),
+        gauss_2d(outer(gauss)),
+        ref(in.size()),
+        ref_separable(in.size()) {
     fill_uniform(std::span<float>(in), kSeed, 0.f, 1.f);
     serial(in.data(), ref.data(), w, h, filter.data(), f);
     serial(in.data(), ref_separable.data(), w, h, gauss_2d.data(), f);
@@ -34,8 +41,9 @@ struct Case {
 };
 
 bool matches(const std::vector<float>& got, const std::vector<float>& ref) {
-  return passes(compare(std::span<const float>(got), std::span<const float>(ref), kTolerance.scale_floor),
-                kTolerance);
+  return passes(
+      compare(std::span<const float>(got), std::span<const float>(ref), kTolerance.scale_floor),
+      kTolerance);
 }
 
 // The definition, pixel by pixel, in double: clamp-to-edge correlation.
@@ -53,7 +61,8 @@ TEST(Conv2d, SerialIsClampedCorrelation) {
               const int sx = std::clamp(x + dx - r, 0, c.w - 1);
               sum += double(c.filter[dy * f + dx]) * c.in[sy * c.w + sx];
             }
-          EXPECT_NEAR(c.ref[y * c.w + x], sum, 1e-6) << d.w << "x" << d.h << " f=" << f << " " << x << "," << y;
+          EXPECT_NEAR(c.ref[y * c.w + x], sum, 1e-6)
+              << d.w << "x" << d.h << " f=" << f << " " << x << "," << y;
         }
       }
     }
@@ -107,9 +116,11 @@ void expect_gpu_matches(Kind kind) {
       if (kind == Kind::separable) gpu::conv2d_set_separable_filter(c.gauss.data(), f, s);
       for (Block2 b : blocks()) {
         CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
-        if (kind == Kind::naive) gpu::conv2d_cuda_naive(din.data(), dout.data(), c.w, c.h, dfilter.data(), f, b, s);
+        if (kind == Kind::naive)
+          gpu::conv2d_cuda_naive(din.data(), dout.data(), c.w, c.h, dfilter.data(), f, b, s);
         if (kind == Kind::tiled) gpu::conv2d_cuda_tiled(din.data(), dout.data(), c.w, c.h, f, b, s);
-        if (kind == Kind::separable) gpu::conv2d_cuda_separable(din.data(), dout.data(), c.w, c.h, f, b, s);
+        if (kind == Kind::separable)
+          gpu::conv2d_cuda_separable(din.data(), dout.data(), c.w, c.h, f, b, s);
         s.synchronize();
         std::vector<float> out(c.in.size());
         download(std::span<float>(out), dout);
@@ -143,7 +154,8 @@ TEST(Conv2dGpu, TiledRefusesAStaleFilter) {
   auto din = upload(std::span<const float>(c.in));
   DeviceBuffer<float> dout(c.in.size());
   gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
-  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 5, {16, 16}, s), std::logic_error);
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 5, {16, 16}, s),
+               std::logic_error);
   s.synchronize();
 }
 #endif

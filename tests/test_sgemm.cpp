@@ -111,9 +111,12 @@ TEST(SgemmGpu, NaiveMatchesReference) {
   TB_REQUIRE_GPU();
   Stream s;
   for (Block2 block : test_blocks_2d()) {
-    expect_gpu_matches(s, [block](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
-      gpu::sgemm_cuda_naive(a, b, c, n, block, st);
-    }, "naive " + std::to_string(block.x) + "x" + std::to_string(block.y));
+    expect_gpu_matches(
+        s,
+        [block](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
+          gpu::sgemm_cuda_naive(a, b, c, n, block, st);
+        },
+        "naive " + std::to_string(block.x) + "x" + std::to_string(block.y));
   }
 }
 
@@ -122,9 +125,12 @@ TEST(SgemmGpu, TiledMatchesReference) {
   Stream s;
   for (Block2 block : test_blocks_2d()) {
     if (!gpu::sgemm_cuda_tiled_supported(block)) continue;
-    expect_gpu_matches(s, [block](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
-      gpu::sgemm_cuda_tiled(a, b, c, n, block, st);
-    }, "tiled " + std::to_string(block.x));
+    expect_gpu_matches(
+        s,
+        [block](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
+          gpu::sgemm_cuda_tiled(a, b, c, n, block, st);
+        },
+        "tiled " + std::to_string(block.x));
   }
   EXPECT_FALSE(gpu::sgemm_cuda_tiled_supported({32, 8}));
 }
@@ -132,9 +138,12 @@ TEST(SgemmGpu, TiledMatchesReference) {
 TEST(SgemmGpu, OptimizedMatchesReference) {
   TB_REQUIRE_GPU();
   Stream s;
-  expect_gpu_matches(s, [](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
-    gpu::sgemm_cuda_optimized(a, b, c, n, st);
-  }, "optimized");
+  expect_gpu_matches(
+      s,
+      [](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
+        gpu::sgemm_cuda_optimized(a, b, c, n, st);
+      },
+      "optimized");
 }
 
 // A base that is not 16-byte aligned must take the scalar-load path, not fault.
@@ -157,12 +166,18 @@ TEST(SgemmGpu, CublasMatchesReference) {
   TB_REQUIRE_GPU();
   Stream s;
   gpu::CublasSgemm fp32(s, false), tf32(s, true);
-  expect_gpu_matches(s, [&](const float* a, const float* b, float* c, std::size_t n, cudaStream_t) {
-    fp32.run(a, b, c, n);
-  }, "cublas");
-  expect_gpu_matches(s, [&](const float* a, const float* b, float* c, std::size_t n, cudaStream_t) {
-    tf32.run(a, b, c, n);
-  }, "cublas_tf32", true);
+  expect_gpu_matches(
+      s,
+      [&](const float* a, const float* b, float* c, std::size_t n, cudaStream_t) {
+        fp32.run(a, b, c, n);
+      },
+      "cublas");
+  expect_gpu_matches(
+      s,
+      [&](const float* a, const float* b, float* c, std::size_t n, cudaStream_t) {
+        tf32.run(a, b, c, n);
+      },
+      "cublas_tf32", true);
 }
 #endif
 
