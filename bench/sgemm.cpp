@@ -6,6 +6,7 @@
 #include "cpu/sgemm.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
@@ -60,17 +61,10 @@ struct DeviceData {
   Stream stream;
   DeviceBuffer<float> a, b, c;
   PinnedBuffer<float> ha, hb, hc;
-  // Created once per size, outside every timed region, and bound to `stream`.
-  gpu::CublasSgemm cublas, cublas_tf32;
+  // Created on first use (outside every timed region), once per size, bound to `stream`.
+  std::unique_ptr<gpu::CublasSgemm> cublas, cublas_tf32;
   explicit DeviceData(const HostData& h)
-      : a(h.n * h.n),
-        b(h.n * h.n),
-        c(h.n * h.n),
-        ha(h.n * h.n),
-        hb(h.n * h.n),
-        hc(h.n * h.n),
-        cublas(stream, false),
-        cublas_tf32(stream, true) {
+      : a(h.n * h.n), b(h.n * h.n), c(h.n * h.n), ha(h.n * h.n), hb(h.n * h.n), hc(h.n * h.n) {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
@@ -148,8 +142,14 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
   const auto name =
       bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!gpu::cublas_unavailable_reason().empty()) {
+      skip(state, gpu::cublas_unavailable_reason());
+      return;
+    }
     DeviceData& d = device_data(n);
-    const gpu::CublasSgemm& handle = tf32 ? d.cublas_tf32 : d.cublas;
+    auto& slot = tf32 ? d.cublas_tf32 : d.cublas;
+    if (!slot) slot = std::make_unique<gpu::CublasSgemm>(d.stream, tf32);
+    const gpu::CublasSgemm& handle = *slot;
     run_gpu_modes(
         state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
         stages(d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }));

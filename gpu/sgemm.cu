@@ -1,4 +1,5 @@
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <climits>
 #include <cstdint>
@@ -224,9 +225,61 @@ void launch_tiled(const float* a, const float* b, float* c, std::size_t n, cudaS
   CUDA_CHECK_LAUNCH();
 }
 
+// cuBLAS is loaded at run time, not linked: the binary then starts on a machine without
+// libcublas (the bundle carries only libbenchmark, and libcublasLt alone is ~500 MB), and only
+// the cublas variants skip there, with the reason.
+struct CublasApi {
+  std::string error;  // empty when every entry point was found
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+};
+
+template <class Fn>
+bool find_symbol(void* lib, const char* name, Fn& fn, std::string& error) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn) error = std::string("cuBLAS has no ") + name;
+  return fn != nullptr;
+}
+
+CublasApi load_cublas() {
+  CublasApi api;
+  // The major version the header was built against first; a later one keeps these entry points.
+  const std::string own = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+  void* lib = nullptr;
+  std::string tried;
+  for (const std::string& name :
+       {own, "/usr/local/cuda/lib64/" + own, std::string("libcublas.so")}) {
+    lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: handles outlive main
+    if (lib) break;
+    const char* why = dlerror();
+    tried += (tried.empty() ? "" : "; ") + std::string(why ? why : name);
+  }
+  if (!lib) {
+    api.error = "cuBLAS not available: " + tried;
+    return api;
+  }
+  (void)(find_symbol(lib, "cublasCreate_v2", api.create, api.error) &&
+         find_symbol(lib, "cublasDestroy_v2", api.destroy, api.error) &&
+         find_symbol(lib, "cublasSetStream_v2", api.set_stream, api.error) &&
+         find_symbol(lib, "cublasSetMathMode", api.set_math_mode, api.error) &&
+         find_symbol(lib, "cublasSgemm_v2", api.sgemm, api.error) &&
+         find_symbol(lib, "cublasGetStatusString", api.status_string, api.error));
+  return api;
+}
+
+const CublasApi& cublas_api() {
+  static const CublasApi api = load_cublas();
+  return api;
+}
+
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status));
+    throw std::runtime_error(std::string("cuBLAS: ") + what + ": " +
+                             cublas_api().status_string(status));
 }
 
 }  // namespace
@@ -297,13 +350,17 @@ KernelStats sgemm_cuda_optimized_stats(std::size_t n) {
                       static_cast<long long>(g.x) * g.y);
 }
 
+const std::string& cublas_unavailable_reason() { return cublas_api().error; }
+
 CublasSgemm::CublasSgemm(cudaStream_t stream, bool tf32) {
+  const CublasApi& api = cublas_api();
+  if (!api.error.empty()) throw std::runtime_error(api.error);
   cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
+  check_cublas(api.create(&h), "cublasCreate");
   handle_ = h;
   try {
-    check_cublas(cublasSetStream(h, stream), "cublasSetStream");
-    check_cublas(cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
+    check_cublas(api.set_stream(h, stream), "cublasSetStream");
+    check_cublas(api.set_math_mode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
                  "cublasSetMathMode");
   } catch (...) {
     release();
@@ -325,9 +382,9 @@ CublasSgemm::~CublasSgemm() { release(); }
 
 void CublasSgemm::release() noexcept {
   if (handle_) {
-    const cublasStatus_t s = cublasDestroy(handle_);
+    const cublasStatus_t s = cublas_api().destroy(handle_);
     if (s != CUBLAS_STATUS_SUCCESS)
-      std::fprintf(stderr, "cuBLAS: cublasDestroy: %s\n", cublasGetStatusString(s));
+      std::fprintf(stderr, "cuBLAS: cublasDestroy: %s\n", cublas_api().status_string(s));
   }
   handle_ = nullptr;
 }
@@ -339,9 +396,9 @@ void CublasSgemm::run(const float* a, const float* b, float* c, std::size_t n) c
   const float beta = 0.f;
   // cuBLAS is column-major: a row-major matrix is its transpose there, so the row-major
   // C = A * B is the column-major C^T = B^T * A^T, i.e. B passed first.
-  check_cublas(
-      cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m, &beta, c, m),
-      "cublasSgemm");
+  check_cublas(cublas_api().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m,
+                                  &beta, c, m),
+               "cublasSgemm");
 }
 
 }  // namespace tb::gpu

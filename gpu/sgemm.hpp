@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <string>
 
 #include "common/workload.hpp"
 #include "gpu/kernel_stats.hpp"
@@ -31,6 +32,10 @@ constexpr int kSgemmOptimizedThreads = 256;
 void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t n,
                           cudaStream_t stream);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
+
+// Empty when cuBLAS could be loaded (it is opened at run time, so the binary does not need it
+// to start); otherwise why not.
+const std::string& cublas_unavailable_reason();
 
 // A cuBLAS handle bound to one stream, created once outside any timed region. `tf32` selects
 // CUBLAS_TF32_TENSOR_OP_MATH (tensor cores, 10-bit mantissa inputs); otherwise

@@ -164,6 +164,7 @@ TEST(SgemmGpu, OptimizedUnalignedFallsBack) {
 
 TEST(SgemmGpu, CublasMatchesReference) {
   TB_REQUIRE_GPU();
+  if (!gpu::cublas_unavailable_reason().empty()) GTEST_SKIP() << gpu::cublas_unavailable_reason();
   Stream s;
   gpu::CublasSgemm fp32(s, false), tf32(s, true);
   expect_gpu_matches(
