@@ -1,0 +1,186 @@
+// conv2d benchmarks: a 3840x2160 (--image=WxH) single-channel float32 image filtered with an
+// f x f kernel, f = 3, 5, 7, borders clamp-to-edge. Bytes model: one read and one write per
+// pixel (8 B/pixel; the halo comes from cache); FLOP model: 2 f^2 per pixel (one FMA per tap of
+// the direct 2D filter; cuda_separable reports the same 2D-equivalent count). serial, omp,
+// cuda_naive and cuda_tiled use a seeded random filter; cuda_separable uses a Gaussian
+// g and is checked against the serial 2D filter outer(g).
+#include "cpu/conv2d.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/conv2d.hpp"
+#endif
+
+namespace tb::conv2d {
+namespace {
+
+using Key = std::tuple<int, int, int>;  // w, h, f
+
+struct HostData {
+  int w, h, f;
+  std::size_t px;
+  HostArray<float> in, out, ref, ref_separable;
+  std::vector<float> filter, gauss, gauss_2d;
+  HostData(int w_, int h_, int f_)
+      : w(w_),
+        h(h_),
+        f(f_),
+        px(static_cast<std::size_t>(w) * h),
+        in(px),
+        out(px),
+        ref(px),
+        ref_separable(px),
+        filter(random_filter(f, kSeed + 100 + f)),
+        gauss(gaussian_1d(f)),
+        gauss_2d(outer(gauss)) {
+    fill_uniform(in.span(), kSeed, 0.f, 1.f);
+    omp(in.data(), out.data(), w, h, filter.data(), f);  // first-touch out in parallel
+    serial(in.data(), ref.data(), w, h, filter.data(), f);
+    serial(in.data(), ref_separable.data(), w, h, gauss_2d.data(), f);
+  }
+};
+
+HostData& host_data(Dims2 d, int f) {
+  static SingleSlot<Key, HostData> slot;
+  return slot.get(Key{d.w, d.h, f}, [d, f] { return HostData(d.w, d.h, f); });
+}
+
+std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_string(d.h); }
+
+using CpuImpl = void (*)(const float*, float*, int, int, const float*, int);
+
+// serial / omp: one filtered image per iteration, wall-clock time.
+void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, int f, CpuImpl impl) {
+  add_cpu_benchmark(cfg, name, [dims, f, impl](benchmark::State& state) {
+    HostData& d = host_data(dims, f);
+    const bool ok = validate_once(state, kTolerance, [&] {
+      poison(d.out.span());
+      impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
+      return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()),
+                     kTolerance.scale_floor);
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, work(dims, f), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<float> in, out, filter;
+  PinnedBuffer<float> hin, hout;
+  explicit DeviceData(const HostData& h)
+      : in(h.px),
+        out(h.px),
+        filter(upload(std::span<const float>(h.filter))),
+        hin(h.px),
+        hout(h.px) {
+    std::copy(h.in.begin(), h.in.end(), hin.data());
+  }
+};
+
+DeviceData& device_data(Dims2 d, int f) {
+  static SingleSlot<Key, DeviceData> slot;
+  return slot.get(Key{d.w, d.h, f}, [d, f] { return DeviceData(host_data(d, f)); });
+}
+
+enum class Kind { naive, tiled, separable };
+const char* impl_name(Kind k) {
+  return k == Kind::naive ? "cuda_naive" : (k == Kind::tiled ? "cuda_tiled" : "cuda_separable");
+}
+
+// cuda_naive / cuda_tiled / cuda_separable with a 2D block; kernel or e2e (upload the image,
+// filter, download the result). The filters are loaded into constant memory before timing.
+void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
+  const auto name = bench_name(
+      "conv2d", impl_name(kind),
+      {{"image", image_arg(dims)}, {"filter", f}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, block.threads())) return;
+    HostData& h = host_data(dims, f);
+    DeviceData& d = device_data(dims, f);
+    if (kind == Kind::tiled) gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
+    if (kind == Kind::separable) gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
+    const HostArray<float>& ref = kind == Kind::separable ? h.ref_separable : h.ref;
+    const std::size_t px = h.px;
+    const GpuStages s{
+        .poison =
+            [&d] {
+              poison_device(d.out, d.stream);
+              poison(d.hout.span());
+            },
+        .upload = [&d, px] { copy_to_device(d.in.data(), d.hin.data(), px, d.stream); },
+        .compute =
+            [&d, &h, kind, block] {
+              switch (kind) {
+                case Kind::naive:
+                  gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f,
+                                         block, d.stream);
+                  break;
+                case Kind::tiled:
+                  gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
+                  break;
+                case Kind::separable:
+                  gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
+                                             d.stream);
+                  break;
+              }
+            },
+        .download = [&d, px] { copy_to_host(d.hout.data(), d.out.data(), px, d.stream); },
+        .check =
+            [&d, &ref] {
+              return compare(std::span<const float>(d.hout.span()), ref.span(),
+                             kTolerance.scale_floor);
+            },
+    };
+    run_gpu_modes(state, mode, d.stream, kTolerance, s);
+    switch (kind) {
+      case Kind::naive:
+        record_kernel(state, gpu::conv2d_cuda_naive_stats(h.w, h.h, f, block));
+        break;
+      case Kind::tiled:
+        record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block));
+        break;
+      case Kind::separable:
+        record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
+        break;
+    }
+    set_work(state, work(dims, f), Side::gpu);
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  const Dims2 dims = image_dims(cfg, kImage, kQuickImage);
+  for (int f : kFilterSizes) {
+    add_cpu(cfg, bench_name("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
+            f, serial);
+    add_cpu(cfg,
+            bench_name("conv2d", "omp",
+                       {{"image", image_arg(dims)}, {"filter", f}, {"threads", omp_threads()}}),
+            dims, f, omp);
+#if TWINBENCH_HAVE_CUDA
+    for (Mode mode : kModes)
+      for (Block2 block : block_sweep_2d(cfg))
+        for (Kind kind : {Kind::naive, Kind::tiled, Kind::separable})
+          add_cuda(cfg, kind, dims, f, block, mode);
+#endif
+  }
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("conv2d", "f x f filter of a float32 image, clamp-to-edge borders",
+                   register_benchmarks);
+
+}  // namespace tb::conv2d

@@ -1,0 +1,187 @@
+// sgemm benchmarks: C = A * B, square float32, row-major. FLOP model 2n^3 (a multiply and an
+// add per term); bytes model 3 * 4 * n^2 (read A and B once, write C once: the minimum, so
+// bytes_per_second is a floor, not the traffic). n = 1024 (the article's; 12 MiB, inside the
+// GPU's L2) and 4096 (192 MiB). Every variant is checked against a float64 reference with a
+// tolerance that grows with n (see cpu/sgemm.hpp).
+#include "cpu/sgemm.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/sgemm.hpp"
+#endif
+
+namespace tb::sgemm {
+namespace {
+
+struct HostData {
+  std::size_t n;
+  HostArray<float> a, b, out;
+  Reference ref;
+  explicit HostData(std::size_t n_) : n(n_), a(n * n), b(n * n), out(n * n) {
+    fill_uniform(a.span(), kSeed, -1.f, 1.f);
+    fill_uniform(b.span(), kSeed + 1, -1.f, 1.f);
+    omp(a.data(), b.data(), out.data(), n);  // first-touch out in parallel
+    ref = reference(a.data(), b.data(), n);
+  }
+};
+
+HostData& host_data(std::size_t n) {
+  static SingleSlot<std::size_t, HostData> slot;
+  return slot.get(n, [n] { return HostData(n); });
+}
+
+using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
+
+// serial / omp: one n x n product per iteration, wall-clock time.
+void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+    HostData& d = host_data(n);
+    const bool ok = validate_once(state, tolerance(n), [&] {
+      poison(d.out.span());
+      impl(d.a.data(), d.b.data(), d.out.data(), n);
+      return check(d.out.span(), d.ref);
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      impl(d.a.data(), d.b.data(), d.out.data(), n);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, work(n), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<float> a, b, c;
+  PinnedBuffer<float> ha, hb, hc;
+  // Created on first use (outside every timed region), once per size, bound to `stream`.
+  std::unique_ptr<gpu::CublasSgemm> cublas, cublas_tf32;
+  explicit DeviceData(const HostData& h)
+      : a(h.n * h.n), b(h.n * h.n), c(h.n * h.n), ha(h.n * h.n), hb(h.n * h.n), hc(h.n * h.n) {
+    std::copy(h.a.begin(), h.a.end(), ha.data());
+    std::copy(h.b.begin(), h.b.end(), hb.data());
+  }
+};
+
+DeviceData& device_data(std::size_t n) {
+  static SingleSlot<std::size_t, DeviceData> slot;
+  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+}
+
+GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
+  const HostData& h = host_data(n);
+  const std::size_t count = n * n;
+  return {
+      .poison =
+          [&d] {
+            poison_device(d.c, d.stream);
+            poison(d.hc.span());
+          },
+      .upload =
+          [&d, count] {
+            copy_to_device(d.a.data(), d.ha.data(), count, d.stream);
+            copy_to_device(d.b.data(), d.hb.data(), count, d.stream);
+          },
+      .compute = std::move(compute),
+      .download = [&d, count] { copy_to_host(d.hc.data(), d.c.data(), count, d.stream); },
+      .check = [&d, &h] { return check(std::span<const float>(d.hc.span()), h.ref); },
+  };
+}
+
+using Launch2d = void (*)(const float*, const float*, float*, std::size_t, Block2, cudaStream_t);
+using Stats2d = gpu::KernelStats (*)(std::size_t, Block2);
+
+// cuda_naive / cuda_tiled: one product per iteration with a 2D block; kernel or e2e (upload
+// A and B, multiply, download C).
+void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, Block2 block,
+                 Mode mode, Launch2d launch, Stats2d stats, bool (*supported)(Block2)) {
+  const auto name =
+      bench_name("sgemm", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (supported && !supported(block)) {
+      skip(state, impl +
+                      " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
+                      "element of a square tile)");
+      return;
+    }
+    if (!check_block(state, block.threads())) return;
+    DeviceData& d = device_data(n);
+    run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n, block, launch] {
+                    launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
+                  }));
+    record_kernel(state, stats(n, block));
+    set_work(state, work(n), Side::gpu);
+  });
+}
+
+// cuda_optimized: register-tiled kernel, fixed 256-thread blocks (the tiling fixes them).
+void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
+  const auto name =
+      bench_name("sgemm", "cuda_optimized",
+                 {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    DeviceData& d = device_data(n);
+    run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n] {
+                    gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
+                  }));
+    record_kernel(state, gpu::sgemm_cuda_optimized_stats(n));
+    set_work(state, work(n), Side::gpu);
+  });
+}
+
+// cublas (full FP32) and cublas_tf32 (TF32 tensor cores, validated with the looser TF32
+// tolerance): the vendor reference lines.
+void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
+  const auto name =
+      bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!gpu::cublas_unavailable_reason().empty()) {
+      skip(state, gpu::cublas_unavailable_reason());
+      return;
+    }
+    DeviceData& d = device_data(n);
+    auto& slot = tf32 ? d.cublas_tf32 : d.cublas;
+    if (!slot) slot = std::make_unique<gpu::CublasSgemm>(d.stream, tf32);
+    const gpu::CublasSgemm& handle = *slot;
+    run_gpu_modes(
+        state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
+        stages(d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }));
+    state.counters["tf32"] = tf32 ? 1 : 0;
+    set_work(state, work(n), Side::gpu);
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
+    if (n <= kSerialMaxSize) add_cpu(cfg, bench_name("sgemm", "serial", {{"n", n}}), n, serial);
+    add_cpu(cfg, bench_name("sgemm", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+#if TWINBENCH_HAVE_CUDA
+    for (Mode mode : kModes) {
+      for (Block2 block : block_sweep_2d(cfg)) {
+        add_cuda_2d(cfg, "cuda_naive", n, block, mode, gpu::sgemm_cuda_naive,
+                    gpu::sgemm_cuda_naive_stats, nullptr);
+        add_cuda_2d(cfg, "cuda_tiled", n, block, mode, gpu::sgemm_cuda_tiled,
+                    gpu::sgemm_cuda_tiled_stats, gpu::sgemm_cuda_tiled_supported);
+      }
+      add_cuda_optimized(cfg, n, mode);
+      add_cublas(cfg, n, mode, false);
+      add_cublas(cfg, n, mode, true);
+    }
+#endif
+  }
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("sgemm", "C = A * B, square float32: compute-bound, vs cuBLAS",
+                   register_benchmarks);
+
+}  // namespace tb::sgemm

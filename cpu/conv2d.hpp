@@ -1,0 +1,54 @@
+#pragma once
+// conv2d: a single-channel float32 image filtered by an f x f kernel (f = 3, 5, 7), borders
+// clamp-to-edge (a tap outside the image reads the nearest edge pixel). Computed as a
+// correlation: out(y, x) = sum_{dy, dx} k(dy, dx) * in(y + dy - r, x + dx - r), r = f / 2.
+// Memory-bound on the GPU for these filter sizes (25 FMAs per 8 bytes at 5x5), compute-bound
+// on the CPU.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "common/validate.hpp"
+#include "common/workload.hpp"
+
+namespace tb::conv2d {
+
+constexpr std::uint64_t kSeed = 0x5eed0601;
+// 4K UHD, the article's: 33 MB per image, 66 MB read + written (above the 50 MB L2).
+constexpr Dims2 kImage{3840, 2160};
+constexpr Dims2 kQuickImage{256, 128};
+constexpr int kFilterSizes[] = {3, 5, 7};  // 5 is the article's
+constexpr int kMaxFilter = 7;
+
+// Inputs lie in (0, 1) and every filter has non-negative weights summing to 1, so
+// sum |k| * |in| <= 1 for every pixel: a fp32 sum of f^2 <= 49 products is within
+// gamma_49 ~ 49 * 2^-24 ~ 3e-6 of the exact value in absolute terms, whatever the order of the
+// taps or the use of FMA (the separable pass adds one more such bound, and the 2D weights of the
+// separable reference are one rounding away from the outer product: both ~1e-7). A relative
+// 1e-5 with a floor of 1 (that bound on sum |k * in|) leaves a factor ~3, while a dropped or
+// misplaced tap (weights ~1/f^2, pixel differences ~0.5) shows as ~1e-2.
+constexpr Tolerance kTolerance{.rel = 1e-5, .scale_floor = 1.0};
+
+inline WorkModel work(Dims2 d, int f) {
+  const double px = static_cast<double>(d.w) * d.h;
+  // One read and one write per pixel (8 bytes): the halo is re-read from cache, not DRAM.
+  // 2 FLOPs per tap of the direct 2D filter (the separable variant does fewer; its FLOP rate is
+  // the 2D-equivalent rate).
+  return {.bytes = 8.0 * px, .flops = 2.0 * f * f * px, .items = px};
+}
+
+// Weights seeded and random in [0.05, 1), normalised to sum 1 (f x f, row-major).
+std::vector<float> random_filter(int f, std::uint64_t seed);
+// A sampled Gaussian with sigma = f / 4 (so the tails of the 3 to 7 taps are not negligible),
+// normalised to sum 1.
+std::vector<float> gaussian_1d(int f);
+// outer(g)(i, j) = g(i) * g(j): the 2D filter the separable variant computes in two passes.
+std::vector<float> outer(const std::vector<float>& g);
+
+// Both compute one output row at a time: a vectorisable interior (no clamping) and clamped
+// borders, the taps summed in (dy, dx) order for every pixel, so serial and omp agree bitwise.
+void serial(const float* in, float* out, int w, int h, const float* filter, int f);
+void omp(const float* in, float* out, int w, int h, const float* filter, int f);
+
+}  // namespace tb::conv2d

@@ -1,0 +1,59 @@
+#pragma once
+// Launchers for sgemm (host-callable; kernels live in sgemm.cu). All matrices are n x n,
+// row-major, float32, on the device; every launcher only enqueues work on `stream`.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "common/workload.hpp"
+#include "gpu/kernel_stats.hpp"
+
+struct cublasContext;  // cublasHandle_t is cublasContext*; kept opaque so g++ needs no cuBLAS
+
+namespace tb::gpu {
+
+// One thread per element of C (block.x along columns, block.y along rows), operands straight
+// from global memory: the article's first kernel.
+void sgemm_cuda_naive(const float* a, const float* b, float* c, std::size_t n, Block2 block,
+                      cudaStream_t stream);
+KernelStats sgemm_cuda_naive_stats(std::size_t n, Block2 block);
+
+// T x T tiles of A and B staged in shared memory, one element of C per thread. The block must be
+// square with T in {8, 16, 32}; sgemm_cuda_tiled_supported says whether it is.
+bool sgemm_cuda_tiled_supported(Block2 block);
+void sgemm_cuda_tiled(const float* a, const float* b, float* c, std::size_t n, Block2 block,
+                      cudaStream_t stream);
+KernelStats sgemm_cuda_tiled_stats(std::size_t n, Block2 block);
+
+// 128 x 128 tiles of C per block of 256 threads, 8 x 8 outputs per thread held in registers,
+// float4 global loads, double-buffered shared memory. The block size is fixed by the tiling.
+constexpr int kSgemmOptimizedThreads = 256;
+void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t n,
+                          cudaStream_t stream);
+KernelStats sgemm_cuda_optimized_stats(std::size_t n);
+
+// Empty when cuBLAS could be loaded (it is opened at run time, so the binary does not need it
+// to start); otherwise why not.
+const std::string& cublas_unavailable_reason();
+
+// A cuBLAS handle bound to one stream, created once outside any timed region. `tf32` selects
+// CUBLAS_TF32_TENSOR_OP_MATH (tensor cores, 10-bit mantissa inputs); otherwise
+// CUBLAS_DEFAULT_MATH, which for cublasSgemm computes in full FP32 on the CUDA cores.
+class CublasSgemm {
+ public:
+  CublasSgemm(cudaStream_t stream, bool tf32);
+  CublasSgemm(CublasSgemm&& o) noexcept;
+  CublasSgemm& operator=(CublasSgemm&& o) noexcept;
+  CublasSgemm(const CublasSgemm&) = delete;
+  CublasSgemm& operator=(const CublasSgemm&) = delete;
+  ~CublasSgemm();
+
+  void run(const float* a, const float* b, float* c, std::size_t n) const;
+
+ private:
+  void release() noexcept;
+  cublasContext* handle_ = nullptr;
+};
+
+}  // namespace tb::gpu

@@ -1,0 +1,164 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/random.hpp"
+#include "common/validate.hpp"
+#include "cpu/conv2d.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/conv2d.hpp"
+#endif
+
+namespace tb::conv2d {
+namespace {
+
+// A single pixel, images narrower or shorter than the filter, and sizes that are not
+// multiples of any block (or of the 4 rows a thread of the tiled kernels covers).
+std::vector<Dims2> images() { return {{1, 1}, {2, 3}, {7, 5}, {33, 17}, {130, 67}, {257, 131}}; }
+
+struct Case {
+  int w, h, f;
+  std::vector<float> in, filter, gauss, gauss_2d, ref, ref_separable;
+  Case(Dims2 d, int f_)
+      : w(d.w),
+        h(d.h),
+        f(f_),
+        in(static_cast<std::size_t>(w) * h),
+        filter(random_filter(f, kSeed + f)),
+        gauss(gaussian_1d(f)),
+        gauss_2d(outer(gauss)),
+        ref(in.size()),
+        ref_separable(in.size()) {
+    fill_uniform(std::span<float>(in), kSeed, 0.f, 1.f);
+    serial(in.data(), ref.data(), w, h, filter.data(), f);
+    serial(in.data(), ref_separable.data(), w, h, gauss_2d.data(), f);
+  }
+};
+
+bool matches(const std::vector<float>& got, const std::vector<float>& ref) {
+  return passes(
+      compare(std::span<const float>(got), std::span<const float>(ref), kTolerance.scale_floor),
+      kTolerance);
+}
+
+// The definition, pixel by pixel, in double: clamp-to-edge correlation.
+TEST(Conv2d, SerialIsClampedCorrelation) {
+  for (Dims2 d : std::vector<Dims2>{{1, 1}, {3, 2}, {9, 8}}) {
+    for (int f : kFilterSizes) {
+      Case c(d, f);
+      const int r = f / 2;
+      for (int y = 0; y < c.h; ++y) {
+        for (int x = 0; x < c.w; ++x) {
+          double sum = 0;
+          for (int dy = 0; dy < f; ++dy)
+            for (int dx = 0; dx < f; ++dx) {
+              const int sy = std::clamp(y + dy - r, 0, c.h - 1);
+              const int sx = std::clamp(x + dx - r, 0, c.w - 1);
+              sum += double(c.filter[dy * f + dx]) * c.in[sy * c.w + sx];
+            }
+          EXPECT_NEAR(c.ref[y * c.w + x], sum, 1e-6)
+              << d.w << "x" << d.h << " f=" << f << " " << x << "," << y;
+        }
+      }
+    }
+  }
+}
+
+TEST(Conv2d, FiltersAreNormalised) {
+  for (int f : kFilterSizes) {
+    double s = 0, g = 0;
+    for (float v : random_filter(f, 1)) s += v;
+    for (float v : outer(gaussian_1d(f))) g += v;
+    EXPECT_NEAR(s, 1.0, 1e-6);
+    EXPECT_NEAR(g, 1.0, 1e-6);
+  }
+}
+
+TEST(Conv2d, OmpMatchesSerial) {
+  for (Dims2 d : images()) {
+    for (int f : kFilterSizes) {
+      Case c(d, f);
+      std::vector<float> out(c.in.size());
+      poison(std::span<float>(out));
+      omp(c.in.data(), out.data(), c.w, c.h, c.filter.data(), f);
+      EXPECT_EQ(out, c.ref) << d.w << "x" << d.h << " f=" << f;
+    }
+  }
+}
+
+// The tolerance must see one tap left out at a border pixel.
+TEST(Conv2d, ToleranceCatchesAMissingTap) {
+  Case c({33, 17}, 5);
+  std::vector<float> out = c.ref;
+  out[0] -= c.filter[0] * c.in[0];
+  EXPECT_FALSE(matches(out, c.ref));
+}
+
+#if TWINBENCH_HAVE_CUDA
+std::vector<Block2> blocks() { return {{8, 8}, {16, 16}, {32, 8}, {32, 32}, {64, 2}}; }
+
+enum class Kind { naive, tiled, separable };
+
+void expect_gpu_matches(Kind kind) {
+  Stream s;
+  for (Dims2 d : images()) {
+    for (int f : kFilterSizes) {
+      Case c(d, f);
+      auto din = upload(std::span<const float>(c.in));
+      auto dfilter = upload(std::span<const float>(c.filter));
+      DeviceBuffer<float> dout(c.in.size());
+      if (kind == Kind::tiled) gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
+      if (kind == Kind::separable) gpu::conv2d_set_separable_filter(c.gauss.data(), f, s);
+      for (Block2 b : blocks()) {
+        CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
+        if (kind == Kind::naive)
+          gpu::conv2d_cuda_naive(din.data(), dout.data(), c.w, c.h, dfilter.data(), f, b, s);
+        if (kind == Kind::tiled) gpu::conv2d_cuda_tiled(din.data(), dout.data(), c.w, c.h, f, b, s);
+        if (kind == Kind::separable)
+          gpu::conv2d_cuda_separable(din.data(), dout.data(), c.w, c.h, f, b, s);
+        s.synchronize();
+        std::vector<float> out(c.in.size());
+        download(std::span<float>(out), dout);
+        EXPECT_TRUE(matches(out, kind == Kind::separable ? c.ref_separable : c.ref))
+            << d.w << "x" << d.h << " f=" << f << " block=" << b.x << "x" << b.y;
+      }
+    }
+  }
+}
+
+TEST(Conv2dGpu, NaiveMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(Kind::naive);
+}
+
+TEST(Conv2dGpu, TiledMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(Kind::tiled);
+}
+
+TEST(Conv2dGpu, SeparableMatchesSerial2d) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(Kind::separable);
+}
+
+// A launch whose filter size differs from the one in constant memory is refused.
+TEST(Conv2dGpu, TiledRefusesAStaleFilter) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Case c({16, 16}, 3);
+  auto din = upload(std::span<const float>(c.in));
+  DeviceBuffer<float> dout(c.in.size());
+  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 5, {16, 16}, s),
+               std::logic_error);
+  s.synchronize();
+}
+#endif
+
+}  // namespace
+}  // namespace tb::conv2d
