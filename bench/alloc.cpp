@@ -22,7 +22,6 @@ constexpr Tolerance kExact{0.0};
 
 void finish(benchmark::State& state, std::size_t bytes) {
   set_work(state, {.bytes = 0, .flops = 0, .items = 1}, Side::cpu);
-  set_us_per_op(state, "us_per_alloc", 1);
   state.counters["alloc_bytes"] = static_cast<double>(bytes);
 }
 
@@ -31,14 +30,17 @@ void finish(benchmark::State& state, std::size_t bytes) {
 void add_malloc(const RunConfig& cfg, std::size_t bytes) {
   add_cpu_benchmark(cfg, bench_name("alloc", "serial_malloc", {{"bytes", bytes}}), [bytes](benchmark::State& state) {
     if (!validate_once(state, kExact, [&] { return count_errors(malloc_free(bytes) ? 0 : 1); })) return;
-    for (auto _ : state) malloc_free(bytes);
+    timed_loop(state, "us_per_alloc", 1, [&] { malloc_free(bytes); });
     finish(state, bytes);
   });
 }
 
 // malloc + one write per page + free: fresh pages are mapped (and zeroed by the kernel) on first
-// touch, which is the real cost of new host memory. (With transparent huge pages set to
-// "always", large blocks fault once per 2 MiB instead.)
+// touch, which is the real cost of new host memory. But glibc raises its mmap threshold to the
+// size of the last mmapped block it freed (up to 32 MiB), so below that a loop gets the same,
+// already mapped, heap block back and touching costs only the writes; from 64 MiB every malloc
+// is a fresh mmap and every page faults. (With transparent huge pages set to "always", large
+// blocks fault once per 2 MiB instead.)
 void add_malloc_touch(const RunConfig& cfg, std::size_t bytes) {
   add_cpu_benchmark(cfg, bench_name("alloc", "serial_malloc_touch", {{"bytes", bytes}}), [bytes](benchmark::State& state) {
     const bool ok = validate_once(state, kExact, [&] {
@@ -50,7 +52,7 @@ void add_malloc_touch(const RunConfig& cfg, std::size_t bytes) {
       return count_errors(static_cast<double>(bad));
     });
     if (!ok) return;
-    for (auto _ : state) malloc_touch_free(bytes);
+    timed_loop(state, "us_per_alloc", 1, [&] { malloc_touch_free(bytes); });
     finish(state, bytes);
   });
 }
@@ -134,7 +136,7 @@ void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
     });
     if (!ok) return;
     malloc_free_iteration(bytes, s, false, nullptr);  // warm-up
-    for (auto _ : state) malloc_free_iteration(bytes, s, false, nullptr);
+    timed_loop(state, "us_per_alloc", 1, [&] { malloc_free_iteration(bytes, s, false, nullptr); });
     finish(state, bytes);
   });
 }
@@ -152,7 +154,7 @@ void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
     });
     if (!ok) return;
     malloc_async_iteration(bytes, s, false, nullptr);  // warm-up: the pool now holds the block
-    for (auto _ : state) malloc_async_iteration(bytes, s, false, nullptr);
+    timed_loop(state, "us_per_alloc", 1, [&] { malloc_async_iteration(bytes, s, false, nullptr); });
     finish(state, bytes);
   });
 }
@@ -172,10 +174,10 @@ void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
     if (!ok) return;
     gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);  // warm-up
     s.synchronize();
-    for (auto _ : state) {
+    timed_loop(state, "us_per_alloc", 1, [&] {
       gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);
       s.synchronize();
-    }
+    });
     finish(state, bytes);  // us_per_alloc here is the baseline: the same work, no allocation
   });
 }
@@ -201,7 +203,7 @@ void add_cuda_host_alloc(const RunConfig& cfg, std::size_t bytes) {
     };
     if (!validate_once(state, kExact, [&] { return count_errors(static_cast<double>(iteration(true))); }))
       return;
-    for (auto _ : state) iteration(false);
+    timed_loop(state, "us_per_alloc", 1, [&] { iteration(false); });
     finish(state, bytes);
   });
 }

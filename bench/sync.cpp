@@ -24,7 +24,6 @@ constexpr Tolerance kExact{0.0};
 
 void finish(benchmark::State& state, int launches) {
   set_work(state, {.bytes = 0, .flops = 0, .items = static_cast<double>(launches)}, Side::cpu);
-  set_us_per_op(state, "us_per_launch", launches);
   state.counters["launches_per_iter"] = launches;
 }
 
@@ -37,7 +36,7 @@ void add_serial(const RunConfig& cfg) {
   add_cpu_benchmark(cfg, bench_name("sync", "serial_call", {{"launches", kLaunches}}), [](benchmark::State& state) {
     if (!validate_once(state, kExact, [] { return count_errors(count_error(serial_calls(kLaunches), kLaunches)); }))
       return;
-    for (auto _ : state) benchmark::DoNotOptimize(serial_calls(kLaunches));
+    timed_loop(state, "us_per_launch", kLaunches, [] { benchmark::DoNotOptimize(serial_calls(kLaunches)); });
     finish(state, kLaunches);
   });
 }
@@ -48,7 +47,7 @@ void add_omp(const RunConfig& cfg) {
                     [](benchmark::State& state) {
     if (!validate_once(state, kExact, [] { return count_errors(count_error(omp_fork_join(kLaunches), kLaunches)); }))
       return;
-    for (auto _ : state) benchmark::DoNotOptimize(omp_fork_join(kLaunches));
+    timed_loop(state, "us_per_launch", kLaunches, [] { benchmark::DoNotOptimize(omp_fork_join(kLaunches)); });
     finish(state, kLaunches);
   });
 }
@@ -130,7 +129,7 @@ void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteratio
     if (!ok) return;
     iteration();  // warm-up
     d.reset();
-    for (auto _ : state) iteration();
+    timed_loop(state, "us_per_launch", launches, iteration);
     // Every timed launch must have run: the counter wraps at 2^32 like the device's.
     const auto expected = static_cast<unsigned>(static_cast<std::uint64_t>(state.iterations()) *
                                                 static_cast<std::uint64_t>(launches));

@@ -9,6 +9,7 @@
 // tb::add_cpu_benchmark (UseRealTime) and skip themselves, with the reason, where no GPU is.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <string>
 
 #include "common/gpu_context.hpp"
@@ -28,12 +29,19 @@ inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunCon
   });
 }
 
-// Microseconds per operation as a counter: time per iteration / ops_per_iter. (An iteration-
-// invariant rate of 1e-6 * ops, inverted: seconds / (iterations * ops * 1e-6).)
-inline void set_us_per_op(benchmark::State& state, const char* counter, double ops_per_iter) {
-  state.counters[counter] =
-      benchmark::Counter(1e-6 * ops_per_iter,
-                         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+// The timed loop of these benchmarks: runs `iteration` once per benchmark iteration and sets
+// `counter` to the wall-clock microseconds per operation (ops_per_iter operations an iteration).
+// Timed here rather than derived from Google Benchmark's time through an inverted rate counter,
+// which would print microseconds with a seconds suffix.
+template <class Iteration>
+void timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
+                Iteration&& iteration) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) iteration();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double ops = static_cast<double>(state.iterations()) * ops_per_iter;
+  state.counters[counter] = ops > 0 ? seconds * 1e6 / ops : 0.0;
 }
 
 // A check with a count of wrong values as its error (tolerance 0).
