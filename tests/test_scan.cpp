@@ -148,7 +148,8 @@ TEST(ScanGpu, CudaUnalignedUsesScalarPath) {
 
 TEST(ScanGpu, CudaLargeInt32) {
   TB_REQUIRE_GPU();
-  // 16M elements: 4096 tiles at block 256, values at their largest, so the carries are big.
+  // 16M elements: 4096 tiles at block 256, more than the GPU holds at once, so tiles meet
+  // predecessors that have published only their aggregate, or nothing yet.
   const std::size_t n = std::size_t{1} << 24;
   IntCase ic(n);
   EXPECT_TRUE(ic.matches(run_cuda(ic.in, 256)));
