@@ -4,12 +4,13 @@
 // Every device variant does the same tiny work per iteration (one one-warp kernel that writes the
 // first and last word of the buffer, then a stream synchronize), so cuda_reuse is the baseline
 // and the other rows minus it are the cost of allocating.
+#include "cpu/alloc.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 
 #include "common/harness.hpp"
 #include "common/host_api_timing.hpp"
-#include "cpu/alloc.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
 #include "gpu/alloc.hpp"
@@ -28,8 +29,10 @@ void finish(benchmark::State& state, std::size_t bytes) {
 // malloc + free of an untouched block: glibc serves small sizes from its arenas and large ones
 // (above its mmap threshold) with mmap/munmap, so this is either a few ns or a system call.
 void add_malloc(const RunConfig& cfg, std::size_t bytes) {
-  add_cpu_benchmark(cfg, bench_name("alloc", "serial_malloc", {{"bytes", bytes}}), [bytes](benchmark::State& state) {
-    if (!validate_once(state, kExact, [&] { return count_errors(malloc_free(bytes) ? 0 : 1); })) return;
+  const auto name = bench_name("alloc", "serial_malloc", {{"bytes", bytes}});
+  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+    if (!validate_once(state, kExact, [&] { return count_errors(malloc_free(bytes) ? 0 : 1); }))
+      return;
     timed_loop(state, "us_per_alloc", 1, [&] { malloc_free(bytes); });
     finish(state, bytes);
   });
@@ -42,7 +45,8 @@ void add_malloc(const RunConfig& cfg, std::size_t bytes) {
 // is a fresh mmap and every page faults. (With transparent huge pages set to "always", large
 // blocks fault once per 2 MiB instead.)
 void add_malloc_touch(const RunConfig& cfg, std::size_t bytes) {
-  add_cpu_benchmark(cfg, bench_name("alloc", "serial_malloc_touch", {{"bytes", bytes}}), [bytes](benchmark::State& state) {
+  const auto name = bench_name("alloc", "serial_malloc_touch", {{"bytes", bytes}});
+  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     const bool ok = validate_once(state, kExact, [&] {
       auto* p = static_cast<unsigned char*>(std::malloc(bytes));
       if (!p) return count_errors(1);
@@ -125,8 +129,8 @@ class KeepPoolMemory {
 };
 
 void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
-  add_host_timed_gpu_benchmark(cfg, bench_name("alloc", "cuda_malloc_free", {{"bytes", bytes}}),
-                               [bytes](benchmark::State& state) {
+  const auto name = bench_name("alloc", "cuda_malloc_free", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     Stream s;
     ErrorStats err;
@@ -142,8 +146,8 @@ void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
 }
 
 void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
-  add_host_timed_gpu_benchmark(cfg, bench_name("alloc", "cuda_malloc_async", {{"bytes", bytes}}),
-                               [bytes](benchmark::State& state) {
+  const auto name = bench_name("alloc", "cuda_malloc_async", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     KeepPoolMemory keep;
     Stream s;
@@ -160,8 +164,8 @@ void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
 }
 
 void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
-  add_host_timed_gpu_benchmark(cfg, bench_name("alloc", "cuda_reuse", {{"bytes", bytes}}),
-                               [bytes](benchmark::State& state) {
+  const auto name = bench_name("alloc", "cuda_reuse", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     Stream s;
     DeviceBuffer<unsigned char> buf(bytes);
@@ -185,8 +189,8 @@ void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
 // Pinned host memory: cudaHostAlloc maps and page-locks every page (and registers them with
 // the device) before it returns, so its cost grows with the size; the two writes are trivial.
 void add_cuda_host_alloc(const RunConfig& cfg, std::size_t bytes) {
-  add_host_timed_gpu_benchmark(cfg, bench_name("alloc", "cuda_host_alloc", {{"bytes", bytes}}),
-                               [bytes](benchmark::State& state) {
+  const auto name = bench_name("alloc", "cuda_host_alloc", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     if (bytes == 0) {
       skip(state, "size must be positive");
       return;
@@ -201,7 +205,8 @@ void add_cuda_host_alloc(const RunConfig& cfg, std::size_t bytes) {
       CUDA_CHECK(cudaFreeHost(p));
       return bad;
     };
-    if (!validate_once(state, kExact, [&] { return count_errors(static_cast<double>(iteration(true))); }))
+    if (!validate_once(state, kExact,
+                       [&] { return count_errors(static_cast<double>(iteration(true))); }))
       return;
     timed_loop(state, "us_per_alloc", 1, [&] { iteration(false); });
     finish(state, bytes);
@@ -224,7 +229,8 @@ void register_benchmarks(const RunConfig& cfg) {
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("alloc", "cost of cudaMalloc, the stream-ordered pool, pinned and host malloc vs reuse",
+TWINBENCH_WORKLOAD("alloc",
+                   "cost of cudaMalloc, the stream-ordered pool, pinned and host malloc vs reuse",
                    register_benchmarks);
 
 }  // namespace tb::alloc

@@ -2,12 +2,13 @@
 // write the output once (2 * sizeof(T) per element); 1 add per element. n = 1M (4 MB per array,
 // inside the L2: launch and look-back latency dominate) and 256M (1 GiB per array: bandwidth).
 // Thrust is the library line: the hand-written cuda scan aims for >= 80% of its bytes/s.
+#include "cpu/scan.hpp"
+
 #include <cstdint>
 #include <type_traits>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "cpu/scan.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/scan.hpp"
@@ -89,7 +90,8 @@ struct DeviceData {
   DeviceBuffer<T> in, out;
   // Sized for the smallest block (the most tiles), so every block size can share it.
   DeviceBuffer<unsigned char> scratch;
-  explicit DeviceData(std::size_t n) : in(n), out(n), scratch(gpu::scan_cuda_scratch_bytes(n, 32)) {}
+  explicit DeviceData(std::size_t n)
+      : in(n), out(n), scratch(gpu::scan_cuda_scratch_bytes(n, 32)) {}
 };
 
 template <class T>
@@ -105,7 +107,11 @@ void run_scan(benchmark::State& state, std::size_t n, std::function<void(DeviceD
   DeviceData<T>& d = device_data<T>(n);
   run_gpu_modes(state, Mode::kernel, d.stream, tolerance<T>(n),
                 {
-                    .poison = [&] { poison_device(d.out, d.stream); poison(h.out.span()); },
+                    .poison =
+                        [&] {
+                          poison_device(d.out, d.stream);
+                          poison(h.out.span());
+                        },
                     .upload = [&] { copy_to_device(d.in.data(), h.in.data(), n, d.stream); },
                     .compute = [&] { compute(d); },
                     .download = [&] { copy_to_host(h.out.data(), d.out.data(), n, d.stream); },
@@ -115,7 +121,8 @@ void run_scan(benchmark::State& state, std::size_t n, std::function<void(DeviceD
 
 template <class T>
 void add_cuda(const RunConfig& cfg, std::size_t n, int block) {
-  const auto name = bench_name("scan", "cuda", {{"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
+  const auto name =
+      bench_name("scan", "cuda", {{"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     run_scan<T>(state, n, [n, block](DeviceData<T>& d) {
@@ -143,8 +150,8 @@ template <class T>
 void register_dtype(const RunConfig& cfg, std::size_t n) {
   const char* dt = dtype_name<T>();
   add_cpu<T>(cfg, bench_name("scan", "serial", {{"dtype", dt}, {"n", n}}), n, serial);
-  add_cpu<T>(cfg, bench_name("scan", "omp", {{"dtype", dt}, {"n", n}, {"threads", omp_threads()}}), n,
-             omp);
+  add_cpu<T>(cfg, bench_name("scan", "omp", {{"dtype", dt}, {"n", n}, {"threads", omp_threads()}}),
+             n, omp);
 #if TWINBENCH_HAVE_CUDA
   for (int block : block_sweep_1d(cfg)) add_cuda<T>(cfg, n, block);
   add_thrust<T>(cfg, n);
@@ -160,7 +167,8 @@ void register_benchmarks(const RunConfig& cfg) {
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("scan", "inclusive prefix sum, int32 and float32: a serial dependence at copy speed",
+TWINBENCH_WORKLOAD("scan",
+                   "inclusive prefix sum, int32 and float32: a serial dependence at copy speed",
                    register_benchmarks);
 
 }  // namespace tb::scan

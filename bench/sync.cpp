@@ -4,6 +4,8 @@
 // is done; CUDA events would only see the device side (see common/host_api_timing.hpp). Bytes
 // model: none; items = launches. Validation: every kernel adds 1 to a device counter, which must
 // equal the number of launches, once before timing and again after the timed loop.
+#include "cpu/sync.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -11,7 +13,6 @@
 
 #include "common/harness.hpp"
 #include "common/host_api_timing.hpp"
-#include "cpu/sync.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
 #include "gpu/sync.hpp"
@@ -33,21 +34,29 @@ double count_error(std::uint64_t got, std::uint64_t expected) {
 
 // K calls of an out-of-line function: what a "launch" costs when no other processor is involved.
 void add_serial(const RunConfig& cfg) {
-  add_cpu_benchmark(cfg, bench_name("sync", "serial_call", {{"launches", kLaunches}}), [](benchmark::State& state) {
-    if (!validate_once(state, kExact, [] { return count_errors(count_error(serial_calls(kLaunches), kLaunches)); }))
+  const auto name = bench_name("sync", "serial_call", {{"launches", kLaunches}});
+  add_cpu_benchmark(cfg, name, [](benchmark::State& state) {
+    if (!validate_once(state, kExact, [] {
+          return count_errors(count_error(serial_calls(kLaunches), kLaunches));
+        }))
       return;
-    timed_loop(state, "us_per_launch", kLaunches, [] { benchmark::DoNotOptimize(serial_calls(kLaunches)); });
+    timed_loop(state, "us_per_launch", kLaunches,
+               [] { benchmark::DoNotOptimize(serial_calls(kLaunches)); });
     finish(state, kLaunches);
   });
 }
 
 // K OpenMP parallel regions: fork, one tiny task, join. The CPU twin of cuda_launch_sync.
 void add_omp(const RunConfig& cfg) {
-  add_cpu_benchmark(cfg, bench_name("sync", "omp_fork_join", {{"launches", kLaunches}, {"threads", omp_threads()}}),
-                    [](benchmark::State& state) {
-    if (!validate_once(state, kExact, [] { return count_errors(count_error(omp_fork_join(kLaunches), kLaunches)); }))
+  const auto name =
+      bench_name("sync", "omp_fork_join", {{"launches", kLaunches}, {"threads", omp_threads()}});
+  add_cpu_benchmark(cfg, name, [](benchmark::State& state) {
+    if (!validate_once(state, kExact, [] {
+          return count_errors(count_error(omp_fork_join(kLaunches), kLaunches));
+        }))
       return;
-    timed_loop(state, "us_per_launch", kLaunches, [] { benchmark::DoNotOptimize(omp_fork_join(kLaunches)); });
+    timed_loop(state, "us_per_launch", kLaunches,
+               [] { benchmark::DoNotOptimize(omp_fork_join(kLaunches)); });
     finish(state, kLaunches);
   });
 }
@@ -117,8 +126,8 @@ using Iteration = std::function<void()>;
 using MakeIteration = std::function<Iteration(SyncData&)>;
 
 void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteration make) {
-  add_host_timed_gpu_benchmark(cfg, bench_name("sync", impl, {{"launches", launches}}),
-                               [=](benchmark::State& state) {
+  const auto name = bench_name("sync", impl, {{"launches", launches}});
+  add_host_timed_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     SyncData d;
     const Iteration iteration = make(d);
     const bool ok = validate_once(state, kExact, [&] {
@@ -208,7 +217,8 @@ void register_benchmarks(const RunConfig& cfg) {
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("sync", "cost of kernel launches, synchronisation, CUDA graphs and implicit syncs",
+TWINBENCH_WORKLOAD("sync",
+                   "cost of kernel launches, synchronisation, CUDA graphs and implicit syncs",
                    register_benchmarks);
 
 }  // namespace tb::sync

@@ -10,8 +10,8 @@
 
 namespace tb::alloc {
 
-constexpr std::size_t kMinBytes = std::size_t{4} << 10;    // 4 KiB: one page
-constexpr std::size_t kMaxBytes = std::size_t{1} << 30;    // 1 GiB
+constexpr std::size_t kMinBytes = std::size_t{4} << 10;  // 4 KiB: one page
+constexpr std::size_t kMaxBytes = std::size_t{1} << 30;  // 1 GiB
 constexpr std::size_t kQuickMaxBytes = std::size_t{16} << 20;
 
 // --size if given, else 4 KiB, 16 KiB, ... up to 1 GiB (16 MiB in quick mode).

@@ -1,9 +1,9 @@
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
 
-#include <cuda/atomic>
 #include <climits>
 #include <cstdint>
+#include <cuda/atomic>
 #include <mutex>
 #include <stdexcept>
 
@@ -27,9 +27,9 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // A tile's published state: flag in the high 32 bits, the value's bits in the low 32, written
 // and read as one 64-bit word, so a reader never sees a flag without its value and no fence is
 // needed between them.
-constexpr unsigned long long kInvalid = 0;                  // nothing published yet
-constexpr unsigned long long kAggregate = 1ull << 32;       // the tile's own sum
-constexpr unsigned long long kInclusive = 2ull << 32;       // sum of this and all earlier tiles
+constexpr unsigned long long kInvalid = 0;             // nothing published yet
+constexpr unsigned long long kAggregate = 1ull << 32;  // the tile's own sum
+constexpr unsigned long long kInclusive = 2ull << 32;  // sum of this and all earlier tiles
 using TileState = unsigned long long;
 
 __device__ __forceinline__ unsigned to_bits(std::int32_t v) { return static_cast<unsigned>(v); }
@@ -57,7 +57,8 @@ struct Vec4<float> {
 };
 
 __device__ __forceinline__ TileState load_state(TileState* p) {
-  return cuda::atomic_ref<TileState, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+  return cuda::atomic_ref<TileState, cuda::thread_scope_device>(*p).load(
+      cuda::memory_order_relaxed);
 }
 __device__ __forceinline__ void store_state(TileState* p, TileState v) {
   cuda::atomic_ref<TileState, cuda::thread_scope_device>(*p).store(v, cuda::memory_order_relaxed);
@@ -228,12 +229,14 @@ constexpr std::size_t kCounterBytes = sizeof(TileState);
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <class T>
-void launch_scan(const T* in, T* out, std::size_t n, int block, void* scratch, cudaStream_t stream) {
+void launch_scan(const T* in, T* out, std::size_t n, int block, void* scratch,
+                 cudaStream_t stream) {
   if (n == 0) return;
   if (block <= 0 || block % kWarp != 0 || block > 1024)
     throw std::invalid_argument("scan_cuda: block must be a multiple of 32 in 32..1024");
   const std::size_t tiles = tile_count(n, block);
-  if (tiles > static_cast<std::size_t>(INT_MAX)) throw std::invalid_argument("scan_cuda: n too large");
+  if (tiles > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("scan_cuda: n too large");
   CUDA_CHECK(cudaMemsetAsync(scratch, 0, kCounterBytes + tiles * sizeof(TileState), stream));
   auto* base = static_cast<unsigned char*>(scratch);
   scan_lookback_kernel<T><<<static_cast<unsigned>(tiles), block, 0, stream>>>(
@@ -319,7 +322,8 @@ KernelStats scan_cuda_stats_int32(std::size_t n, int block) {
                       static_cast<long long>(tile_count(n, block)));
 }
 KernelStats scan_cuda_stats_float(std::size_t n, int block) {
-  return kernel_stats(scan_lookback_kernel<float>, block, static_cast<long long>(tile_count(n, block)));
+  return kernel_stats(scan_lookback_kernel<float>, block,
+                      static_cast<long long>(tile_count(n, block)));
 }
 
 void scan_thrust(const std::int32_t* in, std::int32_t* out, std::size_t n, cudaStream_t stream) {

@@ -28,7 +28,8 @@ TEST(Alloc, SizesArePowersOfFourFrom4KiB) {
 }
 
 TEST(Alloc, TouchMarksEveryPage) {
-  for (std::size_t bytes : {std::size_t{1}, std::size_t{4095}, std::size_t{4097}, std::size_t{3} * page_bytes() + 5}) {
+  for (std::size_t bytes :
+       {std::size_t{1}, std::size_t{4095}, std::size_t{4097}, std::size_t{3} * page_bytes() + 5}) {
     std::vector<unsigned char> buf(bytes, 0);
     EXPECT_GT(untouched_pages(buf.data(), bytes), 0u) << bytes;
     touch_pages(buf.data(), bytes);

@@ -47,7 +47,8 @@ struct FloatCase {
 // look-back has to move past its first window.
 std::vector<std::size_t> sizes() {
   auto s = test::edge_sizes();
-  for (std::size_t extra : {1023u, 1024u, 1025u, 4096u, 16385u, 100000u, (1u << 20) + 3}) s.push_back(extra);
+  for (std::size_t extra : {1023u, 1024u, 1025u, 4096u, 16385u, 100000u, (1u << 20) + 3})
+    s.push_back(extra);
   return s;
 }
 
@@ -125,7 +126,8 @@ TEST(ScanGpu, CudaInt32MatchesSerial) {
   TB_REQUIRE_GPU();
   for (std::size_t n : sizes()) {
     IntCase ic(n);
-    for (int block : {32, 64, 256, 1024}) EXPECT_TRUE(ic.matches(run_cuda(ic.in, block))) << n << " " << block;
+    for (int block : {32, 64, 256, 1024})
+      EXPECT_TRUE(ic.matches(run_cuda(ic.in, block))) << n << " " << block;
   }
 }
 
@@ -133,7 +135,8 @@ TEST(ScanGpu, CudaFloat32MatchesReference) {
   TB_REQUIRE_GPU();
   for (std::size_t n : sizes()) {
     FloatCase fc(n);
-    for (int block : {64, 256, 1024}) EXPECT_TRUE(fc.matches(run_cuda(fc.in, block))) << n << " " << block;
+    for (int block : {64, 256, 1024})
+      EXPECT_TRUE(fc.matches(run_cuda(fc.in, block))) << n << " " << block;
   }
 }
 
