@@ -1,0 +1,55 @@
+#pragma once
+// Benchmarks of host-side CUDA API costs (allocation, launch, synchronisation), shared by the
+// alloc and sync workloads.
+//
+// They are timed with the host wall clock, not CUDA events: what they measure is how long the
+// calling thread is held (cudaMalloc and cudaFree are synchronous, a launch costs CPU time in
+// the driver, a synchronize waits for the device and for the host to be told). Events recorded
+// on a stream only see the device's timeline and would miss most of it. So they register with
+// tb::add_cpu_benchmark (UseRealTime) and skip themselves, with the reason, where no GPU is.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <string>
+
+#include "common/gpu_context.hpp"
+#include "common/harness.hpp"
+
+namespace tb {
+
+inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunConfig& cfg,
+                                                                    const std::string& name,
+                                                                    BenchBody body) {
+  return add_cpu_benchmark(cfg, name, [body = std::move(body)](benchmark::State& state) {
+    if (!gpu_info().available) {
+      skip(state, gpu_info().status);
+      return;
+    }
+    body(state);
+  });
+}
+
+// The timed loop of these benchmarks: runs `iteration` once per benchmark iteration and sets
+// `counter` to the wall-clock microseconds per operation (ops_per_iter operations an iteration).
+// Timed here rather than derived from Google Benchmark's time through an inverted rate counter,
+// which would print microseconds with a seconds suffix.
+template <class Iteration>
+void timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
+                Iteration&& iteration) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) iteration();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double ops = static_cast<double>(state.iterations()) * ops_per_iter;
+  state.counters[counter] = ops > 0 ? seconds * 1e6 / ops : 0.0;
+}
+
+// A check with a count of wrong values as its error (tolerance 0).
+inline ErrorStats count_errors(double wrong) {
+  ErrorStats s;
+  s.max_abs = wrong;
+  s.max_rel = wrong;
+  return s;
+}
+
+}  // namespace tb

@@ -1,0 +1,67 @@
+#pragma once
+// scan: inclusive prefix sum, out[i] = in[0] + ... + in[i]. Memory-bound (one read and one
+// write per element), but every output depends on every earlier input, so the parallel versions
+// must pass partial sums between threads (OpenMP) or blocks (CUDA): the classic test of whether
+// a GPU algorithm can stay at copy bandwidth despite a serial dependence.
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "common/harness.hpp"
+#include "common/validate.hpp"
+
+namespace tb::scan {
+
+constexpr std::uint64_t kSeed = 0x5eed0500;
+constexpr std::size_t kArticleSize = std::size_t{1} << 20;  // 1M: 8 MB moved, inside the L2
+constexpr std::size_t kLargeSize = std::size_t{1} << 28;    // 256M: 2 GiB moved, ~40x the L2
+constexpr std::size_t kQuickSize = std::size_t{1} << 20;
+
+// int32 is checked exactly: inputs are small positive values chosen so that no prefix sum can
+// exceed INT32_MAX (no overflow, no wraparound; see int32_max_value), so every order of
+// additions gives the same bits.
+constexpr Tolerance kIntTolerance{0.0};
+
+// float32: each variant adds in a different order (serial left to right, OpenMP per-thread
+// chunks plus offsets, CUDA per-thread runs + warp shuffles + block offsets + a chain of tile
+// prefixes). The error of output i is bounded by (number of roundings on its longest addition
+// path) * eps * sum_{j<=i} |x_j|, so we compare against a float64 reference with the error
+// scaled by that running sum of |x|, not by |ref| (the inputs have both signs, so ref can be
+// near zero). The worst-case bound grows with the path length (n for the serial loop); the
+// rounding errors of a random-sign input add like a random walk, and the observed error stays
+// near eps; we allow 2 * (log2(n) + 8) eps. See float_tolerance.
+Tolerance float_tolerance(std::size_t n);
+
+// Largest input value for which n values in [1, max] cannot overflow an int32 prefix sum.
+inline std::int32_t int32_max_value(std::size_t n) {
+  const std::size_t m = n == 0 ? 7 : static_cast<std::size_t>(INT32_MAX) / n;
+  return static_cast<std::int32_t>(m < 1 ? 1 : (m > 7 ? 7 : m));
+}
+
+// Inputs: int32 uniform in [1, int32_max_value(n)]; float32 uniform in [-1, 1) (both signs keep
+// the float32 running sum small, so a float32 scan stays meaningful at 256M elements).
+void fill_input(std::span<std::int32_t> in, std::size_t n);
+void fill_input(std::span<float> in, std::size_t n);
+
+// One read and one write per element; one add per element.
+template <class T>
+WorkModel work(std::size_t n) {
+  return {.bytes = 2.0 * sizeof(T) * n, .flops = 1.0 * n, .items = 1.0 * n};
+}
+
+void serial(const std::int32_t* in, std::int32_t* out, std::size_t n);
+void serial(const float* in, float* out, std::size_t n);  // accumulates in float32
+// Two passes: each thread sums its chunk; the chunk sums are scanned into offsets; each thread
+// scans its chunk starting from its offset. Reads the input twice, writes the output once.
+void omp(const std::int32_t* in, std::int32_t* out, std::size_t n);
+void omp(const float* in, float* out, std::size_t n);
+
+// The float32 reference: accumulated in float64.
+void reference_f64(const float* in, double* out, std::size_t n);
+
+// Max over i of |got_i - ref_i| / sum_{j<=i} |in_j| (max_rel) and |got_i - ref_i| (max_abs).
+ErrorStats compare_float(std::span<const float> got, std::span<const double> ref,
+                         std::span<const float> in);
+
+}  // namespace tb::scan
