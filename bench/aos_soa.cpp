@@ -1,12 +1,13 @@
 // aos_soa benchmarks: out[i] = |p_i| for N float32 points, array of structs vs struct of arrays.
 // Bytes model: 12 B read + 4 B written per point (16 B); 5 FLOPs per point (sqrt not counted).
 // N = 64M (1 GiB moved, ~20x the L2): the layouts are compared at memory bandwidth.
+#include "cpu/aos_soa.hpp"
+
 #include <algorithm>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/aos_soa.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/aos_soa.hpp"
@@ -39,8 +40,7 @@ HostData& host_data(std::size_t n) {
 }
 
 // A CPU variant (`run` calls one of the four functions on HostData); 16 B/point.
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
-             void (*run)(HostData&)) {
+void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, void (*run)(HostData&)) {
   add_cpu_benchmark(cfg, name, [n, run](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
@@ -87,7 +87,11 @@ void add_cuda(const RunConfig& cfg, std::string_view impl, std::size_t n, int bl
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
     const GpuStages stages{
-        .poison = [&d] { poison_device(d.out, d.stream); poison(d.hout.span()); },
+        .poison =
+            [&d] {
+              poison_device(d.out, d.stream);
+              poison(d.hout.span());
+            },
         .upload = [] {},  // uploaded once with the device buffers
         .compute = [&d, n, block, &launch] { launch(d, n, block); },
         .download = [&d, n] { copy_to_host(d.hout.data(), d.out.data(), n, d.stream); },
@@ -113,15 +117,24 @@ void register_benchmarks(const RunConfig& cfg) {
             [](HostData& d) { omp_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), d.n); });
 #if TWINBENCH_HAVE_CUDA
     for (int block : block_sweep_1d(cfg)) {
-      add_cuda(cfg, "cuda_aos", n, block, [](DeviceData& d, std::size_t m, int b) {
-        gpu::aos_soa_cuda_aos(d.xyz.data(), d.out.data(), m, b, d.stream);
-      }, gpu::aos_soa_cuda_aos_stats);
-      add_cuda(cfg, "cuda_soa", n, block, [](DeviceData& d, std::size_t m, int b) {
-        gpu::aos_soa_cuda_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), m, b, d.stream);
-      }, gpu::aos_soa_cuda_soa_stats);
-      add_cuda(cfg, "cuda_aos_vec", n, block, [](DeviceData& d, std::size_t m, int b) {
-        gpu::aos_soa_cuda_aos_vec(d.xyz.data(), d.out.data(), m, b, d.stream);
-      }, gpu::aos_soa_cuda_aos_vec_stats);
+      add_cuda(
+          cfg, "cuda_aos", n, block,
+          [](DeviceData& d, std::size_t m, int b) {
+            gpu::aos_soa_cuda_aos(d.xyz.data(), d.out.data(), m, b, d.stream);
+          },
+          gpu::aos_soa_cuda_aos_stats);
+      add_cuda(
+          cfg, "cuda_soa", n, block,
+          [](DeviceData& d, std::size_t m, int b) {
+            gpu::aos_soa_cuda_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), m, b, d.stream);
+          },
+          gpu::aos_soa_cuda_soa_stats);
+      add_cuda(
+          cfg, "cuda_aos_vec", n, block,
+          [](DeviceData& d, std::size_t m, int b) {
+            gpu::aos_soa_cuda_aos_vec(d.xyz.data(), d.out.data(), m, b, d.stream);
+          },
+          gpu::aos_soa_cuda_aos_vec_stats);
     }
 #endif
   }

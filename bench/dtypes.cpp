@@ -5,13 +5,14 @@
 // instruction), 8 per dp4a (int8; the flop_per_s counter then counts integer ops).
 // What to expect on an H200 is in cpu/dtypes.hpp: axpy at the same GB/s for every type; fma at
 // fp64 : fp32 : fp16 : int8 ~ 1 : 2 : 4 : 8 by the published rates.
+#include "cpu/dtypes.hpp"
+
 #include <algorithm>
 #include <type_traits>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/dtypes.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/dtypes.hpp"
@@ -99,7 +100,8 @@ AxpyHost<T>& axpy_host(std::size_t n) {
 template <class T>
 void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
                   void (*fn)(const T*, T*, std::size_t)) {
-  std::string name = bench_name("dtypes", impl, {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
+  std::string name =
+      bench_name("dtypes", impl, {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
   if (impl == "omp") name += "/threads:" + std::to_string(omp_threads());
   add_cpu_benchmark(cfg, name, [n, fn](benchmark::State& state) {
     AxpyHost<T>& d = axpy_host<T>(n);
@@ -149,8 +151,9 @@ FmaHost<T>& fma_host(std::size_t n) {
 }
 
 std::string fma_name(std::string_view impl, std::string_view dtype, std::size_t n) {
-  return bench_name("dtypes", impl,
-                    {{"kernel", "fma"}, {"dtype", std::string(dtype)}, {"n", n}, {"k", kChainLength}});
+  return bench_name(
+      "dtypes", impl,
+      {{"kernel", "fma"}, {"dtype", std::string(dtype)}, {"n", n}, {"k", kChainLength}});
 }
 
 // A CPU fma-chain run: 2 * kChains * K ops per element (8 per emulated dp4a of 4 bytes).
@@ -198,15 +201,21 @@ constexpr gpu::DtypeId dtype_id() {
 // exact).
 template <class T>
 auto axpy_a() {
-  if constexpr (std::is_same_v<T, int8_t>) return kAxpyAInt8;
-  else if constexpr (std::is_same_v<T, double>) return kAxpyA;
-  else return static_cast<float>(kAxpyA);
+  if constexpr (std::is_same_v<T, int8_t>)
+    return kAxpyAInt8;
+  else if constexpr (std::is_same_v<T, double>)
+    return kAxpyA;
+  else
+    return static_cast<float>(kAxpyA);
 }
 template <class T>
 auto fma_a() {
-  if constexpr (std::is_same_v<T, int8_t>) return 0;
-  else if constexpr (std::is_same_v<T, double>) return kFmaA;
-  else return static_cast<float>(kFmaA);
+  if constexpr (std::is_same_v<T, int8_t>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFmaA;
+  else
+    return static_cast<float>(kFmaA);
 }
 
 template <class T>
@@ -231,21 +240,25 @@ AxpyDevice<T>& axpy_device(std::size_t n) {
 // stage restores y from y0 on the device before the validation run.
 template <class T>
 void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
-  const auto name = bench_name("dtypes", "cuda",
-                               {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
+  const auto name =
+      bench_name("dtypes", "cuda",
+                 {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
   add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
     AxpyDevice<T>& d = axpy_device<T>(n);
     const AxpyHost<T>& h = axpy_host<T>(n);
     const GpuStages stages{
         .poison = [&d] { poison(d.hy.span()); },
-        .upload = [&d] {
-          CUDA_CHECK(cudaMemcpyAsync(d.y.data(), d.y0.data(), d.y.bytes(), cudaMemcpyDeviceToDevice,
-                                     d.stream));
-        },
-        .compute = [&d, n, block] {
-          gpu::dtypes_axpy_cuda(axpy_a<T>(), dev(d.x.data()), dev(d.y.data()), n, block, d.stream);
-        },
+        .upload =
+            [&d] {
+              CUDA_CHECK(cudaMemcpyAsync(d.y.data(), d.y0.data(), d.y.bytes(),
+                                         cudaMemcpyDeviceToDevice, d.stream));
+            },
+        .compute =
+            [&d, n, block] {
+              gpu::dtypes_axpy_cuda(axpy_a<T>(), dev(d.x.data()), dev(d.y.data()), n, block,
+                                    d.stream);
+            },
         .download = [&d, n] { copy_to_host(d.hy.data(), d.y.data(), n, d.stream); },
         .check = [&d, &h] { return compare(std::span<const T>(d.hy.span()), h.ref.span()); },
     };
@@ -278,23 +291,28 @@ template <class T>
 void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
   using Out = typename Dtype<T>::fma_out;
   const auto name = bench_name("dtypes", "cuda",
-                               {{"kernel", "fma"}, {"dtype", dtype_name<T>()}, {"n", n},
-                                {"k", kChainLength}, {"block", block}});
+                               {{"kernel", "fma"},
+                                {"dtype", dtype_name<T>()},
+                                {"n", n},
+                                {"k", kChainLength},
+                                {"block", block}});
   add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
     FmaDevice<T>& d = fma_device<T>(n);
     const FmaHost<T>& h = fma_host<T>(n);
     const GpuStages stages{
         // 0x7F bytes: NaN for the float types, 0x7F7F7F7F for int32, beyond any chain's reach.
-        .poison = [&d] {
-          CUDA_CHECK(cudaMemsetAsync(d.out.data(), 0x7F, d.out.bytes(), d.stream));
-          poison(d.hout.span());
-        },
+        .poison =
+            [&d] {
+              CUDA_CHECK(cudaMemsetAsync(d.out.data(), 0x7F, d.out.bytes(), d.stream));
+              poison(d.hout.span());
+            },
         .upload = [] {},  // uploaded once with the device buffers
-        .compute = [&d, n, block] {
-          gpu::dtypes_fma_cuda(fma_a<T>(), dev(d.x.data()), dev(d.out.data()), n, kChainLength,
-                               block, d.stream);
-        },
+        .compute =
+            [&d, n, block] {
+              gpu::dtypes_fma_cuda(fma_a<T>(), dev(d.x.data()), dev(d.out.data()), n, kChainLength,
+                                   block, d.stream);
+            },
         .download = [&d] { copy_to_host(d.hout.data(), d.out.data(), d.out.size(), d.stream); },
         .check = [&d, &h] { return compare(std::span<const Out>(d.hout.span()), h.ref.span()); },
     };

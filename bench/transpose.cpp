@@ -1,13 +1,14 @@
 // transpose benchmarks: out = in^T, float32, rows x cols (--image=WxH: W = cols, H = rows).
 // Bytes model: read rows*cols floats once and write them once (8 B/element); no FLOPs.
 // 8192 x 8192 (256 MiB per matrix, 5x the L2) and 4096 x 4096 (the whole problem ~ the L2).
+#include "cpu/transpose.hpp"
+
 #include <algorithm>
 #include <utility>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/transpose.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/transpose.hpp"
@@ -98,14 +99,19 @@ void run_gpu(benchmark::State& state, Shape s, bool expect_copy,
   const HostData& h = host_data(s);
   const std::size_t n = h.in.size();
   const GpuStages stages{
-      .poison = [&d] { poison_device(d.out, d.stream); poison(d.hout.span()); },
+      .poison =
+          [&d] {
+            poison_device(d.out, d.stream);
+            poison(d.hout.span());
+          },
       .upload = [] {},  // the input was uploaded once with the device buffers
       .compute = [&d, &launch] { launch(d); },
       .download = [&d, n] { copy_to_host(d.hout.data(), d.out.data(), n, d.stream); },
-      .check = [&d, &h, expect_copy] {
-        return compare(std::span<const float>(d.hout.span()),
-                       expect_copy ? h.in.span() : h.ref.span());
-      },
+      .check =
+          [&d, &h, expect_copy] {
+            return compare(std::span<const float>(d.hout.span()),
+                           expect_copy ? h.in.span() : h.ref.span());
+          },
   };
   run_gpu_modes(state, Mode::kernel, d.stream, kTolerance, stages);
   if (state.error_occurred()) return;
@@ -116,7 +122,8 @@ void run_gpu(benchmark::State& state, Shape s, bool expect_copy,
       100.0 * copy_kernel_seconds(d, s), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-using ArticleLaunch = void (*)(const float*, float*, std::size_t, std::size_t, Block2, cudaStream_t);
+using ArticleLaunch = void (*)(const float*, float*, std::size_t, std::size_t, Block2,
+                               cudaStream_t);
 using ArticleStats = gpu::KernelStats (*)(std::size_t, std::size_t, Block2);
 
 // The article's one-element-per-thread kernels, one block shape each; 8 B/element.
@@ -124,24 +131,34 @@ void add_article(const RunConfig& cfg, std::string_view impl, Shape s, Block2 bl
                  ArticleLaunch launch, ArticleStats stats) {
   add_gpu_benchmark(cfg, name_of(impl, s, {{"block", block}}), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
-    run_gpu(state, s, false, [=](DeviceData& d) {
-      launch(d.in.data(), d.out.data(), s.first, s.second, block, d.stream);
-    }, stats(s.first, s.second, block));
+    run_gpu(
+        state, s, false,
+        [=](DeviceData& d) {
+          launch(d.in.data(), d.out.data(), s.first, s.second, block, d.stream);
+        },
+        stats(s.first, s.second, block));
   });
 }
 
 // The shared-memory tiled transpose and its copy ceiling, fixed 32 x 8 block; 8 B/element.
 void add_tiled(const RunConfig& cfg, Shape s) {
   const Block2 block = gpu::kTransposeTiledBlock;
-  add_gpu_benchmark(cfg, name_of("cuda_tiled", s, {{"block", block}}), [=](benchmark::State& state) {
-    run_gpu(state, s, false, [=](DeviceData& d) {
-      gpu::transpose_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second, d.stream);
-    }, gpu::transpose_cuda_tiled_stats(s.first, s.second));
-  });
+  add_gpu_benchmark(
+      cfg, name_of("cuda_tiled", s, {{"block", block}}), [=](benchmark::State& state) {
+        run_gpu(
+            state, s, false,
+            [=](DeviceData& d) {
+              gpu::transpose_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second, d.stream);
+            },
+            gpu::transpose_cuda_tiled_stats(s.first, s.second));
+      });
   add_gpu_benchmark(cfg, name_of("cuda_copy", s, {{"block", block}}), [=](benchmark::State& state) {
-    run_gpu(state, s, true, [=](DeviceData& d) {
-      gpu::copy_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second, d.stream);
-    }, gpu::copy_cuda_tiled_stats(s.first, s.second));
+    run_gpu(
+        state, s, true,
+        [=](DeviceData& d) {
+          gpu::copy_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second, d.stream);
+        },
+        gpu::copy_cuda_tiled_stats(s.first, s.second));
   });
 }
 #endif

@@ -27,7 +27,8 @@ template <class C>
 using Vec [[gnu::vector_size(16)]] = C;
 template <class C>
 constexpr std::size_t kLanes = 16 / sizeof(C);
-constexpr std::size_t kBlock = 16;  // the unit of work the omp loop hands out (a multiple of 2 * kLanes)
+constexpr std::size_t kBlock =
+    16;  // the unit of work the omp loop hands out (a multiple of 2 * kLanes)
 
 template <class T>
 void fma_range(const T* x, typename Dtype<T>::fma_out* out, std::size_t begin, std::size_t end,
@@ -55,7 +56,8 @@ void fma_range(const T* x, typename Dtype<T>::fma_out* out, std::size_t begin, s
     }
     const V sum0 = ((v0 + v1) + v2) + v3;
     const V sum1 = ((w0 + w1) + w2) + w3;
-    for (std::size_t j = 0; j < m; ++j) out[i0 + j] = static_cast<Out>(j < kL ? sum0[j] : sum1[j - kL]);
+    for (std::size_t j = 0; j < m; ++j)
+      out[i0 + j] = static_cast<Out>(j < kL ? sum0[j] : sum1[j - kL]);
   }
 }
 
@@ -137,10 +139,10 @@ void fma_omp(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, int k) 
   }
 }
 
-#define TB_DTYPES_INSTANTIATE(T)                                                         \
-  template void axpy_serial<T>(const T*, T*, std::size_t);                               \
-  template void axpy_omp<T>(const T*, T*, std::size_t);                                  \
-  template void fma_serial<T>(const T*, Dtype<T>::fma_out*, std::size_t, int);           \
+#define TB_DTYPES_INSTANTIATE(T)                                               \
+  template void axpy_serial<T>(const T*, T*, std::size_t);                     \
+  template void axpy_omp<T>(const T*, T*, std::size_t);                        \
+  template void fma_serial<T>(const T*, Dtype<T>::fma_out*, std::size_t, int); \
   template void fma_omp<T>(const T*, Dtype<T>::fma_out*, std::size_t, int);
 TB_DTYPES_INSTANTIATE(double)
 TB_DTYPES_INSTANTIATE(float)

@@ -95,7 +95,8 @@ WorkModel fma_work(std::size_t n) {
   const double outs = static_cast<double>(fma_outputs<T>(n));
   const double ops = sizeof(T) == 1 ? 8.0 * kChains * kChainLength * outs
                                     : 2.0 * kChains * kChainLength * static_cast<double>(n);
-  return {.bytes = sizeof(T) * static_cast<double>(n) + sizeof(Out) * outs, .flops = ops,
+  return {.bytes = sizeof(T) * static_cast<double>(n) + sizeof(Out) * outs,
+          .flops = ops,
           .items = 1.0 * n};
 }
 

@@ -16,7 +16,9 @@ static_assert(kDtypesChains == 4, "the fma kernels below spell out four chains")
 
 __device__ __forceinline__ double axpy1(double a, double x, double y) { return fma(a, x, y); }
 __device__ __forceinline__ float axpy1(float a, float x, float y) { return fmaf(a, x, y); }
-__device__ __forceinline__ __half2 axpy1(__half2 a, __half2 x, __half2 y) { return __hfma2(a, x, y); }
+__device__ __forceinline__ __half2 axpy1(__half2 a, __half2 x, __half2 y) {
+  return __hfma2(a, x, y);
+}
 __device__ __forceinline__ __half axpy1(__half a, __half x, __half y) { return __hfma(a, x, y); }
 // Saturating, not wrapping: a*x + y is at most 127*|a| + 128 in magnitude, exact in int32.
 __device__ __forceinline__ std::int8_t axpy1(int a, std::int8_t x, std::int8_t y) {
@@ -67,8 +69,8 @@ void launch_axpy(VecS va, S a, const T* x, T* y, std::size_t n, int block, cudaS
   const std::size_t packs = aligned16(x) && aligned16(y) ? n / kPer : 0;
   if (packs > 0) {
     const auto grid = static_cast<unsigned>(axpy_vec_grid<VecT, VecS>(packs, block));
-    axpy_vec_kernel<VecT, VecS><<<grid, block, 0, stream>>>(
-        va, reinterpret_cast<const uint4*>(x), reinterpret_cast<uint4*>(y), packs);
+    axpy_vec_kernel<VecT, VecS><<<grid, block, 0, stream>>>(va, reinterpret_cast<const uint4*>(x),
+                                                            reinterpret_cast<uint4*>(y), packs);
     CUDA_CHECK_LAUNCH();
   }
   const std::size_t begin = packs * kPer;
@@ -86,7 +88,8 @@ __device__ __forceinline__ float fma_op(float v, float a, float b) { return fmaf
 
 // Four chains per thread: while one chain's FMA is in flight (~4 cycles) the others issue.
 template <class T>
-__global__ void fma_kernel(const T* __restrict__ x, T* __restrict__ out, std::size_t n, T a, int k) {
+__global__ void fma_kernel(const T* __restrict__ x, T* __restrict__ out, std::size_t n, T a,
+                           int k) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const T b = x[i];
@@ -147,7 +150,8 @@ __global__ void fma_dp4a_kernel(const std::int8_t* __restrict__ x, std::int32_t*
   unsigned bits = 0;
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    if (4 * q + j < n) bits |= static_cast<unsigned>(static_cast<std::uint8_t>(x[4 * q + j])) << (8 * j);
+    if (4 * q + j < n)
+      bits |= static_cast<unsigned>(static_cast<std::uint8_t>(x[4 * q + j])) << (8 * j);
   const int w = static_cast<int>(bits);
   int v0 = w, v1 = w ^ 0x01010101, v2 = w ^ 0x02020202, v3 = w ^ 0x03030303;
 #pragma unroll 8
@@ -193,9 +197,11 @@ void dtypes_axpy_cuda(int a, const std::int8_t* x, std::int8_t* y, std::size_t n
 KernelStats dtypes_axpy_cuda_stats(DtypeId dtype, std::size_t n, int block) {
   switch (dtype) {
     case DtypeId::fp64:
-      return kernel_stats(axpy_vec_kernel<double, double>, block, axpy_vec_grid<double, double>(n / 2, block));
+      return kernel_stats(axpy_vec_kernel<double, double>, block,
+                          axpy_vec_grid<double, double>(n / 2, block));
     case DtypeId::fp32:
-      return kernel_stats(axpy_vec_kernel<float, float>, block, axpy_vec_grid<float, float>(n / 4, block));
+      return kernel_stats(axpy_vec_kernel<float, float>, block,
+                          axpy_vec_grid<float, float>(n / 4, block));
     case DtypeId::fp16:
       return kernel_stats(axpy_vec_kernel<__half2, __half2>, block,
                           axpy_vec_grid<__half2, __half2>(n / 8, block));

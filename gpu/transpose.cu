@@ -42,7 +42,7 @@ __global__ void article_fast_kernel(const float* __restrict__ in, float* __restr
 // consecutive floats of one output row from a tile column. The loop over tile rows keeps the
 // grid within gridDim.y's limit; its trip count is the same for every thread of the block, so
 // the barriers inside are reached by all of them.
-__global__ void __launch_bounds__(kTile * kTileRows)
+__global__ void __launch_bounds__(kTile* kTileRows)
     tiled_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                  std::size_t cols) {
   __shared__ float tile[kTile][kTile + 1];
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(kTile * kTileRows)
   }
 }
 
-__global__ void __launch_bounds__(kTile * kTileRows)
+__global__ void __launch_bounds__(kTile* kTileRows)
     copy_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
                 std::size_t cols) {
   const std::size_t c = static_cast<std::size_t>(blockIdx.x) * kTile + threadIdx.x;
@@ -95,7 +95,8 @@ dim3 article_grid(std::size_t along_x, std::size_t along_y, Block2 block) {
 }
 
 dim3 tiled_grid(std::size_t rows, std::size_t cols) {
-  return dim3(static_cast<unsigned>((cols + kTile - 1) / kTile), grid_y((rows + kTile - 1) / kTile));
+  return dim3(static_cast<unsigned>((cols + kTile - 1) / kTile),
+              grid_y((rows + kTile - 1) / kTile));
 }
 
 long long blocks_of(dim3 g) { return static_cast<long long>(g.x) * g.y; }
@@ -111,7 +112,8 @@ void transpose_cuda_article_slow(const float* in, float* out, std::size_t rows, 
 }
 
 KernelStats transpose_cuda_article_slow_stats(std::size_t rows, std::size_t cols, Block2 block) {
-  return kernel_stats(article_slow_kernel, block.threads(), blocks_of(article_grid(cols, rows, block)));
+  return kernel_stats(article_slow_kernel, block.threads(),
+                      blocks_of(article_grid(cols, rows, block)));
 }
 
 void transpose_cuda_article_fast(const float* in, float* out, std::size_t rows, std::size_t cols,
@@ -123,7 +125,8 @@ void transpose_cuda_article_fast(const float* in, float* out, std::size_t rows, 
 }
 
 KernelStats transpose_cuda_article_fast_stats(std::size_t rows, std::size_t cols, Block2 block) {
-  return kernel_stats(article_fast_kernel, block.threads(), blocks_of(article_grid(rows, cols, block)));
+  return kernel_stats(article_fast_kernel, block.threads(),
+                      blocks_of(article_grid(rows, cols, block)));
 }
 
 void transpose_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,

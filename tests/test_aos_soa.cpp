@@ -90,23 +90,29 @@ void expect_gpu_matches(const Launch& launch, const std::string& label) {
 
 TEST(AosSoaGpu, AosMatchesSerial) {
   TB_REQUIRE_GPU();
-  expect_gpu_matches([](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
-    gpu::aos_soa_cuda_aos(d.xyz.data(), d.out.data(), n, b, s);
-  }, "cuda_aos");
+  expect_gpu_matches(
+      [](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
+        gpu::aos_soa_cuda_aos(d.xyz.data(), d.out.data(), n, b, s);
+      },
+      "cuda_aos");
 }
 
 TEST(AosSoaGpu, SoaMatchesSerial) {
   TB_REQUIRE_GPU();
-  expect_gpu_matches([](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
-    gpu::aos_soa_cuda_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), n, b, s);
-  }, "cuda_soa");
+  expect_gpu_matches(
+      [](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
+        gpu::aos_soa_cuda_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), n, b, s);
+      },
+      "cuda_soa");
 }
 
 TEST(AosSoaGpu, AosVecMatchesSerial) {
   TB_REQUIRE_GPU();
-  expect_gpu_matches([](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
-    gpu::aos_soa_cuda_aos_vec(d.xyz.data(), d.out.data(), n, b, s);
-  }, "cuda_aos_vec");
+  expect_gpu_matches(
+      [](DeviceCase& d, std::size_t n, int b, cudaStream_t s) {
+        gpu::aos_soa_cuda_aos_vec(d.xyz.data(), d.out.data(), n, b, s);
+      },
+      "cuda_aos_vec");
 }
 
 // Points starting one float into the buffer are not 16-byte aligned: the vector kernel must

@@ -159,15 +159,21 @@ T* dev(T* p) {
 inline std::uint16_t* dev(f16* p) { return reinterpret_cast<std::uint16_t*>(p); }
 template <class T>
 auto axpy_a() {
-  if constexpr (std::is_same_v<T, int8_t>) return kAxpyAInt8;
-  else if constexpr (std::is_same_v<T, double>) return kAxpyA;
-  else return static_cast<float>(kAxpyA);
+  if constexpr (std::is_same_v<T, int8_t>)
+    return kAxpyAInt8;
+  else if constexpr (std::is_same_v<T, double>)
+    return kAxpyA;
+  else
+    return static_cast<float>(kAxpyA);
 }
 template <class T>
 auto fma_a() {
-  if constexpr (std::is_same_v<T, int8_t>) return 0;
-  else if constexpr (std::is_same_v<T, double>) return kFmaA;
-  else return static_cast<float>(kFmaA);
+  if constexpr (std::is_same_v<T, int8_t>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFmaA;
+  else
+    return static_cast<float>(kFmaA);
 }
 
 // `offset` elements into the buffers: 1 makes every pointer misaligned for the vector paths.
@@ -199,13 +205,15 @@ void expect_gpu_fma(std::size_t n, int block, int k, std::size_t offset) {
   auto dx = upload(std::span<const T>(x));
   DeviceBuffer<Out> dout(outs + offset);
   CUDA_CHECK(cudaMemset(dout.data(), 0x7F, dout.bytes()));
-  gpu::dtypes_fma_cuda(fma_a<T>(), dev(dx.data()) + offset, dev(dout.data()) + offset, n, k, block, s);
+  gpu::dtypes_fma_cuda(fma_a<T>(), dev(dx.data()) + offset, dev(dout.data()) + offset, n, k, block,
+                       s);
   s.synchronize();
   std::vector<Out> got(outs + offset);
   download(std::span<Out>(got), dout);
   std::copy_n(ref.begin(), offset, got.begin());  // the skipped prefix is not an output
   EXPECT_TRUE(within(got, ref, fma_tol<T>()))
-      << Dtype<T>::name << " fma n=" << n << " block=" << block << " k=" << k << " offset=" << offset;
+      << Dtype<T>::name << " fma n=" << n << " block=" << block << " k=" << k
+      << " offset=" << offset;
 }
 
 template <class T>

@@ -20,7 +20,8 @@ namespace {
 // rows x cols: single elements, single rows and columns, sizes that are not multiples of a
 // 32-wide tile or of the CPU's 64-wide tile, and non-square both ways.
 std::vector<std::pair<std::size_t, std::size_t>> shapes() {
-  return {{1, 1}, {1, 37}, {37, 1}, {31, 33}, {64, 64}, {65, 127}, {100, 257}, {257, 100}, {513, 300}};
+  return {{1, 1},    {1, 37},    {37, 1},    {31, 33},  {64, 64},
+          {65, 127}, {100, 257}, {257, 100}, {513, 300}};
 }
 
 struct Case {
@@ -78,22 +79,28 @@ void expect_gpu_matches(const Launch& launch, const std::string& label, bool cop
   }
 }
 
-std::vector<Block2> test_blocks_2d() { return {{8, 8}, {16, 16}, {32, 32}, {32, 8}, {64, 4}, {256, 1}}; }
+std::vector<Block2> test_blocks_2d() {
+  return {{8, 8}, {16, 16}, {32, 32}, {32, 8}, {64, 4}, {256, 1}};
+}
 
 TEST(TransposeGpu, ArticleSlowMatchesSerial) {
   TB_REQUIRE_GPU();
   for (Block2 b : test_blocks_2d())
-    expect_gpu_matches([b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
-      gpu::transpose_cuda_article_slow(in, out, r, c, b, s);
-    }, "article_slow " + std::to_string(b.x) + "x" + std::to_string(b.y));
+    expect_gpu_matches(
+        [b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+          gpu::transpose_cuda_article_slow(in, out, r, c, b, s);
+        },
+        "article_slow " + std::to_string(b.x) + "x" + std::to_string(b.y));
 }
 
 TEST(TransposeGpu, ArticleFastMatchesSerial) {
   TB_REQUIRE_GPU();
   for (Block2 b : test_blocks_2d())
-    expect_gpu_matches([b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
-      gpu::transpose_cuda_article_fast(in, out, r, c, b, s);
-    }, "article_fast " + std::to_string(b.x) + "x" + std::to_string(b.y));
+    expect_gpu_matches(
+        [b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+          gpu::transpose_cuda_article_fast(in, out, r, c, b, s);
+        },
+        "article_fast " + std::to_string(b.x) + "x" + std::to_string(b.y));
 }
 
 TEST(TransposeGpu, TiledMatchesSerial) {
