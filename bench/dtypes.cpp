@@ -1,0 +1,359 @@
+// dtypes benchmarks: one memory-bound kernel (axpy, y = a*x + y) and one compute-bound kernel
+// (fma: kChains chains of K = 1024 dependent FMAs per element) in fp64, fp32, fp16 and int8.
+// axpy bytes model: 3 * sizeof(T) per element (read x, y; write y), 2 ops per element.
+// fma bytes model: read x once, write one output; 2 ops per FMA (fp16 half2: 4 per
+// instruction), 8 per dp4a (int8; the flop_per_s counter then counts integer ops).
+// What to expect on an H200 is in cpu/dtypes.hpp: axpy at the same GB/s for every type; fma at
+// fp64 : fp32 : fp16 : int8 ~ 1 : 2 : 4 : 8 by the published rates.
+#include "cpu/dtypes.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/dtypes.hpp"
+#endif
+
+namespace tb::dtypes {
+namespace {
+
+using std::int32_t;
+using std::int8_t;
+
+// Tolerances, relative to max(|ref|, floor). Values are O(1) (axpy) and O(16 x) (fma, whose
+// chains converge to 4x each), so the floors are the data's own scale.
+template <class T>
+Tolerance axpy_tolerance() {
+  if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};  // fma vs mul+add: 1 rounding
+  if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};    // ditto in float
+  // GPU: one rounding to half (__hfma2); CPU: float mul, float add, round to half. At most ~1
+  // half ulp (2^-11 relative) apart, and cancellation in a*x + y is covered by the floor.
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
+  return {0.0};  // int8: integer arithmetic, exact
+}
+template <class T>
+Tolerance fma_tolerance() {
+  // Each step rounds once (GPU fma) or twice (CPU mul, add); the chain contracts errors by
+  // a = 0.75 per step, so they stay below ~ulp / (1 - a) = 4 ulp of the value.
+  if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
+  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
+  // GPU chains round to half every step (2^-11), the CPU's run in float: 4 half ulp ~ 2e-3.
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1e-2};
+  return {0.0};  // int8 dp4a chains: exact integer arithmetic
+}
+
+// Inputs in [-1, 1) (floats) or [-128, 127] (int8), generated as float/int32 and narrowed.
+template <class T>
+void fill(std::span<T> out, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+    fill_uniform(out, seed, T(-1), T(1));
+  } else {
+    using Wide = std::conditional_t<std::is_same_v<T, f16>, float, int32_t>;
+    HostArray<Wide> wide(out.size());
+    if constexpr (std::is_same_v<T, f16>)
+      fill_uniform(wide.span(), seed, -1.f, 1.f);
+    else
+      fill_uniform(wide.span(), seed, -128, 128);
+    const auto count = static_cast<std::int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const T v = static_cast<T>(wide[i]);
+      out[i] = v == T(0) ? T(1) : v;  // a zero input hides an unwritten output
+    }
+  }
+}
+
+template <class T>
+std::string dtype_name() {
+  return std::string(Dtype<T>::name);
+}
+
+// ---- axpy ----------------------------------------------------------------------------------
+
+template <class T>
+struct AxpyHost {
+  std::size_t n;
+  HostArray<T> x, y0, y, ref;
+  explicit AxpyHost(std::size_t n_) : n(n_), x(n), y0(n), y(n), ref(n) {
+    fill(x.span(), kSeed);
+    fill(y0.span(), kSeed + 1);
+    const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) y[i] = y0[i];  // first-touch y in parallel
+    std::copy(y0.begin(), y0.end(), ref.begin());
+    axpy_serial(x.data(), ref.data(), n);
+  }
+};
+
+template <class T>
+AxpyHost<T>& axpy_host(std::size_t n) {
+  static SingleSlot<std::size_t, AxpyHost<T>> slot;
+  return slot.get(n, [n] { return AxpyHost<T>(n); });
+}
+
+// A CPU axpy: validated from y0, then timed in place (y keeps accumulating a*x, harmless to
+// the time: no type here slows down on large values); 3 * sizeof(T) B/element.
+template <class T>
+void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
+                  void (*fn)(const T*, T*, std::size_t)) {
+  std::string name =
+      bench_name("dtypes", impl, {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
+  if (impl == "omp") name += "/threads:" + std::to_string(omp_threads());
+  add_cpu_benchmark(cfg, name, [n, fn](benchmark::State& state) {
+    AxpyHost<T>& d = axpy_host<T>(n);
+    const bool ok = validate_once(state, axpy_tolerance<T>(), [&] {
+      std::copy(d.y0.begin(), d.y0.end(), d.y.begin());
+      fn(d.x.data(), d.y.data(), n);
+      return compare(std::span<const T>(d.y.span()), std::span<const T>(d.ref.span()));
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      fn(d.x.data(), d.y.data(), n);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, axpy_work<T>(n), Side::cpu);
+  });
+}
+
+// ---- fma chains ----------------------------------------------------------------------------
+
+template <class T>
+struct FmaHost {
+  using Out = typename Dtype<T>::fma_out;
+  std::size_t n;
+  HostArray<T> x;
+  HostArray<Out> ref, out;
+  explicit FmaHost(std::size_t n_) : n(n_), x(n), ref(fma_outputs<T>(n)), out(fma_outputs<T>(n)) {
+    fill(x.span(), kSeed + 2);
+    // The serial function on disjoint chunks is still the serial reference (elements are
+    // independent), spread over threads so the GPU sizes' references take seconds, not minutes.
+    // Chunks are multiples of 4 elements so that int8 words never straddle two chunks.
+    constexpr std::size_t kChunk = 4096;
+    const auto chunks = static_cast<std::int64_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+      const std::size_t len = std::min(kChunk, n - begin);
+      fma_serial(x.data() + begin, ref.data() + fma_outputs<T>(begin), len, kChainLength);
+      std::fill_n(out.data() + fma_outputs<T>(begin), fma_outputs<T>(len), Out(0));
+    }
+  }
+};
+
+template <class T>
+FmaHost<T>& fma_host(std::size_t n) {
+  static SingleSlot<std::size_t, FmaHost<T>> slot;
+  return slot.get(n, [n] { return FmaHost<T>(n); });
+}
+
+std::string fma_name(std::string_view impl, std::string_view dtype, std::size_t n) {
+  return bench_name(
+      "dtypes", impl,
+      {{"kernel", "fma"}, {"dtype", std::string(dtype)}, {"n", n}, {"k", kChainLength}});
+}
+
+// A CPU fma-chain run: 2 * kChains * K ops per element (8 per emulated dp4a of 4 bytes).
+template <class T>
+void add_cpu_fma(const RunConfig& cfg, std::string_view impl, std::size_t n,
+                 void (*fn)(const T*, typename Dtype<T>::fma_out*, std::size_t, int)) {
+  using Out = typename Dtype<T>::fma_out;
+  std::string name = fma_name(impl, dtype_name<T>(), n);
+  if (impl == "omp") name += "/threads:" + std::to_string(omp_threads());
+  add_cpu_benchmark(cfg, name, [n, fn](benchmark::State& state) {
+    FmaHost<T>& d = fma_host<T>(n);
+    const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
+      poison(d.out.span());
+      fn(d.x.data(), d.out.data(), n, kChainLength);
+      return compare(std::span<const Out>(d.out.span()), std::span<const Out>(d.ref.span()));
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      fn(d.x.data(), d.out.data(), n, kChainLength);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, fma_work<T>(n), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+static_assert(gpu::kDtypesChains == kChains);
+
+// fp16 crosses to the launchers as its bit pattern.
+template <class T>
+T* dev(T* p) {
+  return p;
+}
+inline std::uint16_t* dev(f16* p) { return reinterpret_cast<std::uint16_t*>(p); }
+
+template <class T>
+constexpr gpu::DtypeId dtype_id() {
+  if constexpr (std::is_same_v<T, double>) return gpu::DtypeId::fp64;
+  if constexpr (std::is_same_v<T, float>) return gpu::DtypeId::fp32;
+  if constexpr (std::is_same_v<T, f16>) return gpu::DtypeId::fp16;
+  return gpu::DtypeId::int8;
+}
+
+// The scalar a each launcher takes (fp16 takes a float and rounds it to half; 0.5 and 0.75 are
+// exact).
+template <class T>
+auto axpy_a() {
+  if constexpr (std::is_same_v<T, int8_t>)
+    return kAxpyAInt8;
+  else if constexpr (std::is_same_v<T, double>)
+    return kAxpyA;
+  else
+    return static_cast<float>(kAxpyA);
+}
+template <class T>
+auto fma_a() {
+  if constexpr (std::is_same_v<T, int8_t>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFmaA;
+  else
+    return static_cast<float>(kFmaA);
+}
+
+template <class T>
+struct AxpyDevice {
+  Stream stream;
+  DeviceBuffer<T> x, y0, y;
+  PinnedBuffer<T> hy;
+  explicit AxpyDevice(const AxpyHost<T>& h)
+      : x(upload(std::span<const T>(h.x.span()))),
+        y0(upload(std::span<const T>(h.y0.span()))),
+        y(h.n),
+        hy(h.n) {}
+};
+
+template <class T>
+AxpyDevice<T>& axpy_device(std::size_t n) {
+  static SingleSlot<std::size_t, AxpyDevice<T>> slot;
+  return slot.get(n, [n] { return AxpyDevice<T>(axpy_host<T>(n)); });
+}
+
+// A GPU axpy, kernel time (inputs stay on the device); 3 * sizeof(T) B/element. The "upload"
+// stage restores y from y0 on the device before the validation run.
+template <class T>
+void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
+  const auto name =
+      bench_name("dtypes", "cuda",
+                 {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
+  add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
+    if (!check_block(state, block)) return;
+    AxpyDevice<T>& d = axpy_device<T>(n);
+    const AxpyHost<T>& h = axpy_host<T>(n);
+    const GpuStages stages{
+        .poison = [&d] { poison(d.hy.span()); },
+        .upload =
+            [&d] {
+              CUDA_CHECK(cudaMemcpyAsync(d.y.data(), d.y0.data(), d.y.bytes(),
+                                         cudaMemcpyDeviceToDevice, d.stream));
+            },
+        .compute =
+            [&d, n, block] {
+              gpu::dtypes_axpy_cuda(axpy_a<T>(), dev(d.x.data()), dev(d.y.data()), n, block,
+                                    d.stream);
+            },
+        .download = [&d, n] { copy_to_host(d.hy.data(), d.y.data(), n, d.stream); },
+        .check = [&d, &h] { return compare(std::span<const T>(d.hy.span()), h.ref.span()); },
+    };
+    run_gpu_modes(state, Mode::kernel, d.stream, axpy_tolerance<T>(), stages);
+    if (state.error_occurred()) return;
+    record_kernel(state, gpu::dtypes_axpy_cuda_stats(dtype_id<T>(), n, block));
+    set_work(state, axpy_work<T>(n), Side::gpu);
+  });
+}
+
+template <class T>
+struct FmaDevice {
+  using Out = typename Dtype<T>::fma_out;
+  Stream stream;
+  DeviceBuffer<T> x;
+  DeviceBuffer<Out> out;
+  PinnedBuffer<Out> hout;
+  explicit FmaDevice(const FmaHost<T>& h)
+      : x(upload(std::span<const T>(h.x.span()))), out(h.ref.size()), hout(h.ref.size()) {}
+};
+
+template <class T>
+FmaDevice<T>& fma_device(std::size_t n) {
+  static SingleSlot<std::size_t, FmaDevice<T>> slot;
+  return slot.get(n, [n] { return FmaDevice<T>(fma_host<T>(n)); });
+}
+
+// A GPU fma-chain run, kernel time: 2 * kChains * K ops per element (8 per dp4a).
+template <class T>
+void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
+  using Out = typename Dtype<T>::fma_out;
+  const auto name = bench_name("dtypes", "cuda",
+                               {{"kernel", "fma"},
+                                {"dtype", dtype_name<T>()},
+                                {"n", n},
+                                {"k", kChainLength},
+                                {"block", block}});
+  add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
+    if (!check_block(state, block)) return;
+    FmaDevice<T>& d = fma_device<T>(n);
+    const FmaHost<T>& h = fma_host<T>(n);
+    const GpuStages stages{
+        // 0x7F bytes: NaN in fp16, ~3e38 in fp32, ~1e304 in fp64, 0x7F7F7F7F in int32: no
+        // chain produces any of them.
+        .poison =
+            [&d] {
+              CUDA_CHECK(cudaMemsetAsync(d.out.data(), 0x7F, d.out.bytes(), d.stream));
+              poison(d.hout.span());
+            },
+        .upload = [] {},  // uploaded once with the device buffers
+        .compute =
+            [&d, n, block] {
+              gpu::dtypes_fma_cuda(fma_a<T>(), dev(d.x.data()), dev(d.out.data()), n, kChainLength,
+                                   block, d.stream);
+            },
+        .download = [&d] { copy_to_host(d.hout.data(), d.out.data(), d.out.size(), d.stream); },
+        .check = [&d, &h] { return compare(std::span<const Out>(d.hout.span()), h.ref.span()); },
+    };
+    run_gpu_modes(state, Mode::kernel, d.stream, fma_tolerance<T>(), stages);
+    if (state.error_occurred()) return;
+    record_kernel(state, gpu::dtypes_fma_cuda_stats(dtype_id<T>(), n, block));
+    set_work(state, fma_work<T>(n), Side::gpu);
+  });
+}
+#endif
+
+template <class T>
+void register_dtype(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kAxpySize}, kAxpyQuickSize)) {
+    add_cpu_axpy<T>(cfg, "serial", n, axpy_serial<T>);
+    add_cpu_axpy<T>(cfg, "omp", n, axpy_omp<T>);
+#if TWINBENCH_HAVE_CUDA
+    for (int block : block_sweep_1d(cfg)) add_cuda_axpy<T>(cfg, n, block);
+#endif
+  }
+  for (std::size_t n : sizes_1d(cfg, {kFmaCpuSize}, kFmaCpuQuickSize)) {
+    add_cpu_fma<T>(cfg, "serial", n, fma_serial<T>);
+    add_cpu_fma<T>(cfg, "omp", n, fma_omp<T>);
+  }
+#if TWINBENCH_HAVE_CUDA
+  for (std::size_t n : sizes_1d(cfg, {kFmaGpuSize}, kFmaGpuQuickSize))
+    for (int block : block_sweep_1d(cfg)) add_cuda_fma<T>(cfg, n, block);
+#endif
+}
+
+void register_benchmarks(const RunConfig& cfg) {
+  register_dtype<double>(cfg);
+  register_dtype<float>(cfg);
+  register_dtype<f16>(cfg);
+  register_dtype<int8_t>(cfg);
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("dtypes", "axpy and FMA chains in fp64, fp32, fp16 and int8",
+                   register_benchmarks);
+
+}  // namespace tb::dtypes

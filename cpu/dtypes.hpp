@@ -1,0 +1,124 @@
+#pragma once
+// dtypes: the same two kernels in fp64, fp32, fp16 and int8.
+//  - axpy, y = a*x + y: memory-bound, so narrower types should move the same bytes per second
+//    (GB/s flat across types, elements per second up with 1/sizeof).
+//  - fma: K dependent multiply-adds per element, v = v*a + b, in kChains independent chains
+//    (instruction-level parallelism: each chain waits on its own previous result only).
+//    Compute-bound; counts 2 ops per FMA and 8 per dp4a (4 multiplies, 4 adds).
+// Expected GPU ratios from the H200's published non-tensor rates (SXM): fp64 ~34 TFLOP/s,
+// fp32 ~67 TFLOP/s (fp32:fp64 = 2:1), fp16 with half2 ~134 TFLOP/s (2x fp32: one instruction
+// does two FMAs), int8 via dp4a quoted at ~4x fp32 in ops. A scalar-fp16 kernel would only
+// match fp32; that is why the GPU fp16 kernels use half2.
+//
+// CPU: x86-64 without AVX512-FP16 has no fp16 arithmetic. fp16 is storage only (_Float16, which
+// g++ 12 supports on x86-64): each value is converted to float, computed in float and rounded
+// back to half once per result. Without F16C (the suite builds for baseline x86-64 unless the
+// user adds -march=native) those conversions are library calls, so CPU fp16 is slower than
+// fp32, not faster. int8 on the CPU emulates dp4a with four byte multiplies.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "common/harness.hpp"
+#include "common/validate.hpp"
+
+namespace tb::dtypes {
+
+using f16 = _Float16;
+static_assert(sizeof(f16) == 2);
+
+constexpr std::uint64_t kSeed = 0x5eed0501;
+constexpr int kChainLength = 1024;  // K: dependent FMAs per chain
+constexpr int kChains = 4;          // independent chains per element (ILP)
+
+// axpy: 64M elements (fp64 1.5 GiB moved, int8 192 MiB, still ~4x the L2).
+constexpr std::size_t kAxpySize = std::size_t{1} << 26;
+constexpr std::size_t kAxpyQuickSize = std::size_t{1} << 20;
+// fma: 4M elements on the GPU (~16 waves of threads over 132 SMs, 34 GFLOP at fp32). The CPU
+// does ~1000x less per second, so it runs 256K elements (a second or less per serial call).
+constexpr std::size_t kFmaGpuSize = std::size_t{1} << 22;
+constexpr std::size_t kFmaCpuSize = std::size_t{1} << 18;
+constexpr std::size_t kFmaGpuQuickSize = std::size_t{1} << 18;
+constexpr std::size_t kFmaCpuQuickSize = std::size_t{1} << 14;
+
+// Kernel constants. a = 0.75 is exact in every float type and contracts each chain by 0.75 per
+// step, so a chain converges to 4b (b = the element) and rounding errors stay bounded by
+// ~ulp / (1 - 0.75); |a| < 1 also keeps fp16 far from overflow.
+constexpr double kAxpyA = 0.5;
+constexpr int kAxpyAInt8 = 3;  // int8 axpy: a*x + y in int32, saturated to [-128, 127]
+constexpr double kFmaA = 0.75;
+
+// Per-type facts: the scalar type a kernel computes in on the CPU, the fma output type
+// (int8's dp4a chains accumulate into int32, one per 4 input bytes), the name.
+template <class T>
+struct Dtype;
+template <>
+struct Dtype<double> {
+  using compute = double;
+  using fma_out = double;
+  static constexpr std::string_view name = "fp64";
+};
+template <>
+struct Dtype<float> {
+  using compute = float;
+  using fma_out = float;
+  static constexpr std::string_view name = "fp32";
+};
+template <>
+struct Dtype<f16> {
+  using compute = float;
+  using fma_out = f16;
+  static constexpr std::string_view name = "fp16";
+};
+template <>
+struct Dtype<std::int8_t> {
+  using compute = std::int32_t;
+  using fma_out = std::int32_t;
+  static constexpr std::string_view name = "int8";
+};
+
+// Elements of the fma output: one per element, or one int32 per 4 int8 inputs (zero-padded).
+template <class T>
+constexpr std::size_t fma_outputs(std::size_t n) {
+  return sizeof(T) == 1 ? (n + 3) / 4 : n;
+}
+
+// axpy bytes model: read x and y, write y; 2 ops per element.
+template <class T>
+WorkModel axpy_work(std::size_t n) {
+  return {.bytes = 3.0 * sizeof(T) * n, .flops = 2.0 * n, .items = 1.0 * n};
+}
+// fma bytes model: read x, write the output; 2 ops per FMA, i.e. 8 per dp4a of 4 byte pairs.
+template <class T>
+WorkModel fma_work(std::size_t n) {
+  using Out = typename Dtype<T>::fma_out;
+  const double outs = static_cast<double>(fma_outputs<T>(n));
+  const double ops = sizeof(T) == 1 ? 8.0 * kChains * kChainLength * outs
+                                    : 2.0 * kChains * kChainLength * static_cast<double>(n);
+  return {.bytes = sizeof(T) * static_cast<double>(n) + sizeof(Out) * outs,
+          .flops = ops,
+          .items = 1.0 * n};
+}
+
+// y = a*x + y over n elements (a = kAxpyA, or kAxpyAInt8 for int8).
+template <class T>
+void axpy_serial(const T* x, T* y, std::size_t n);
+template <class T>
+void axpy_omp(const T* x, T* y, std::size_t n);
+
+// out[i] = sum over kChains chains of k steps of v = v*kFmaA + x[i], chain c starting at
+// x[i]*(c+1). int8: per 4-byte word w (4 int8 inputs), chain c runs v = dp4a(v, w, c+1) from
+// v = w ^ (c * 0x01010101), and out[word] = sum of the chains.
+template <class T>
+void fma_serial(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, int k);
+template <class T>
+void fma_omp(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, int k);
+
+// The dp4a instruction: c + the dot product of the 4 signed bytes of a and of b.
+constexpr std::int32_t dp4a(std::int32_t a, std::int32_t b, std::int32_t c) {
+  for (int j = 0; j < 4; ++j)
+    c += static_cast<std::int8_t>(a >> (8 * j)) * static_cast<std::int8_t>(b >> (8 * j));
+  return c;
+}
+
+}  // namespace tb::dtypes

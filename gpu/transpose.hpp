@@ -1,0 +1,40 @@
+#pragma once
+// Launchers for transpose (host-callable; kernels live in transpose.cu). in is rows x cols,
+// row-major; out is cols x rows (cuda_copy's out is rows x cols, a plain copy).
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/workload.hpp"
+#include "gpu/kernel_stats.hpp"
+
+namespace tb::gpu {
+
+// The tiled and copy kernels: a 32 x 32 tile per block, 32 x 8 threads, 4 rows per thread.
+inline constexpr Block2 kTransposeTiledBlock{32, 8};
+
+// The article's first kernel: threadIdx.x walks along an input row, so the reads are coalesced
+// and each warp's 32 writes land in 32 different output rows (one 32-byte sector each).
+void transpose_cuda_article_slow(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                 Block2 block, cudaStream_t stream);
+KernelStats transpose_cuda_article_slow_stats(std::size_t rows, std::size_t cols, Block2 block);
+
+// The article's second kernel, index order swapped: threadIdx.x walks down an input column, so
+// the writes are coalesced and the reads strided (strided reads can still hit in L1/L2).
+void transpose_cuda_article_fast(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                 Block2 block, cudaStream_t stream);
+KernelStats transpose_cuda_article_fast_stats(std::size_t rows, std::size_t cols, Block2 block);
+
+// Shared-memory tile of 32 x 33 floats (the extra column puts a tile column in 32 different
+// banks): coalesced reads and coalesced writes.
+void transpose_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,
+                          cudaStream_t stream);
+KernelStats transpose_cuda_tiled_stats(std::size_t rows, std::size_t cols);
+
+// Same grid, block and per-thread work as the tiled kernel but out = in: the ceiling a
+// transpose can reach.
+void copy_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,
+                     cudaStream_t stream);
+KernelStats copy_cuda_tiled_stats(std::size_t rows, std::size_t cols);
+
+}  // namespace tb::gpu

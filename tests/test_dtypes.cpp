@@ -1,0 +1,250 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/random.hpp"
+#include "common/validate.hpp"
+#include "cpu/dtypes.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/dtypes.hpp"
+#endif
+
+namespace tb::dtypes {
+namespace {
+
+using std::int32_t;
+using std::int8_t;
+
+// The same tolerances as the benchmarks (see bench/dtypes.cpp for why they hold).
+template <class T>
+Tolerance axpy_tol() {
+  if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};
+  if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
+  return {0.0};
+}
+template <class T>
+Tolerance fma_tol() {
+  if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
+  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1e-2};
+  return {0.0};
+}
+
+template <class T>
+std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
+  std::vector<float> f(n);
+  std::vector<int32_t> i(n);
+  fill_uniform(std::span<float>(f), seed, -1.f, 1.f);
+  fill_uniform(std::span<int32_t>(i), seed, -128, 128);
+  std::vector<T> out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const T v = std::is_same_v<T, int8_t> ? static_cast<T>(i[k]) : static_cast<T>(f[k]);
+    out[k] = v == T(0) ? T(1) : v;
+  }
+  return out;
+}
+
+template <class T, class R>
+bool within(const std::vector<T>& got, const std::vector<R>& ref, const Tolerance& tol) {
+  return passes(compare(std::span<const T>(got), std::span<const R>(ref), tol.scale_floor), tol);
+}
+
+TEST(Dtypes, Dp4aIsASignedByteDotProduct) {
+  // bytes (little-endian) a = {1, -2, 3, -128}, b = {5, 6, -7, -1}
+  const int32_t a = static_cast<int32_t>(0x8003FE01u), b = static_cast<int32_t>(0xFFF90605u);
+  EXPECT_EQ(dp4a(a, b, 10), 10 + 5 - 12 - 21 + 128);
+}
+
+TEST(Dtypes, Int8AxpySaturates) {
+  const std::vector<int8_t> x = {100, -100, 10, -1};
+  std::vector<int8_t> y = {100, -100, 5, 127};
+  axpy_serial(x.data(), y.data(), x.size());
+  EXPECT_EQ(y, (std::vector<int8_t>{127, -128, 35, 124}));
+}
+
+TEST(Dtypes, FloatAxpyIsAxPlusY) {
+  const std::vector<float> x = {1.f, -2.f};
+  std::vector<float> y = {0.25f, 1.f};
+  axpy_serial(x.data(), y.data(), 2);
+  EXPECT_EQ(y[0], 0.75f);
+  EXPECT_EQ(y[1], 0.f);
+}
+
+// One element's chains written out plainly, against the blocked CPU code.
+TEST(Dtypes, FmaSerialMatchesPlainChains) {
+  const auto x = inputs<float>(37, kSeed);
+  std::vector<float> out(37);
+  const int k = 100;
+  fma_serial(x.data(), out.data(), x.size(), k);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    float sum = 0.f;
+    float v[kChains];
+    for (int c = 0; c < kChains; ++c) v[c] = x[i] * static_cast<float>(c + 1);
+    for (int s = 0; s < k; ++s)
+      for (int c = 0; c < kChains; ++c) v[c] = v[c] * 0.75f + x[i];
+    sum = ((v[0] + v[1]) + v[2]) + v[3];
+    EXPECT_NEAR(out[i], sum, 1e-6f * std::fabs(sum)) << i;
+    // The chains converge to 4x: a check on the model, not just on the code.
+    EXPECT_NEAR(out[i], 16.f * x[i], 2e-5f) << i;
+  }
+}
+
+TEST(Dtypes, Int8FmaPadsTheLastWord) {
+  const std::vector<int8_t> x = {3, -4, 5, 6, 7, -8};  // words {3,-4,5,6} and {7,-8,0,0}
+  std::vector<int32_t> out(2);
+  fma_serial(x.data(), out.data(), x.size(), 5);
+  for (int q = 0; q < 2; ++q) {
+    uint32_t bits = 0;
+    for (int j = 0; j < 4 && 4 * q + j < 6; ++j)
+      bits |= static_cast<uint32_t>(static_cast<uint8_t>(x[4 * q + j])) << (8 * j);
+    const auto w = static_cast<int32_t>(bits);
+    int32_t sum = 0;
+    for (int c = 0; c < kChains; ++c) {
+      int32_t v = w ^ (c * 0x01010101);
+      for (int s = 0; s < 5; ++s) v = dp4a(v, w, c + 1);
+      sum += v;
+    }
+    EXPECT_EQ(out[q], sum) << q;
+  }
+}
+
+template <class T>
+void expect_cpu_omp_matches_serial() {
+  using Out = typename Dtype<T>::fma_out;
+  for (std::size_t n : test::edge_sizes()) {
+    const auto x = inputs<T>(n, kSeed);
+    auto y_ref = inputs<T>(n, kSeed + 1);
+    auto y = y_ref;
+    axpy_serial(x.data(), y_ref.data(), n);
+    axpy_omp(x.data(), y.data(), n);
+    EXPECT_TRUE(within(y, y_ref, axpy_tol<T>())) << Dtype<T>::name << " axpy n=" << n;
+
+    std::vector<Out> ref(fma_outputs<T>(n)), out(fma_outputs<T>(n));
+    const int k = 64;  // the chain length does not change the code path; keep the test quick
+    fma_serial(x.data(), ref.data(), n, k);
+    poison(std::span<Out>(out));
+    fma_omp(x.data(), out.data(), n, k);
+    EXPECT_TRUE(within(out, ref, fma_tol<T>())) << Dtype<T>::name << " fma n=" << n;
+  }
+}
+
+TEST(Dtypes, OmpMatchesSerialFp64) { expect_cpu_omp_matches_serial<double>(); }
+TEST(Dtypes, OmpMatchesSerialFp32) { expect_cpu_omp_matches_serial<float>(); }
+TEST(Dtypes, OmpMatchesSerialFp16) { expect_cpu_omp_matches_serial<f16>(); }
+TEST(Dtypes, OmpMatchesSerialInt8) { expect_cpu_omp_matches_serial<int8_t>(); }
+
+// The full chain length keeps fp16 within its tolerance of the float computation.
+TEST(Dtypes, Fp16ChainsStayNearFloat) {
+  const auto xh = inputs<f16>(1000, kSeed);
+  std::vector<float> xf(xh.begin(), xh.end());
+  std::vector<f16> out_h(1000);
+  std::vector<float> out_f(1000);
+  fma_serial(xh.data(), out_h.data(), 1000, kChainLength);
+  fma_serial(xf.data(), out_f.data(), 1000, kChainLength);
+  EXPECT_TRUE(within(out_h, out_f, fma_tol<f16>()));
+}
+
+#if TWINBENCH_HAVE_CUDA
+template <class T>
+T* dev(T* p) {
+  return p;
+}
+inline std::uint16_t* dev(f16* p) { return reinterpret_cast<std::uint16_t*>(p); }
+template <class T>
+auto axpy_a() {
+  if constexpr (std::is_same_v<T, int8_t>)
+    return kAxpyAInt8;
+  else if constexpr (std::is_same_v<T, double>)
+    return kAxpyA;
+  else
+    return static_cast<float>(kAxpyA);
+}
+template <class T>
+auto fma_a() {
+  if constexpr (std::is_same_v<T, int8_t>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFmaA;
+  else
+    return static_cast<float>(kFmaA);
+}
+
+// `offset` elements into the buffers: 1 makes every pointer misaligned for the vector paths.
+template <class T>
+void expect_gpu_axpy(std::size_t n, int block, std::size_t offset) {
+  const auto x = inputs<T>(n + offset, kSeed);
+  const auto y0 = inputs<T>(n + offset, kSeed + 1);
+  auto ref = y0;
+  axpy_serial(x.data() + offset, ref.data() + offset, n);
+  Stream s;
+  auto dx = upload(std::span<const T>(x));
+  auto dy = upload(std::span<const T>(y0));
+  gpu::dtypes_axpy_cuda(axpy_a<T>(), dev(dx.data()) + offset, dev(dy.data()) + offset, n, block, s);
+  s.synchronize();
+  std::vector<T> got(n + offset);
+  download(std::span<T>(got), dy);
+  EXPECT_TRUE(within(got, ref, axpy_tol<T>()))
+      << Dtype<T>::name << " axpy n=" << n << " block=" << block << " offset=" << offset;
+}
+
+template <class T>
+void expect_gpu_fma(std::size_t n, int block, int k, std::size_t offset) {
+  using Out = typename Dtype<T>::fma_out;
+  const auto x = inputs<T>(n + offset, kSeed);
+  const std::size_t outs = fma_outputs<T>(n);
+  std::vector<Out> ref(outs + offset);
+  fma_serial(x.data() + offset, ref.data() + offset, n, k);
+  Stream s;
+  auto dx = upload(std::span<const T>(x));
+  DeviceBuffer<Out> dout(outs + offset);
+  CUDA_CHECK(cudaMemset(dout.data(), 0x7F, dout.bytes()));
+  gpu::dtypes_fma_cuda(fma_a<T>(), dev(dx.data()) + offset, dev(dout.data()) + offset, n, k, block,
+                       s);
+  s.synchronize();
+  std::vector<Out> got(outs + offset);
+  download(std::span<Out>(got), dout);
+  std::copy_n(ref.begin(), offset, got.begin());  // the skipped prefix is not an output
+  EXPECT_TRUE(within(got, ref, fma_tol<T>()))
+      << Dtype<T>::name << " fma n=" << n << " block=" << block << " k=" << k
+      << " offset=" << offset;
+}
+
+template <class T>
+void expect_gpu_all() {
+  for (std::size_t n : test::edge_sizes())
+    for (int block : test::test_blocks()) {
+      expect_gpu_axpy<T>(n, block, 0);
+      expect_gpu_fma<T>(n, block, 128, 0);
+    }
+  expect_gpu_axpy<T>(1001, 256, 1);
+  expect_gpu_fma<T>(1001, 256, 128, 1);
+  expect_gpu_fma<T>(4099, 256, kChainLength, 0);
+}
+
+TEST(DtypesGpu, Fp64MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_all<double>();
+}
+TEST(DtypesGpu, Fp32MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_all<float>();
+}
+TEST(DtypesGpu, Fp16MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_all<f16>();
+}
+TEST(DtypesGpu, Int8MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_all<int8_t>();
+}
+#endif
+
+}  // namespace
+}  // namespace tb::dtypes

@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/random.hpp"
+#include "common/validate.hpp"
+#include "cpu/transpose.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/transpose.hpp"
+#endif
+
+namespace tb::transpose {
+namespace {
+
+// rows x cols: single elements, single rows and columns, sizes that are not multiples of a
+// 32-wide tile or of the CPU's 64-wide tile, and non-square both ways.
+std::vector<std::pair<std::size_t, std::size_t>> shapes() {
+  return {{1, 1},    {1, 37},    {37, 1},    {31, 33},  {64, 64},
+          {65, 127}, {100, 257}, {257, 100}, {513, 300}};
+}
+
+struct Case {
+  std::size_t rows, cols;
+  std::vector<float> in, ref;
+  Case(std::size_t r, std::size_t c) : rows(r), cols(c), in(r * c), ref(r * c) {
+    fill_uniform(std::span<float>(in), kSeed, -1.f, 1.f);
+    serial(in.data(), ref.data(), rows, cols);
+  }
+};
+
+bool same(const std::vector<float>& got, const std::vector<float>& ref) {
+  return passes(compare(std::span<const float>(got), std::span<const float>(ref)), kTolerance);
+}
+
+TEST(Transpose, SerialMovesEachElement) {
+  Case c(3, 5);
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t k = 0; k < 5; ++k) ASSERT_EQ(c.ref[k * 3 + r], c.in[r * 5 + k]);
+}
+
+TEST(Transpose, TwiceIsIdentity) {
+  Case c(65, 127);
+  std::vector<float> back(c.in.size());
+  serial(c.ref.data(), back.data(), c.cols, c.rows);
+  EXPECT_TRUE(same(back, c.in));
+}
+
+TEST(Transpose, OmpMatchesSerial) {
+  for (auto [rows, cols] : shapes()) {
+    Case c(rows, cols);
+    std::vector<float> out(c.in.size());
+    poison(std::span<float>(out));
+    omp(c.in.data(), out.data(), rows, cols);
+    EXPECT_TRUE(same(out, c.ref)) << rows << "x" << cols;
+  }
+}
+
+#if TWINBENCH_HAVE_CUDA
+using Launch = std::function<void(const float*, float*, std::size_t, std::size_t, cudaStream_t)>;
+
+// Runs `launch` on every shape into a poisoned output and compares with `copy ? in : ref`.
+void expect_gpu_matches(const Launch& launch, const std::string& label, bool copy = false) {
+  Stream s;
+  for (auto [rows, cols] : shapes()) {
+    Case c(rows, cols);
+    auto din = upload(std::span<const float>(c.in));
+    DeviceBuffer<float> dout(c.in.size());
+    CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+    launch(din.data(), dout.data(), rows, cols, s);
+    s.synchronize();
+    std::vector<float> out(c.in.size());
+    download(std::span<float>(out), dout);
+    EXPECT_TRUE(same(out, copy ? c.in : c.ref)) << label << " " << rows << "x" << cols;
+  }
+}
+
+std::vector<Block2> test_blocks_2d() {
+  return {{8, 8}, {16, 16}, {32, 32}, {32, 8}, {64, 4}, {256, 1}};
+}
+
+TEST(TransposeGpu, ArticleSlowMatchesSerial) {
+  TB_REQUIRE_GPU();
+  for (Block2 b : test_blocks_2d())
+    expect_gpu_matches(
+        [b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+          gpu::transpose_cuda_article_slow(in, out, r, c, b, s);
+        },
+        "article_slow " + std::to_string(b.x) + "x" + std::to_string(b.y));
+}
+
+TEST(TransposeGpu, ArticleFastMatchesSerial) {
+  TB_REQUIRE_GPU();
+  for (Block2 b : test_blocks_2d())
+    expect_gpu_matches(
+        [b](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+          gpu::transpose_cuda_article_fast(in, out, r, c, b, s);
+        },
+        "article_fast " + std::to_string(b.x) + "x" + std::to_string(b.y));
+}
+
+TEST(TransposeGpu, TiledMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::transpose_cuda_tiled, "tiled");
+}
+
+TEST(TransposeGpu, CopyKernelCopies) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::copy_cuda_tiled, "copy", true);
+}
+
+// More tile rows than gridDim.y allows (65535): the grid-stride loop over tiles must cover them.
+TEST(TransposeGpu, TallMatrixBeyondGridLimit) {
+  TB_REQUIRE_GPU();
+  const std::size_t rows = 65535u * 32u + 45u, cols = 3;
+  Case c(rows, cols);
+  Stream s;
+  auto din = upload(std::span<const float>(c.in));
+  DeviceBuffer<float> dout(c.in.size());
+  std::vector<float> out(c.in.size());
+  CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+  gpu::transpose_cuda_tiled(din.data(), dout.data(), rows, cols, s);
+  s.synchronize();
+  download(std::span<float>(out), dout);
+  EXPECT_TRUE(same(out, c.ref)) << "tiled";
+  CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+  gpu::transpose_cuda_article_slow(din.data(), dout.data(), rows, cols, {32, 1}, s);
+  s.synchronize();
+  download(std::span<float>(out), dout);
+  EXPECT_TRUE(same(out, c.ref)) << "article_slow";
+}
+#endif
+
+}  // namespace
+}  // namespace tb::transpose
