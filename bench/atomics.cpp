@@ -3,6 +3,8 @@
 // CUB reductions, and the CPU's serial loop, OpenMP atomic and OpenMP reduction. Bytes model:
 // each input read once (4 B/element); items = elements. ns_per_element is the time per element
 // and atomics_per_iter the atomic operations one run issues (what the contention scales with).
+#include "cpu/atomics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,7 +13,6 @@
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/atomics.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/atomics.hpp"
@@ -40,8 +41,9 @@ HostData& host_data(std::size_t n, std::size_t n_atomic) {
 
 // Nanoseconds per element: Google Benchmark divides by the time and kInvert flips it.
 benchmark::Counter ns_per_element(std::size_t n) {
-  return benchmark::Counter(static_cast<double>(n) * 1e-9,
-                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  return benchmark::Counter(
+      static_cast<double>(n) * 1e-9,
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void add_counters(benchmark::State& state, std::size_t n, double atomics, Side side) {
@@ -59,7 +61,8 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, std::
     HostData& d = host_data(n, n_atomic);
     const std::size_t used = prefix ? d.n_atomic : d.n;
     const std::int64_t ref = prefix ? d.ref_atomic : d.ref;
-    const bool ok = validate_once(state, kExact, [&] { return compare_exact(impl(d.in.data(), used), ref); });
+    const bool ok =
+        validate_once(state, kExact, [&] { return compare_exact(impl(d.in.data(), used), ref); });
     if (!ok) return;
     for (auto _ : state) benchmark::DoNotOptimize(impl(d.in.data(), used));
     add_counters(state, used, atomics_per_element * static_cast<double>(used), Side::cpu);
@@ -76,7 +79,8 @@ struct DeviceData {
   explicit DeviceData(const HostData& h)
       : in(upload(std::span<const std::int32_t>(h.in.span()))),
         sum(1),
-        partials(static_cast<std::size_t>(*std::max_element(std::begin(kSpreadAddrs), std::end(kSpreadAddrs)))),
+        partials(static_cast<std::size_t>(
+            *std::max_element(std::begin(kSpreadAddrs), std::end(kSpreadAddrs)))),
         cub_temp(std::max<std::size_t>(gpu::atomics_cub_temp_bytes(h.n), 1)),
         host_sum(1) {}
 
@@ -108,7 +112,8 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std:
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
     const auto run = [&] { launch(d.in.data(), n, d.sum.data(), block, d.stream); };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); })) return;
+    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
+      return;
     time_gpu(state, d.stream, run);
     record_kernel(state, stats(n, block));
     add_counters(state, n, atomics, Side::gpu);
@@ -116,15 +121,18 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std:
 }
 
 void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int block, int addrs) {
-  const auto name = bench_name("atomics", "cuda_atomic_spread", {{"n", n}, {"addrs", addrs}, {"block", block}});
+  const auto name =
+      bench_name("atomics", "cuda_atomic_spread", {{"n", n}, {"addrs", addrs}, {"block", block}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
     const auto run = [&] {
-      gpu::atomics_cuda_atomic_spread(d.in.data(), n, d.partials.data(), addrs, d.sum.data(), block, d.stream);
+      gpu::atomics_cuda_atomic_spread(d.in.data(), n, d.partials.data(), addrs, d.sum.data(), block,
+                                      d.stream);
     };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); })) return;
+    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
+      return;
     time_gpu(state, d.stream, run);
     record_kernel(state, gpu::atomics_cuda_atomic_spread_stats(n, block));
     add_counters(state, n, static_cast<double>(n), Side::gpu);
@@ -136,23 +144,29 @@ void add_thrust(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
   add_gpu_benchmark(cfg, bench_name("atomics", "thrust", {{"n", n}}), [=](benchmark::State& state) {
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
-    const auto check = [&] { return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref); };
+    const auto check = [&] {
+      return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref);
+    };
     if (!validate_once(state, kExact, check)) return;
     // thrust::reduce hands the sum back to the host: each run ends with a stream sync and an
     // 8-byte copy, which the events include.
-    time_gpu(state, d.stream, [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); });
+    time_gpu(state, d.stream,
+             [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); });
     add_counters(state, n, 0.0, Side::gpu);
   });
 }
 
 void add_cub(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
-  add_gpu_benchmark(cfg, bench_name("atomics", "thrust_cub", {{"n", n}}), [=](benchmark::State& state) {
+  const auto name = bench_name("atomics", "thrust_cub", {{"n", n}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
     const auto run = [&] {
-      gpu::atomics_cub(d.in.data(), n, d.sum.data(), d.cub_temp.data(), d.cub_temp.bytes(), d.stream);
+      gpu::atomics_cub(d.in.data(), n, d.sum.data(), d.cub_temp.data(), d.cub_temp.bytes(),
+                       d.stream);
     };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); })) return;
+    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
+      return;
     time_gpu(state, d.stream, run);
     add_counters(state, n, 0.0, Side::gpu);
     state.counters["temp_bytes"] = static_cast<double>(d.cub_temp.bytes());
@@ -174,12 +188,12 @@ void register_benchmarks(const RunConfig& cfg) {
     const double nd = static_cast<double>(n);
     for (int block : block_sweep_1d(cfg)) {
       const double blocks = std::ceil(nd / block);
-      add_cuda(cfg, "cuda_atomic_per_thread", n, n_atomic, block, gpu::atomics_cuda_atomic_per_thread,
-               gpu::atomics_cuda_atomic_per_thread_stats, nd);
-      add_cuda(cfg, "cuda_warp", n, n_atomic, block, gpu::atomics_cuda_warp, gpu::atomics_cuda_warp_stats,
-               blocks * (block / 32));
-      add_cuda(cfg, "cuda_block", n, n_atomic, block, gpu::atomics_cuda_block, gpu::atomics_cuda_block_stats,
-               blocks);
+      add_cuda(cfg, "cuda_atomic_per_thread", n, n_atomic, block,
+               gpu::atomics_cuda_atomic_per_thread, gpu::atomics_cuda_atomic_per_thread_stats, nd);
+      add_cuda(cfg, "cuda_warp", n, n_atomic, block, gpu::atomics_cuda_warp,
+               gpu::atomics_cuda_warp_stats, blocks * (block / 32));
+      add_cuda(cfg, "cuda_block", n, n_atomic, block, gpu::atomics_cuda_block,
+               gpu::atomics_cuda_block_stats, blocks);
       for (int addrs : kSpreadAddrs) add_spread(cfg, n, n_atomic, block, addrs);
     }
     add_thrust(cfg, n, n_atomic);
@@ -190,7 +204,8 @@ void register_benchmarks(const RunConfig& cfg) {
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("atomics", "sum of int32 by atomics (per thread/warp/block, spread) vs reductions",
+TWINBENCH_WORKLOAD("atomics",
+                   "sum of int32 by atomics (per thread/warp/block, spread) vs reductions",
                    register_benchmarks);
 
 }  // namespace tb::atomics

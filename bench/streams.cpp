@@ -6,6 +6,8 @@
 // three stages' times) / (the longest stage's time), the best overlap_efficiency possible;
 // fraction_of_ideal = their ratio. The serial and stage times are measured once per size.
 // CPU variants (fma:16 only: the CPU needs seconds per 2048-FMA pass) run the compute stage.
+#include "cpu/streams.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -13,7 +15,6 @@
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/streams.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/streams.hpp"
@@ -29,15 +30,6 @@ constexpr std::size_t kSamples = 16384;  // GPU outputs checked against the CPU 
 // Same as gpu::streams_chunk_len (kept here too: the CPU-only build has no gpu/ code).
 std::size_t chunk_len(std::size_t n, int chunks) {
   return (n + static_cast<std::size_t>(chunks) - 1) / static_cast<std::size_t>(chunks);
-}
-
-// The worse of two comparisons.
-ErrorStats worse(const ErrorStats& a, const ErrorStats& b) {
-  ErrorStats s = a.max_rel >= b.max_rel ? a : b;
-  s.max_abs = std::max(a.max_abs, b.max_abs);
-  s.finite = a.finite && b.finite;
-  s.size_matches = a.size_matches && b.size_matches;
-  return s;
 }
 
 struct HostData {
@@ -97,7 +89,8 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, int f
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(h.out.span());
       impl(h.in.data(), h.out.data(), n, fma);
-      return compare(std::span<const float>(h.out.span()), std::span<const float>(h.full_ref.span()));
+      return compare(std::span<const float>(h.out.span()),
+                     std::span<const float>(h.full_ref.span()));
     });
     if (!ok) return;
     for (auto _ : state) {
@@ -109,6 +102,15 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, int f
 }
 
 #if TWINBENCH_HAVE_CUDA
+// The worse of two comparisons.
+ErrorStats worse(const ErrorStats& a, const ErrorStats& b) {
+  ErrorStats s = a.max_rel >= b.max_rel ? a : b;
+  s.max_abs = std::max(a.max_abs, b.max_abs);
+  s.finite = a.finite && b.finite;
+  s.size_matches = a.size_matches && b.size_matches;
+  return s;
+}
+
 constexpr int kBlock = 256;  // the compute kernel's block; the subject here is overlap
 constexpr int kMaxStreams = 8;
 constexpr int kStageReps = 3;  // serial and stage times: best of this many runs
@@ -127,7 +129,8 @@ struct DeviceData {
   ErrorStats baseline_check;  // the baseline against the CPU reference
   double serial_s = 0, h2d_s = 0, kernel_s = 0, d2h_s = 0;
 
-  DeviceData(const HostData& h) : n(h.n), fma(h.fma), h_in(n), h_out(n), d_in(n), d_out(n), baseline(n) {
+  DeviceData(const HostData& h)
+      : n(h.n), fma(h.fma), h_in(n), h_out(n), d_in(n), d_out(n), baseline(n) {
     for (int i = 0; i < kMaxStreams; ++i) {
       streams.emplace_back();
       joins.emplace_back(cudaEventDisableTiming);
@@ -155,8 +158,8 @@ struct DeviceData {
 
   void enqueue(int nstreams, int chunks) {
     gpu::streams_pipeline({h_in.data(), h_out.data(), d_in.data(), d_out.data(), n},
-                          {stream_handles.data(), nstreams, fork.get(), join_handles.data()}, chunks,
-                          fma, kA, kB, kBlock);
+                          {stream_handles.data(), nstreams, fork.get(), join_handles.data()},
+                          chunks, fma, kA, kB, kBlock);
   }
 
   template <class Work>
@@ -181,7 +184,8 @@ DeviceData& device_data(std::size_t n, int fma) {
 }
 
 void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int chunks) {
-  const auto name = bench_name("streams", "cuda", {{"n", n}, {"fma", fma}, {"streams", nstreams}, {"chunks", chunks}});
+  const auto name = bench_name("streams", "cuda",
+                               {{"n", n}, {"fma", fma}, {"streams", nstreams}, {"chunks", chunks}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     const HostData& h = host_data(n, fma);
     DeviceData& d = device_data(n, fma);
@@ -190,8 +194,8 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
       poison_device(d.d_out, d.streams[0]);
       d.enqueue(nstreams, chunks);
       d.streams[0].synchronize();
-      const ErrorStats vs_baseline =
-          compare(std::span<const float>(d.h_out.span()), std::span<const float>(d.baseline.span()));
+      const ErrorStats vs_baseline = compare(std::span<const float>(d.h_out.span()),
+                                             std::span<const float>(d.baseline.span()));
       return worse(worse(vs_baseline, h.check_samples(d.h_out.data())), d.baseline_check);
     });
     if (!ok) return;
@@ -226,14 +230,16 @@ void register_benchmarks(const RunConfig& cfg) {
     for (int fma : {kFmaLight, kFmaBalanced}) {
       if (fma == kFmaLight) {
         add_cpu(cfg, bench_name("streams", "serial", {{"n", n}, {"fma", fma}}), n, fma, serial);
-        add_cpu(cfg, bench_name("streams", "omp", {{"n", n}, {"fma", fma}, {"threads", omp_threads()}}), n,
-                fma, omp);
+        add_cpu(cfg,
+                bench_name("streams", "omp", {{"n", n}, {"fma", fma}, {"threads", omp_threads()}}),
+                n, fma, omp);
       }
 #if TWINBENCH_HAVE_CUDA
       for (int nstreams : kStreamCounts)
         for (int chunks : kChunkCounts)
           // More streams than chunks leaves streams idle; one chunk cannot overlap anything.
-          if (chunks >= nstreams && (nstreams == 1 || chunks > 1)) add_cuda(cfg, n, fma, nstreams, chunks);
+          if (chunks >= nstreams && (nstreams == 1 || chunks > 1))
+            add_cuda(cfg, n, fma, nstreams, chunks);
 #endif
     }
   }

@@ -5,17 +5,18 @@
 // (cudaMemPrefetchAsync moves them in bulk), beside serial_memcpy, a host memcpy of the same
 // size. Bytes model: the bytes transferred, once (a link's GB/s); items = transfers; the
 // us_per_transfer counter is the latency that dominates the small sizes.
+#include "cpu/transfers.hpp"
+
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include <unistd.h>
-
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "cpu/transfers.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/transfers.hpp"
@@ -48,8 +49,8 @@ void add_counters(benchmark::State& state, std::size_t bytes) {
 }
 
 void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
-  add_cpu_benchmark(cfg, bench_name("transfers", "serial_memcpy", {{"bytes", bytes}}),
-                    [bytes](benchmark::State& state) {
+  const auto name = bench_name("transfers", "serial_memcpy", {{"bytes", bytes}});
+  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
     HostData& h = host_data(bytes);
     const bool ok = validate_once(state, kExact, [&] {
       std::memset(h.check.data(), kPoison, bytes);
@@ -74,15 +75,21 @@ constexpr std::size_t kManagedHeadroom = std::size_t{512} << 20;
 
 enum class Kind { pageable, pinned, mapped, managed, managed_prefetch };
 enum class Dir { h2d, d2h };
-constexpr Kind kKinds[] = {Kind::pageable, Kind::pinned, Kind::mapped, Kind::managed, Kind::managed_prefetch};
+constexpr Kind kKinds[] = {Kind::pageable, Kind::pinned, Kind::mapped, Kind::managed,
+                           Kind::managed_prefetch};
 
 const char* impl_name(Kind k) {
   switch (k) {
-    case Kind::pageable: return "cuda_pageable";
-    case Kind::pinned: return "cuda_pinned";
-    case Kind::mapped: return "cuda_mapped";
-    case Kind::managed: return "cuda_managed";
-    case Kind::managed_prefetch: return "cuda_managed_prefetch";
+    case Kind::pageable:
+      return "cuda_pageable";
+    case Kind::pinned:
+      return "cuda_pinned";
+    case Kind::mapped:
+      return "cuda_mapped";
+    case Kind::managed:
+      return "cuda_managed";
+    case Kind::managed_prefetch:
+      return "cuda_managed_prefetch";
   }
   return "?";
 }
@@ -103,7 +110,8 @@ class ManagedBuffer {
     CUDA_CHECK(cudaMemGetInfo(&free, &total));
     if (bytes + kManagedHeadroom > free)
       throw DeviceOutOfMemory(cudaErrorMemoryAllocation,
-                              "managed buffer of " + std::to_string(bytes) + " bytes would leave less than " +
+                              "managed buffer of " + std::to_string(bytes) +
+                                  " bytes would leave less than " +
                                   std::to_string(kManagedHeadroom >> 20) + " MiB of the GPU free");
     CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&ptr_), bytes, cudaMemAttachGlobal));
   }
@@ -179,7 +187,8 @@ struct DeviceData {
           throw std::runtime_error("the device does not support managed memory");
         concurrent_managed = device_attribute(cudaDevAttrConcurrentManagedAccess) != 0;
         if (kind == Kind::managed_prefetch && !concurrent_managed)
-          throw std::runtime_error("the device cannot prefetch managed memory (no concurrentManagedAccess)");
+          throw std::runtime_error(
+              "the device cannot prefetch managed memory (no concurrentManagedAccess)");
         managed = ManagedBuffer(bytes);
         host = host_dev = managed.data();
         break;
@@ -197,7 +206,8 @@ DeviceData& device_data(Kind kind, std::size_t bytes) {
 void prepare(DeviceData& d, Dir dir, const HostData& h) {
   if (!is_managed(d.kind)) return;
   if (dir == Dir::h2d) {
-    if (d.concurrent_managed) {  // bulk-migrate back first: faulting 1 GiB back page by page is slow
+    if (d.concurrent_managed) {  // bulk-migrate back first: faulting 1 GiB back page by page is
+                                 // slow
       prefetch(d.managed.data(), d.bytes, false, d.stream);
       d.stream.synchronize();
     }
@@ -223,13 +233,17 @@ void transfer(DeviceData& d, Dir dir) {
     case Kind::pageable:
     case Kind::pinned:
       if (h2d)
-        CUDA_CHECK(cudaMemcpyAsync(d.dev.data(), d.host, d.bytes, cudaMemcpyHostToDevice, d.stream));
+        CUDA_CHECK(
+            cudaMemcpyAsync(d.dev.data(), d.host, d.bytes, cudaMemcpyHostToDevice, d.stream));
       else
-        CUDA_CHECK(cudaMemcpyAsync(d.host, d.dev.data(), d.bytes, cudaMemcpyDeviceToHost, d.stream));
+        CUDA_CHECK(
+            cudaMemcpyAsync(d.host, d.dev.data(), d.bytes, cudaMemcpyDeviceToHost, d.stream));
       break;
     case Kind::mapped:
-      if (h2d) gpu::transfers_copy(d.dev.data(), d.host_dev, d.bytes, kCopyBlock, d.stream);
-      else gpu::transfers_copy(d.host_dev, d.dev.data(), d.bytes, kCopyBlock, d.stream);
+      if (h2d)
+        gpu::transfers_copy(d.dev.data(), d.host_dev, d.bytes, kCopyBlock, d.stream);
+      else
+        gpu::transfers_copy(d.host_dev, d.dev.data(), d.bytes, kCopyBlock, d.stream);
       break;
     case Kind::managed:
       if (h2d) {
@@ -290,7 +304,8 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
       if (host_timed(kind, dir)) {
         const auto t0 = std::chrono::steady_clock::now();
         transfer(d, dir);
-        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        state.SetIterationTime(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       } else {
         start.record(d.stream);
         transfer(d, dir);
@@ -307,7 +322,8 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
-  const std::vector<std::size_t> all = cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick);
+  const std::vector<std::size_t> all =
+      cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick);
   for (std::size_t bytes : all) {
     add_memcpy(cfg, bytes);
 #if TWINBENCH_HAVE_CUDA

@@ -22,7 +22,7 @@ constexpr std::size_t kQuickSize = std::size_t{1} << 22;    // 4M floats = 16 Mi
 // output still depends on its input: a chunk copied to the wrong place cannot pass.
 constexpr float kA = 0.9999f;
 constexpr float kB = 1e-4f;
-constexpr int kFmaLight = 16;     // copy-bound: the kernel is a small fraction of the copies
+constexpr int kFmaLight = 16;       // copy-bound: the kernel is a small fraction of the copies
 constexpr int kFmaBalanced = 2048;  // ~16 ms for 256M on an H200 (33 T FMA/s), ~ one 1 GiB copy
 // CPU and GPU both do the same chain of correctly rounded fmaf in the same order, so outputs are
 // bit-identical; the tolerance only leaves room for a flush-to-zero difference (none expected:

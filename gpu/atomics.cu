@@ -1,9 +1,9 @@
-#include <cub/device/device_reduce.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/reduce.h>
 
 #include <climits>
+#include <cub/device/device_reduce.cuh>
 #include <stdexcept>
 #include <string>
 
@@ -97,7 +97,8 @@ long long one_per_thread_grid(std::size_t n, int block) {
 
 unsigned launch_grid(std::size_t n, int block) {
   const long long grid = one_per_thread_grid(n, block);
-  if (grid > INT_MAX) throw std::invalid_argument("atomics: n too large for one element per thread");
+  if (grid > INT_MAX)
+    throw std::invalid_argument("atomics: n too large for one element per thread");
   return static_cast<unsigned>(grid);
 }
 
@@ -147,7 +148,8 @@ void atomics_cuda_atomic_spread(const std::int32_t* in, std::size_t n, u64* part
                                                                static_cast<unsigned>(addrs));
     CUDA_CHECK_LAUNCH();
   }
-  sum_partials_kernel<<<1, kPartialsBlock, 0, stream>>>(partials, static_cast<unsigned>(addrs), sum);
+  sum_partials_kernel<<<1, kPartialsBlock, 0, stream>>>(partials, static_cast<unsigned>(addrs),
+                                                        sum);
   CUDA_CHECK_LAUNCH();
 }
 KernelStats atomics_cuda_atomic_spread_stats(std::size_t n, int block) {

@@ -29,9 +29,8 @@ KernelStats atomics_cuda_block_stats(std::size_t n, int block);
 
 // Contention sweep: thread t atomicAdds its element to partials[t % addrs] (addrs >= 1 values
 // in `partials`), then one block sums the partials into *sum.
-void atomics_cuda_atomic_spread(const std::int32_t* in, std::size_t n,
-                                unsigned long long* partials, int addrs, unsigned long long* sum,
-                                int block, cudaStream_t stream);
+void atomics_cuda_atomic_spread(const std::int32_t* in, std::size_t n, unsigned long long* partials,
+                                int addrs, unsigned long long* sum, int block, cudaStream_t stream);
 KernelStats atomics_cuda_atomic_spread_stats(std::size_t n, int block);
 
 // thrust::reduce: returns the sum to the host, so it synchronises `stream`.

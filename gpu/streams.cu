@@ -29,7 +29,7 @@ void streams_compute(const float* in, float* out, std::size_t n, int fma, float 
                      int block, cudaStream_t stream) {
   if (n == 0) return;
   compute_kernel<<<static_cast<unsigned>(grid_for(n, block)), block, 0, stream>>>(in, out, n, fma,
-                                                                                   a, b);
+                                                                                  a, b);
   CUDA_CHECK_LAUNCH();
 }
 

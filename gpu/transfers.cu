@@ -9,7 +9,8 @@ namespace {
 
 // Many 16-byte requests in flight per SM are what hides the latency of a host-memory read
 // across the bus (microseconds), so the grid fills the GPU.
-__global__ void copy16_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, std::size_t n16) {
+__global__ void copy16_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst,
+                              std::size_t n16) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16;
        i += stride)
@@ -54,8 +55,9 @@ void transfers_copy(void* dst, const void* src, std::size_t bytes, int block, cu
 }
 
 KernelStats transfers_copy_stats(std::size_t bytes, int block) {
-  return kernel_stats(copy16_kernel, block,
-                      bytes >= 16 ? persistent_grid(copy16_kernel, block, blocks_for(bytes / 16, block)) : 0);
+  return kernel_stats(
+      copy16_kernel, block,
+      bytes >= 16 ? persistent_grid(copy16_kernel, block, blocks_for(bytes / 16, block)) : 0);
 }
 
 }  // namespace tb::gpu

@@ -107,9 +107,11 @@ TEST(AtomicsGpu, SpreadMatchesSerialForEveryAddressCount) {
       for (int block : test::test_blocks()) {
         CUDA_CHECK(cudaMemset(sum.data(), 0xA5, sizeof(unsigned long long)));
         CUDA_CHECK(cudaMemset(partials.data(), 0xA5, partials.bytes()));
-        gpu::atomics_cuda_atomic_spread(d_in.data(), n, partials.data(), addrs, sum.data(), block, s);
+        gpu::atomics_cuda_atomic_spread(d_in.data(), n, partials.data(), addrs, sum.data(), block,
+                                        s);
         s.synchronize();
-        EXPECT_EQ(read_sum(sum), naive_sum(v)) << "addrs=" << addrs << " n=" << n << " block=" << block;
+        EXPECT_EQ(read_sum(sum), naive_sum(v))
+            << "addrs=" << addrs << " n=" << n << " block=" << block;
       }
     }
   }
@@ -144,7 +146,8 @@ TEST(AtomicsGpu, RejectsPartialWarpBlocks) {
   TB_REQUIRE_GPU();
   DeviceBuffer<std::int32_t> in(4);
   DeviceBuffer<unsigned long long> sum(1);
-  EXPECT_THROW(gpu::atomics_cuda_warp(in.data(), 4, sum.data(), 48, nullptr), std::invalid_argument);
+  EXPECT_THROW(gpu::atomics_cuda_warp(in.data(), 4, sum.data(), 48, nullptr),
+               std::invalid_argument);
 }
 #endif
 

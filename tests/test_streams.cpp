@@ -46,7 +46,9 @@ TEST(Streams, OmpMatchesSerial) {
     std::vector<float> out(n);
     poison(std::span<float>(out));
     omp(in.data(), out.data(), n, kFmaLight);
-    EXPECT_TRUE(passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance)) << n;
+    EXPECT_TRUE(
+        passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
+        << n;
   }
 }
 
@@ -66,7 +68,8 @@ TEST(StreamsGpu, ComputeKernelMatchesSerial) {
         s.synchronize();
         std::vector<float> out(n);
         download(std::span<float>(out), d_out);
-        EXPECT_TRUE(passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
+        EXPECT_TRUE(
+            passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
             << "fma=" << fma << " n=" << n << " block=" << block;
       }
     }
@@ -97,7 +100,8 @@ TEST(StreamsGpu, PipelineMatchesSerialForEveryStreamAndChunkCount) {
     sh.push_back(streams[i].get());
     jh.push_back(joins[i].get());
   }
-  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1u << 18) + 3}}) {
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1u << 18) + 3}}) {
     const auto in = inputs(n);
     const auto ref = reference(in, kFmaLight);
     PinnedBuffer<float> h_in(n), h_out(n);
@@ -108,9 +112,11 @@ TEST(StreamsGpu, PipelineMatchesSerialForEveryStreamAndChunkCount) {
         poison(h_out.span());
         CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
         gpu::streams_pipeline({h_in.data(), h_out.data(), d_in.data(), d_out.data(), n},
-                              {sh.data(), ns, fork.get(), jh.data()}, chunks, kFmaLight, kA, kB, 256);
+                              {sh.data(), ns, fork.get(), jh.data()}, chunks, kFmaLight, kA, kB,
+                              256);
         streams[0].synchronize();  // waits for every stream through the joins
-        EXPECT_TRUE(passes(compare(std::span<const float>(h_out.span()), std::span<const float>(ref)), kTolerance))
+        EXPECT_TRUE(passes(
+            compare(std::span<const float>(h_out.span()), std::span<const float>(ref)), kTolerance))
             << "n=" << n << " streams=" << ns << " chunks=" << chunks;
       }
     }

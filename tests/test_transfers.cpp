@@ -83,7 +83,8 @@ TEST(TransfersGpu, CopyKernelDeviceToDeviceAtOddSizesAndOffsets) {
       download(std::span<unsigned char>(out), d_dst);
       EXPECT_TRUE(passes(compare_bytes(out.data() + offset, src.data() + offset, n), kExact))
           << "n=" << n << " offset=" << offset;
-      for (std::size_t i = 0; i < offset; ++i) EXPECT_EQ(out[i], kPoison) << "wrote before the start";
+      for (std::size_t i = 0; i < offset; ++i)
+        EXPECT_EQ(out[i], kPoison) << "wrote before the start";
     }
   }
 }
