@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
@@ -54,7 +53,8 @@ void add_counters(benchmark::State& state, std::size_t n, double atomics, Side s
 
 using CpuImpl = std::int64_t (*)(const std::int32_t*, std::size_t);
 
-// `n_used` elements (a prefix of the size's data) with `ref` their sum; `atomics` per run.
+// prefix: run on the first n_atomic elements (omp_atomic's cap) instead of all n.
+// atomics_per_element: atomic operations per element, for the atomics_per_iter counter.
 void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, std::size_t n_atomic,
              bool prefix, CpuImpl impl, double atomics_per_element) {
   add_cpu_benchmark(cfg, name, [=](benchmark::State& state) {

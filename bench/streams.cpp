@@ -214,7 +214,8 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
     state.counters["kernel_ms"] = d.kernel_s * 1e3;
     state.counters["d2h_ms"] = d.d2h_s * 1e3;
     const double stage_sum = d.h2d_s + d.kernel_s + d.d2h_s;
-    const double ideal = stage_sum / std::max({d.h2d_s, d.kernel_s, d.d2h_s});
+    const double longest = std::max({d.h2d_s, d.kernel_s, d.d2h_s});
+    const double ideal = longest > 0 ? stage_sum / longest : 1.0;
     state.counters["ideal_overlap"] = ideal;
     // serial seconds x iterations / elapsed seconds = serial time / time per iteration.
     state.counters["overlap_efficiency"] =

@@ -206,8 +206,8 @@ DeviceData& device_data(Kind kind, std::size_t bytes) {
 void prepare(DeviceData& d, Dir dir, const HostData& h) {
   if (!is_managed(d.kind)) return;
   if (dir == Dir::h2d) {
-    if (d.concurrent_managed) {  // bulk-migrate back first: faulting 1 GiB back page by page is
-                                 // slow
+    // Bulk-migrate the pages back first: faulting 1 GiB back page by page is slow.
+    if (d.concurrent_managed) {
       prefetch(d.managed.data(), d.bytes, false, d.stream);
       d.stream.synchronize();
     }
