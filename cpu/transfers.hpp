@@ -1,0 +1,38 @@
+#pragma once
+// transfers: moving bytes between host and device memory, by every kind of host memory CUDA
+// offers (pageable, pinned, mapped zero-copy, managed with and without prefetch), beside the
+// CPU's own memcpy of the same size. Bytes model: the bytes transferred, once (a link's GB/s);
+// items = transfers, so items_per_second is transfers per second.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "common/validate.hpp"
+
+namespace tb::transfers {
+
+constexpr std::uint64_t kSeed = 0x5eed7a45;
+// The destination of a validation run is filled with this byte first; the source never holds
+// it (fill_bytes), so any byte the transfer missed is found.
+constexpr unsigned char kPoison = 0xFF;
+constexpr Tolerance kExact{0.0};  // a copy is bit-exact or wrong
+
+// 4 KiB to 1 GiB in powers of 4 (quick: to 16 MiB).
+std::vector<std::size_t> sizes(bool quick);
+
+inline WorkModel work(std::size_t bytes) {
+  return {.bytes = static_cast<double>(bytes), .flops = 0.0, .items = 1.0};
+}
+
+// Seeded random bytes in [0, 0xFE]: never kPoison.
+void fill_bytes(std::span<unsigned char> out, std::uint64_t seed);
+
+// The CPU analog of a transfer: one host memcpy of the same size.
+void serial_memcpy(unsigned char* dst, const unsigned char* src, std::size_t bytes);
+
+// max_abs = how many bytes differ, max_rel = 1 if any does, worst_index = the first of them.
+ErrorStats compare_bytes(const unsigned char* got, const unsigned char* ref, std::size_t bytes);
+
+}  // namespace tb::transfers

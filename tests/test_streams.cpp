@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "common/random.hpp"
+#include "cpu/streams.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/streams.hpp"
+#endif
+
+namespace tb::streams {
+namespace {
+
+std::vector<float> inputs(std::size_t n) {
+  std::vector<float> v(n);
+  fill_uniform(std::span<float>(v), kSeed, -1.f, 1.f);
+  return v;
+}
+
+std::vector<float> reference(const std::vector<float>& in, int fma) {
+  std::vector<float> out(in.size());
+  serial(in.data(), out.data(), in.size(), fma);
+  return out;
+}
+
+TEST(Streams, ElementIsTheFmaChain) {
+  float x = 0.5f;
+  for (int k = 0; k < 3; ++k) x = std::fma(x, kA, kB);
+  EXPECT_EQ(element(0.5f, 3), x);
+  EXPECT_EQ(element(0.25f, 0), 0.25f);
+}
+
+TEST(Streams, OutputStillDependsOnInputAfterTheBalancedChain) {
+  EXPECT_NE(element(-0.5f, kFmaBalanced), element(0.5f, kFmaBalanced));
+  EXPECT_NE(element(0.5f, kFmaBalanced), element(0.50001f, kFmaBalanced));
+}
+
+TEST(Streams, OmpMatchesSerial) {
+  for (std::size_t n : test::edge_sizes()) {
+    const auto in = inputs(n);
+    const auto ref = reference(in, kFmaLight);
+    std::vector<float> out(n);
+    poison(std::span<float>(out));
+    omp(in.data(), out.data(), n, kFmaLight);
+    EXPECT_TRUE(
+        passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
+        << n;
+  }
+}
+
+#if TWINBENCH_HAVE_CUDA
+TEST(StreamsGpu, ComputeKernelMatchesSerial) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  for (int fma : {0, 1, 7, kFmaLight, 100}) {
+    for (std::size_t n : test::edge_sizes()) {
+      const auto in = inputs(n);
+      const auto ref = reference(in, fma);
+      auto d_in = upload(std::span<const float>(in));
+      DeviceBuffer<float> d_out(n);
+      for (int block : test::test_blocks()) {
+        CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
+        gpu::streams_compute(d_in.data(), d_out.data(), n, fma, kA, kB, block, s);
+        s.synchronize();
+        std::vector<float> out(n);
+        download(std::span<float>(out), d_out);
+        EXPECT_TRUE(
+            passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
+            << "fma=" << fma << " n=" << n << " block=" << block;
+      }
+    }
+  }
+}
+
+TEST(StreamsGpu, ChunkLengthCoversTheArray) {
+  for (std::size_t n : test::edge_sizes())
+    for (int chunks : {1, 3, 4, 16, 64}) {
+      const std::size_t len = gpu::streams_chunk_len(n, chunks);
+      EXPECT_GE(len * chunks, n);
+      EXPECT_LT((len - 1) * chunks, n) << "n=" << n << " chunks=" << chunks;
+    }
+}
+
+// Every (streams, chunks) pair, including more chunks than elements and chunk counts that do
+// not divide n: the output must equal the serial reference everywhere.
+TEST(StreamsGpu, PipelineMatchesSerialForEveryStreamAndChunkCount) {
+  TB_REQUIRE_GPU();
+  constexpr int kMax = 8;
+  std::vector<Stream> streams(kMax);
+  std::vector<Event> joins;
+  for (int i = 0; i < kMax; ++i) joins.emplace_back(cudaEventDisableTiming);
+  Event fork(cudaEventDisableTiming);
+  std::vector<cudaStream_t> sh;
+  std::vector<cudaEvent_t> jh;
+  for (int i = 0; i < kMax; ++i) {
+    sh.push_back(streams[i].get());
+    jh.push_back(joins[i].get());
+  }
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{(1u << 18) + 3}}) {
+    const auto in = inputs(n);
+    const auto ref = reference(in, kFmaLight);
+    PinnedBuffer<float> h_in(n), h_out(n);
+    std::memcpy(h_in.data(), in.data(), n * sizeof(float));
+    DeviceBuffer<float> d_in(n), d_out(n);
+    for (int ns : {1, 2, 4, 8}) {
+      for (int chunks : {1, 3, 4, 16, 64}) {
+        poison(h_out.span());
+        CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
+        gpu::streams_pipeline({h_in.data(), h_out.data(), d_in.data(), d_out.data(), n},
+                              {sh.data(), ns, fork.get(), jh.data()}, chunks, kFmaLight, kA, kB,
+                              256);
+        streams[0].synchronize();  // waits for every stream through the joins
+        EXPECT_TRUE(passes(
+            compare(std::span<const float>(h_out.span()), std::span<const float>(ref)), kTolerance))
+            << "n=" << n << " streams=" << ns << " chunks=" << chunks;
+      }
+    }
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace tb::streams
