@@ -148,6 +148,8 @@ void register_benchmarks(const RunConfig& cfg) {
     for (Mode mode : kModes) {
       for (int block : block_sweep_1d(cfg)) {
         add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda, gpu::black_scholes_cuda_stats);
+        add_cuda(cfg, "cuda_erfc", n, block, mode, gpu::black_scholes_cuda_erfc,
+                 gpu::black_scholes_cuda_erfc_stats);
         add_cuda(cfg, "cuda_naive", n, block, mode, gpu::black_scholes_cuda_naive,
                  gpu::black_scholes_cuda_naive_stats);
       }

@@ -102,6 +102,11 @@ TEST(BlackScholesGpu, CudaMatchesReference) {
   expect_gpu_matches(gpu::black_scholes_cuda, "cuda");
 }
 
+TEST(BlackScholesGpu, CudaErfcMatchesReference) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::black_scholes_cuda_erfc, "cuda_erfc");
+}
+
 TEST(BlackScholesGpu, CudaNaiveMatchesReference) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(gpu::black_scholes_cuda_naive, "cuda_naive");
