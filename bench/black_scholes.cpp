@@ -2,13 +2,14 @@
 // reference). Bytes model: 20 B per option (spot, strike, years read; call, put written);
 // FLOP model: 25 per option, counting sqrt, log, exp and erfc as one each; items = options.
 // n = 10M (200 MB, 4x the GPU's L2): a well-built GPU kernel runs at the copy bandwidth.
+#include "cpu/black_scholes.hpp"
+
 #include <algorithm>
 #include <type_traits>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
-#include "cpu/black_scholes.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/black_scholes.hpp"
@@ -22,8 +23,16 @@ struct HostData {
   HostArray<float> spot, strike, years, call, put;
   HostArray<double> ref_call, ref_put, out_call, out_put;
   explicit HostData(std::size_t n_)
-      : n(n_), spot(n), strike(n), years(n), call(n), put(n), ref_call(n), ref_put(n),
-        out_call(n), out_put(n) {
+      : n(n_),
+        spot(n),
+        strike(n),
+        years(n),
+        call(n),
+        put(n),
+        ref_call(n),
+        ref_put(n),
+        out_call(n),
+        out_put(n) {
     fill_uniform(spot.span(), kSeed, kSpotLo, kSpotHi);
     fill_uniform(strike.span(), kSeed + 1, kStrikeLo, kStrikeHi);
     fill_uniform(years.span(), kSeed + 2, kYearsLo, kYearsHi);
@@ -78,8 +87,16 @@ struct DeviceData {
   DeviceBuffer<float> spot, strike, years, call, put;
   PinnedBuffer<float> h_spot, h_strike, h_years, h_call, h_put;
   explicit DeviceData(const HostData& h)
-      : spot(h.n), strike(h.n), years(h.n), call(h.n), put(h.n), h_spot(h.n), h_strike(h.n),
-        h_years(h.n), h_call(h.n), h_put(h.n) {
+      : spot(h.n),
+        strike(h.n),
+        years(h.n),
+        call(h.n),
+        put(h.n),
+        h_spot(h.n),
+        h_strike(h.n),
+        h_years(h.n),
+        h_call(h.n),
+        h_put(h.n) {
     std::copy(h.spot.begin(), h.spot.end(), h_spot.data());
     std::copy(h.strike.begin(), h.strike.end(), h_strike.data());
     std::copy(h.years.begin(), h.years.end(), h_years.data());
@@ -97,22 +114,25 @@ using GpuStats = gpu::KernelStats (*)(std::size_t, int);
 
 GpuStages stages(DeviceData& d, const HostData& h, std::size_t n, std::function<void()> compute) {
   return {
-      .poison = [&d] {
-        poison_device(d.call, d.stream);
-        poison_device(d.put, d.stream);
-        poison(d.h_call.span());
-        poison(d.h_put.span());
-      },
-      .upload = [&d, n] {
-        copy_to_device(d.spot.data(), d.h_spot.data(), n, d.stream);
-        copy_to_device(d.strike.data(), d.h_strike.data(), n, d.stream);
-        copy_to_device(d.years.data(), d.h_years.data(), n, d.stream);
-      },
+      .poison =
+          [&d] {
+            poison_device(d.call, d.stream);
+            poison_device(d.put, d.stream);
+            poison(d.h_call.span());
+            poison(d.h_put.span());
+          },
+      .upload =
+          [&d, n] {
+            copy_to_device(d.spot.data(), d.h_spot.data(), n, d.stream);
+            copy_to_device(d.strike.data(), d.h_strike.data(), n, d.stream);
+            copy_to_device(d.years.data(), d.h_years.data(), n, d.stream);
+          },
       .compute = std::move(compute),
-      .download = [&d, n] {
-        copy_to_host(d.h_call.data(), d.call.data(), n, d.stream);
-        copy_to_host(d.h_put.data(), d.put.data(), n, d.stream);
-      },
+      .download =
+          [&d, n] {
+            copy_to_host(d.h_call.data(), d.call.data(), n, d.stream);
+            copy_to_host(d.h_put.data(), d.put.data(), n, d.stream);
+          },
       .check = [&d, &h] { return h.check(d.h_call.data(), d.h_put.data()); },
   };
 }
@@ -128,10 +148,11 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
     const gpu::BlackScholesMarket market{kRiskFree, kVolatility};
-    run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, h, n, [&d, n, block, launch, market] {
-      launch(d.spot.data(), d.strike.data(), d.years.data(), d.call.data(), d.put.data(), n,
-             market, block, d.stream);
-    }));
+    run_gpu_modes(state, mode, d.stream, kTolerance,
+                  stages(d, h, n, [&d, n, block, launch, market] {
+                    launch(d.spot.data(), d.strike.data(), d.years.data(), d.call.data(),
+                           d.put.data(), n, market, block, d.stream);
+                  }));
     record_kernel(state, stats(n, block));
     set_work(state, work(n), Side::gpu);
   });
@@ -147,7 +168,8 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : block_sweep_1d(cfg)) {
-        add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda, gpu::black_scholes_cuda_stats);
+        add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda,
+                 gpu::black_scholes_cuda_stats);
         add_cuda(cfg, "cuda_erfc", n, block, mode, gpu::black_scholes_cuda_erfc,
                  gpu::black_scholes_cuda_erfc_stats);
         add_cuda(cfg, "cuda_naive", n, block, mode, gpu::black_scholes_cuda_naive,

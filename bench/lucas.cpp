@@ -3,13 +3,14 @@
 // all; serial_iterative: n-1; cuda_iterative: i-1 per thread). n = 40 is the articles'; the sweep
 // 20..90 shows where each wins (the recursive variants stop at 40: ~9e8 calls, growing x1.6
 // per step).
+#include "cpu/lucas.hpp"
+
 #include <algorithm>
 #include <string_view>
 #include <vector>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "cpu/lucas.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/lucas.hpp"
@@ -22,6 +23,9 @@ struct HostData {
   int n;
   HostArray<std::int64_t> ref, out;
   explicit HostData(int n_) : n(n_), ref(n + 1), out(n + 1) { serial_iterative(ref.data(), n); }
+  ErrorStats check(const std::int64_t* got) const {
+    return compare_exact(got, ref.data(), ref.size());
+  }
 };
 
 HostData& host_data(int n) {
@@ -41,7 +45,7 @@ void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uin
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       fn(d.out.data(), n);
-      return compare_exact(d.out.data(), d.ref.data(), d.out.size());
+      return d.check(d.out.data());
     });
     if (!ok) return;
     for (auto _ : state) {
@@ -72,19 +76,25 @@ using GpuStats = gpu::KernelStats (*)(int, int);
 // items = additions (see the file comment).
 void add_cuda(const RunConfig& cfg, const char* impl, int n, int block, Mode mode, GpuLaunch launch,
               GpuStats stats, std::uint64_t adds) {
-  const auto name = bench_name("lucas", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  const auto name =
+      bench_name("lucas", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance,
-                  {
-                      .poison = [&d] { poison_device(d.out, d.stream); poison(d.host_out.span()); },
-                      .upload = [] {},
-                      .compute = [&d, n, block, launch] { launch(d.out.data(), n, block, d.stream); },
-                      .download = [&d, n] { copy_to_host(d.host_out.data(), d.out.data(), n + 1, d.stream); },
-                      .check = [&d, &h] { return compare_exact(d.host_out.data(), h.ref.data(), h.ref.size()); },
-                  });
+    run_gpu_modes(
+        state, mode, d.stream, kTolerance,
+        {
+            .poison =
+                [&d] {
+                  poison_device(d.out, d.stream);
+                  poison(d.host_out.span());
+                },
+            .upload = [] {},
+            .compute = [&d, n, block, launch] { launch(d.out.data(), n, block, d.stream); },
+            .download = [&d, n] { copy_to_host(d.host_out.data(), d.out.data(), n + 1, d.stream); },
+            .check = [&d, &h] { return h.check(d.host_out.data()); },
+        });
     record_kernel(state, stats(n, block));
     set_work(state, work(n, adds), Side::gpu);
   });

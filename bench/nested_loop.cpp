@@ -2,9 +2,10 @@
 // No inputs; bytes model: the N doubles written (8N B). FLOP model: 2 per inner iteration
 // (double multiply + add), 2*N*M in all; items = N*M inner iterations. Compute- and latency-
 // bound: each i is a chain of M dependent adds.
+#include "cpu/nested_loop.hpp"
+
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "cpu/nested_loop.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/nested_loop.hpp"
@@ -77,14 +78,20 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance,
-                  {
-                      .poison = [&d] { poison_device(d.results, d.stream); poison(d.host_results.span()); },
-                      .upload = [] {},
-                      .compute = [&d, n, block, launch] { launch(d.results.data(), n, n, block, d.stream); },
-                      .download = [&d, n] { copy_to_host(d.host_results.data(), d.results.data(), n, d.stream); },
-                      .check = [&d, &h] { return check(std::span<const double>(d.host_results.span()), h); },
-                  });
+    run_gpu_modes(
+        state, mode, d.stream, kTolerance,
+        {
+            .poison =
+                [&d] {
+                  poison_device(d.results, d.stream);
+                  poison(d.host_results.span());
+                },
+            .upload = [] {},
+            .compute = [&d, n, block, launch] { launch(d.results.data(), n, n, block, d.stream); },
+            .download = [&d,
+                         n] { copy_to_host(d.host_results.data(), d.results.data(), n, d.stream); },
+            .check = [&d, &h] { return check(std::span<const double>(d.host_results.span()), h); },
+        });
     const gpu::KernelStats k = stats(n, block);
     record_kernel(state, k);  // grid_blocks and low_occupancy (grid < 2 blocks per SM)
     if (k.sm_count > 0)

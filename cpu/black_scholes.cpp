@@ -29,7 +29,8 @@ void omp(const float* spot, const float* strike, const float* years, float* call
   const auto count = static_cast<std::int64_t>(n);
   // Equal work per option; static matches the partition that first-touched the arrays.
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) price_fp32(spot[i], strike[i], years[i], call[i], put[i]);
+  for (std::int64_t i = 0; i < count; ++i)
+    price_fp32(spot[i], strike[i], years[i], call[i], put[i]);
 }
 
 }  // namespace tb::black_scholes

@@ -45,8 +45,9 @@ inline WorkModel work(std::size_t n) {
 inline void price_fp32(float spot, float strike, float years, float& call, float& put) {
   constexpr float kRsqrt2 = 0.70710678118654752f;
   const float sqrt_t = std::sqrt(years);
-  const float d1 = (std::log(spot / strike) + (kRiskFree + 0.5f * kVolatility * kVolatility) * years) /
-                   (kVolatility * sqrt_t);
+  const float d1 =
+      (std::log(spot / strike) + (kRiskFree + 0.5f * kVolatility * kVolatility) * years) /
+      (kVolatility * sqrt_t);
   const float d2 = d1 - kVolatility * sqrt_t;
   const float n1 = 0.5f * std::erfc(-d1 * kRsqrt2);
   const float n2 = 0.5f * std::erfc(-d2 * kRsqrt2);

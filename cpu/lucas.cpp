@@ -1,6 +1,5 @@
 #include "cpu/lucas.hpp"
 
-
 namespace tb::lucas {
 namespace {
 
@@ -29,9 +28,9 @@ ErrorStats compare_exact(const std::int64_t* got, const std::int64_t* ref, std::
   for (std::size_t i = 0; i < count; ++i) {
     if (got[i] == ref[i]) continue;
     // The difference in unsigned arithmetic cannot overflow; only its magnitude matters here.
-    const std::uint64_t diff = got[i] > ref[i]
-                                   ? static_cast<std::uint64_t>(got[i]) - static_cast<std::uint64_t>(ref[i])
-                                   : static_cast<std::uint64_t>(ref[i]) - static_cast<std::uint64_t>(got[i]);
+    const std::uint64_t diff =
+        got[i] > ref[i] ? static_cast<std::uint64_t>(got[i]) - static_cast<std::uint64_t>(ref[i])
+                        : static_cast<std::uint64_t>(ref[i]) - static_cast<std::uint64_t>(got[i]);
     const double abs_err = static_cast<double>(diff);
     if (abs_err > s.max_abs || s.max_rel == 0.0) {
       s.max_abs = abs_err;

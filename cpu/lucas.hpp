@@ -11,10 +11,10 @@
 
 namespace tb::lucas {
 
-constexpr int kArticleN = 40;            // L(40) = 228826127
+constexpr int kArticleN = 40;  // L(40) = 228826127
 constexpr int kQuickN = 25;
-constexpr int kMaxN = 90;                // L(90) < 2^63 <= L(91)
-constexpr int kMaxRecursiveN = 40;       // the recursion costs ~1.6 * phi^n calls per index
+constexpr int kMaxN = 90;           // L(90) < 2^63 <= L(91)
+constexpr int kMaxRecursiveN = 40;  // the recursion costs ~1.6 * phi^n calls per index
 constexpr std::int64_t kL40 = 228826127;
 
 // Integers: every variant must match the iterative reference exactly.

@@ -66,8 +66,8 @@ struct ErfcCdf {
 // the accurate library version: d1 amplifies log's absolute error by 1/(vol sqrt(T)) (up to
 // 6.7x), and __logf's 2^-21 absolute error near 1 would eat a third of the tolerance.
 template <class Cdf>
-__device__ __forceinline__ void price(const Coefficients& k, float spot, float strike,
-                                      float years, float& call, float& put) {
+__device__ __forceinline__ void price(const Coefficients& k, float spot, float strike, float years,
+                                      float& call, float& put) {
   const float rsqrt_t = rsqrtf(years);
   const float vol_sqrt_t = k.volatility * (years * rsqrt_t);
   const float d1 = (logf(__fdividef(spot, strike)) + k.mu * years) * (k.inv_vol * rsqrt_t);
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kMaxBlock)
     const float* x = reinterpret_cast<const float*>(strike);
     const float* t = reinterpret_cast<const float*>(years);
     price<Cdf>(k, s[tail], x[tail], t[tail], reinterpret_cast<float*>(call)[tail],
-          reinterpret_cast<float*>(put)[tail]);
+               reinterpret_cast<float*>(put)[tail]);
   }
 }
 
@@ -140,8 +140,9 @@ void launch_naive(const float* spot, const float* strike, const float* years, fl
                   float* put, std::size_t n, BlackScholesMarket market, int block,
                   cudaStream_t stream) {
   if (n == 0) return;
-  black_scholes_naive_kernel<Cdf><<<static_cast<unsigned>(naive_grid(n, block)), block, 0, stream>>>(
-      spot, strike, years, call, put, n, coefficients(market));
+  black_scholes_naive_kernel<Cdf>
+      <<<static_cast<unsigned>(naive_grid(n, block)), block, 0, stream>>>(
+          spot, strike, years, call, put, n, coefficients(market));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -156,10 +157,11 @@ void launch_vec4(const float* spot, const float* strike, const float* years, flo
     launch_naive<Cdf>(spot, strike, years, call, put, n, market, block, stream);
     return;
   }
-  black_scholes_vec4_kernel<Cdf><<<static_cast<unsigned>(vec4_grid<Cdf>(n, block)), block, 0, stream>>>(
-      reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
-      reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
-      reinterpret_cast<float4*>(put), n, coefficients(market));
+  black_scholes_vec4_kernel<Cdf>
+      <<<static_cast<unsigned>(vec4_grid<Cdf>(n, block)), block, 0, stream>>>(
+          reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
+          reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
+          reinterpret_cast<float4*>(put), n, coefficients(market));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -34,8 +34,8 @@ KernelStats black_scholes_cuda_erfc_stats(std::size_t n, int block);
 // One option per thread, scalar loads, as many blocks as it takes, erfcf CDF (the textbook
 // kernel).
 void black_scholes_cuda_naive(const float* spot, const float* strike, const float* years,
-                              float* call, float* put, std::size_t n,
-                              BlackScholesMarket market, int block, cudaStream_t stream);
+                              float* call, float* put, std::size_t n, BlackScholesMarket market,
+                              int block, cudaStream_t stream);
 KernelStats black_scholes_cuda_naive_stats(std::size_t n, int block);
 
 }  // namespace tb::gpu

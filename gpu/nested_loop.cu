@@ -1,4 +1,6 @@
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "common/cuda_check.hpp"
 #include "gpu/kernel_stats.cuh"
@@ -27,12 +29,12 @@ __global__ void nested_loop_kernel(double* __restrict__ results, std::int64_t n,
 // warp takes the same branch (i is uniform across it), so the full mask is valid.
 __global__ void nested_loop_warp_kernel(double* __restrict__ results, std::int64_t n,
                                         std::int64_t m) {
-  const std::int64_t i =
-      (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+  const std::int64_t i = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x % kWarp);
   if (i >= n) return;
   double s = row(i, lane, m, kWarp);
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+  for (int offset = kWarp / 2; offset > 0; offset /= 2)
+    s += __shfl_down_sync(0xffffffffu, s, offset);
   if (lane == 0) results[i] = s;
 }
 
@@ -54,9 +56,12 @@ KernelStats nested_loop_cuda_stats(std::size_t n, int block) {
   return kernel_stats(nested_loop_kernel, block, blocks_for(n, block));
 }
 
-// block must be a multiple of 32 (the harness checks): whole warps, one i each.
 void nested_loop_cuda_warp(double* results, std::size_t n, std::size_t m, int block,
                            cudaStream_t stream) {
+  // Whole warps, one i each: a partial warp would run the shuffles with absent lanes.
+  if (block <= 0 || block % kWarp != 0)
+    throw std::invalid_argument("nested_loop_cuda_warp: block " + std::to_string(block) +
+                                " is not a multiple of 32");
   if (n == 0) return;
   nested_loop_warp_kernel<<<static_cast<unsigned>(blocks_for(n * kWarp, block)), block, 0,
                             stream>>>(results, static_cast<std::int64_t>(n),

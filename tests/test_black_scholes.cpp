@@ -91,8 +91,8 @@ void expect_gpu_matches(Launch launch, const char* label) {
       download(std::span<float>(call), dc);
       download(std::span<float>(put), dp);
       const ErrorStats e = c.check(call.data(), put.data());
-      EXPECT_TRUE(passes(e, kTolerance)) << label << " n=" << n << " block=" << block << ": "
-                                         << describe(e, kTolerance);
+      EXPECT_TRUE(passes(e, kTolerance))
+          << label << " n=" << n << " block=" << block << ": " << describe(e, kTolerance);
     }
   }
 }
@@ -120,14 +120,14 @@ TEST(BlackScholesGpu, UnalignedPointersFallBack) {
   auto dx = upload(std::span<const float>(c.strike));
   auto dt = upload(std::span<const float>(c.years));
   DeviceBuffer<float> dc(1001), dp(1001);
-  gpu::black_scholes_cuda(ds.data() + 1, dx.data() + 1, dt.data() + 1, dc.data() + 1,
-                          dp.data() + 1, 1000, {kRiskFree, kVolatility}, 256, s);
+  gpu::black_scholes_cuda(ds.data() + 1, dx.data() + 1, dt.data() + 1, dc.data() + 1, dp.data() + 1,
+                          1000, {kRiskFree, kVolatility}, 256, s);
   s.synchronize();
   std::vector<float> call(1001), put(1001);
   download(std::span<float>(call), dc);
   download(std::span<float>(put), dp);
-  const ErrorStats e = compare_prices(call.data() + 1, put.data() + 1, c.call.data() + 1,
-                                      c.put.data() + 1, 1000);
+  const ErrorStats e =
+      compare_prices(call.data() + 1, put.data() + 1, c.call.data() + 1, c.put.data() + 1, 1000);
   EXPECT_TRUE(passes(e, kTolerance)) << describe(e, kTolerance);
 }
 #endif

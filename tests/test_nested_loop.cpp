@@ -43,7 +43,9 @@ TEST(NestedLoop, OmpMatchesSerial) {
     std::vector<double> out(n);
     poison(std::span<double>(out));
     omp(out.data(), n, n);
-    EXPECT_TRUE(passes(compare(std::span<const double>(out), std::span<const double>(ref)), kTolerance)) << n;
+    EXPECT_TRUE(
+        passes(compare(std::span<const double>(out), std::span<const double>(ref)), kTolerance))
+        << n;
   }
 }
 
@@ -61,7 +63,8 @@ void expect_gpu_matches(Launch launch, const char* label) {
       s.synchronize();
       std::vector<double> out(n);
       download(std::span<double>(out), d);
-      EXPECT_TRUE(passes(compare(std::span<const double>(out), std::span<const double>(ref)), kTolerance))
+      EXPECT_TRUE(
+          passes(compare(std::span<const double>(out), std::span<const double>(ref)), kTolerance))
           << label << " n=" << n << " block=" << block;
     }
   }
