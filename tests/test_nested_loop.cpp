@@ -87,7 +87,9 @@ TEST(NestedLoopGpu, ArticleGridIsFlaggedLowOccupancy) {
   for (int block : {64, 256}) {
     const gpu::KernelStats k = gpu::nested_loop_cuda_stats(kArticleSize, block);
     EXPECT_EQ(k.grid_blocks, static_cast<long long>((kArticleSize + block - 1) / block));
-    if (k.sm_count >= 79) EXPECT_TRUE(k.low_occupancy()) << block;
+    if (k.sm_count >= 79) {
+      EXPECT_TRUE(k.low_occupancy()) << block;
+    }
   }
   // One warp per i: 320000 threads fill the GPU.
   const gpu::KernelStats w = gpu::nested_loop_cuda_warp_stats(kArticleSize, 256);
