@@ -1,0 +1,144 @@
+// lucas benchmarks: L(0..n) in int64. No inputs; bytes model: the n+1 int64 written. No FLOPs:
+// items = the int64 additions each variant performs (recursive: F(i+1)-1 per index, ~phi^n in
+// all; serial_iterative: n-1; cuda_iterative: i-1 per thread). n = 40 is the articles'; the sweep
+// 20..90 shows where each wins (the recursive variants stop at 40: ~9e8 calls, growing x1.6
+// per step).
+#include "cpu/lucas.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/lucas.hpp"
+#endif
+
+namespace tb::lucas {
+namespace {
+
+struct HostData {
+  int n;
+  HostArray<std::int64_t> ref, out;
+  explicit HostData(int n_) : n(n_), ref(n + 1), out(n + 1) { serial_iterative(ref.data(), n); }
+  ErrorStats check(const std::int64_t* got) const {
+    return compare_exact(got, ref.data(), ref.size());
+  }
+};
+
+HostData& host_data(int n) {
+  static SingleSlot<int, HostData> slot;
+  return slot.get(n, [n] { return HostData(n); });
+}
+
+using CpuImpl = void (*)(std::int64_t*, int);
+
+// Wall time of computing all of L(0..n) on the CPU; items = additions (see the file comment).
+void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uint64_t adds) {
+  const bool omp_variant = std::string_view(impl).starts_with("omp");
+  const auto name = omp_variant ? bench_name("lucas", impl, {{"n", n}, {"threads", omp_threads()}})
+                                : bench_name("lucas", impl, {{"n", n}});
+  add_cpu_benchmark(cfg, name, [n, fn, adds](benchmark::State& state) {
+    HostData& d = host_data(n);
+    const bool ok = validate_once(state, kTolerance, [&] {
+      poison(d.out.span());
+      fn(d.out.data(), n);
+      return d.check(d.out.data());
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      fn(d.out.data(), n);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, work(n, adds), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<std::int64_t> out;
+  PinnedBuffer<std::int64_t> host_out;
+  explicit DeviceData(int n) : out(n + 1), host_out(n + 1) {}
+};
+
+DeviceData& device_data(int n) {
+  static SingleSlot<int, DeviceData> slot;
+  return slot.get(n, [n] { return DeviceData(n); });
+}
+
+using GpuLaunch = void (*)(std::int64_t*, int, int, cudaStream_t);
+using GpuStats = gpu::KernelStats (*)(int, int);
+
+// Event time of the kernel (mode:kernel) or kernel plus the download of L(0..n) (mode:e2e);
+// items = additions (see the file comment).
+void add_cuda(const RunConfig& cfg, const char* impl, int n, int block, Mode mode, GpuLaunch launch,
+              GpuStats stats, std::uint64_t adds) {
+  const auto name =
+      bench_name("lucas", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, block)) return;
+    DeviceData& d = device_data(n);
+    const HostData& h = host_data(n);
+    run_gpu_modes(
+        state, mode, d.stream, kTolerance,
+        {
+            .poison =
+                [&d] {
+                  poison_device(d.out, d.stream);
+                  poison(d.host_out.span());
+                },
+            .upload = [] {},
+            .compute = [&d, n, block, launch] { launch(d.out.data(), n, block, d.stream); },
+            .download = [&d, n] { copy_to_host(d.host_out.data(), d.out.data(), n + 1, d.stream); },
+            .check = [&d, &h] { return h.check(d.host_out.data()); },
+        });
+    record_kernel(state, stats(n, block));
+    set_work(state, work(n, adds), Side::gpu);
+  });
+}
+
+// n+1 threads at most: a block size whose first half would already cover them only adds empty
+// warps, so the sweep stops at the first block that holds all the indices.
+std::vector<int> useful_blocks(const RunConfig& cfg, int n) {
+  std::vector<int> out;
+  for (int block : block_sweep_1d(cfg))
+    if (out.empty() || block / 2 < n + 1) out.push_back(block);
+  return out;
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  std::vector<std::size_t> sizes = sizes_1d(cfg, {20, 30, 40, 50, 90}, kQuickN);
+  for (std::size_t size : sizes) {
+    const int n = static_cast<int>(std::min<std::size_t>(size, kMaxN));  // L(91) overflows int64
+    const bool recursive = n <= kMaxRecursiveN;
+    if (recursive) {
+      add_cpu(cfg, "serial_recursive", n, serial_recursive, recursive_adds_upto(n));
+      add_cpu(cfg, "omp_recursive", n, omp_recursive, recursive_adds_upto(n));
+    }
+    add_cpu(cfg, "serial_iterative", n, serial_iterative, n >= 2 ? n - 1 : 0);
+#if TWINBENCH_HAVE_CUDA
+    for (Mode mode : kModes) {
+      for (int block : useful_blocks(cfg, n)) {
+        // mode:kernel only for the recursion: one launch at n = 40 runs for seconds (one thread
+        // walks 3.3e8 calls), and the 328-byte download that e2e adds is lost in the noise.
+        if (recursive && mode == Mode::kernel)
+          add_cuda(cfg, "cuda_recursive", n, block, mode, gpu::lucas_cuda_recursive,
+                   gpu::lucas_cuda_recursive_stats, recursive_adds_upto(n));
+        add_cuda(cfg, "cuda_iterative", n, block, mode, gpu::lucas_cuda_iterative,
+                 gpu::lucas_cuda_iterative_stats, per_index_iterative_adds_upto(n));
+      }
+    }
+#endif
+  }
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("lucas", "Lucas numbers L(0..n), int64: exponential recursion vs iteration",
+                   register_benchmarks);
+
+}  // namespace tb::lucas

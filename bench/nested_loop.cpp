@@ -1,0 +1,125 @@
+// nested_loop benchmarks: results[i] = sum_{j<M} i*j*0.1 in float64, N = M (--size sets N).
+// No inputs; bytes model: the N doubles written (8N B). FLOP model: 2 per inner iteration
+// (double multiply + add), 2*N*M in all; items = N*M inner iterations. Compute- and latency-
+// bound: each i is a chain of M dependent adds.
+#include "cpu/nested_loop.hpp"
+
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/nested_loop.hpp"
+#endif
+
+namespace tb::nested_loop {
+namespace {
+
+struct HostData {
+  std::size_t n;
+  HostArray<double> ref, out;
+  explicit HostData(std::size_t n_) : n(n_), ref(n), out(n) {
+    omp(out.data(), n, n);  // first-touch out from the threads that write it
+    serial(ref.data(), n, n);
+  }
+};
+
+HostData& host_data(std::size_t n) {
+  static SingleSlot<std::size_t, HostData> slot;
+  return slot.get(n, [n] { return HostData(n); });
+}
+
+ErrorStats check(std::span<const double> got, const HostData& h) {
+  return compare(got, std::span<const double>(h.ref.span()));
+}
+
+using CpuImpl = void (*)(double*, std::size_t, std::size_t);
+
+// Wall time of one full N x M sweep on the CPU; model as in the file comment.
+void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+    HostData& d = host_data(n);
+    const bool ok = validate_once(state, kTolerance, [&] {
+      poison(d.out.span());
+      impl(d.out.data(), n, n);
+      return check(d.out.span(), d);
+    });
+    if (!ok) return;
+    for (auto _ : state) {
+      impl(d.out.data(), n, n);
+      benchmark::ClobberMemory();
+    }
+    set_work(state, work(n), Side::cpu);
+  });
+}
+
+#if TWINBENCH_HAVE_CUDA
+struct DeviceData {
+  Stream stream;
+  DeviceBuffer<double> results;
+  PinnedBuffer<double> host_results;
+  explicit DeviceData(std::size_t n) : results(n), host_results(n) {}
+};
+
+DeviceData& device_data(std::size_t n) {
+  static SingleSlot<std::size_t, DeviceData> slot;
+  return slot.get(n, [n] { return DeviceData(n); });
+}
+
+using GpuLaunch = void (*)(double*, std::size_t, std::size_t, int, cudaStream_t);
+using GpuStats = gpu::KernelStats (*)(std::size_t, int);
+
+// Event time of the kernel (mode:kernel) or kernel plus the download of the N results
+// (mode:e2e; there is nothing to upload). Model as in the file comment.
+void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
+              GpuLaunch launch, GpuStats stats) {
+  const auto name =
+      bench_name("nested_loop", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, block)) return;
+    DeviceData& d = device_data(n);
+    const HostData& h = host_data(n);
+    run_gpu_modes(
+        state, mode, d.stream, kTolerance,
+        {
+            .poison =
+                [&d] {
+                  poison_device(d.results, d.stream);
+                  poison(d.host_results.span());
+                },
+            .upload = [] {},
+            .compute = [&d, n, block, launch] { launch(d.results.data(), n, n, block, d.stream); },
+            .download = [&d,
+                         n] { copy_to_host(d.host_results.data(), d.results.data(), n, d.stream); },
+            .check = [&d, &h] { return check(std::span<const double>(d.host_results.span()), h); },
+        });
+    const gpu::KernelStats k = stats(n, block);
+    record_kernel(state, k);  // grid_blocks and low_occupancy (grid < 2 blocks per SM)
+    if (k.sm_count > 0)
+      state.counters["blocks_per_sm"] = static_cast<double>(k.grid_blocks) / k.sm_count;
+    set_work(state, work(n), Side::gpu);
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kArticleSize}, kQuickSize)) {
+    add_cpu(cfg, bench_name("nested_loop", "serial", {{"n", n}}), n, serial);
+    add_cpu(cfg, bench_name("nested_loop", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+#if TWINBENCH_HAVE_CUDA
+    for (Mode mode : kModes) {
+      for (int block : block_sweep_1d(cfg)) {
+        add_cuda(cfg, "cuda", n, block, mode, gpu::nested_loop_cuda, gpu::nested_loop_cuda_stats);
+        add_cuda(cfg, "cuda_warp", n, block, mode, gpu::nested_loop_cuda_warp,
+                 gpu::nested_loop_cuda_warp_stats);
+      }
+    }
+#endif
+  }
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("nested_loop", "sum_j i*j*0.1 per i, float64: a long dependent loop per thread",
+                   register_benchmarks);
+
+}  // namespace tb::nested_loop
