@@ -70,7 +70,7 @@ class Poller {
     Display display = Display::automatic;
     std::FILE* out = stderr;
     std::uint64_t total = 0;  // 0: unknown (no percent or ETA)
-    std::string label;
+    std::string label{};
     double line_period_s = 1.0;
   };
   Poller(Read read, Options opts);
