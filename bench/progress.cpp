@@ -46,9 +46,9 @@ struct Target {
   virtual std::size_t n() const = 0;
   virtual WorkModel work() const = 0;
   virtual Tolerance tolerance() const = 0;
-  virtual void launch(Strategy s, unsigned long long* counter, cudaStream_t stream) = 0;
+  virtual void launch(Strategy s, CounterRef counter, cudaStream_t stream) = 0;
   // The article's kernel (one atomic per thread), and its shape without the atomic.
-  virtual void launch_article(unsigned long long* counter, cudaStream_t stream) = 0;
+  virtual void launch_article(CounterRef counter, cudaStream_t stream) = 0;
   virtual void launch_article_baseline(cudaStream_t stream) = 0;
   virtual void poison(cudaStream_t stream) = 0;
   virtual ErrorStats check() = 0;  // after the stream is synchronised
@@ -66,10 +66,10 @@ class VectorAddTarget : public Target {
   std::size_t n() const override { return n_; }
   WorkModel work() const override { return vector_add::work(n_); }
   Tolerance tolerance() const override { return vector_add::kTolerance; }
-  void launch(Strategy s, unsigned long long* counter, cudaStream_t stream) override {
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     gpu::progress_vector_add(s, counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
   }
-  void launch_article(unsigned long long* counter, cudaStream_t stream) override {
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
     gpu::progress_vector_add_article(counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
   }
   void launch_article_baseline(cudaStream_t stream) override {
@@ -112,16 +112,16 @@ class PoissonTarget : public Target {
   std::size_t n() const override { return n_; }
   WorkModel work() const override { return poisson::work(n_); }
   Tolerance tolerance() const override { return poisson::kTolerance; }
-  void launch(Strategy s, unsigned long long* counter, cudaStream_t stream) override {
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     gpu::progress_poisson(s, counter, dout_.data(), n_, poisson::kSeed, poisson::default_table(), kBlock,
                           gpu::kPoissonRowsPerReport, stream);
   }
   // The article's granularity: an atomic per thread per sample.
-  void launch_article(unsigned long long* counter, cudaStream_t stream) override {
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
     gpu::progress_poisson(Strategy::per_thread, counter, dout_.data(), n_, poisson::kSeed,
                           poisson::default_table(), kBlock, 1, stream);
   }
-  void launch_article_baseline(cudaStream_t stream) override { launch(Strategy::none, nullptr, stream); }
+  void launch_article_baseline(cudaStream_t stream) override { launch(Strategy::none, CounterRef{}, stream); }
   void poison(cudaStream_t stream) override {
     poison_device(dout_, stream);
     tb::poison(out_.span());
@@ -234,8 +234,8 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
     Counter& ctr = counter(ck);
     const cudaStream_t stream = bench_stream();
     const Setup s{
-        .instrumented = [&t, &ctr, strategy, stream] { t.launch(strategy, ctr.device_ptr(), stream); },
-        .baseline = [&t, stream] { t.launch(Strategy::none, nullptr, stream); },
+        .instrumented = [&t, &ctr, strategy, stream] { t.launch(strategy, ctr.ref(), stream); },
+        .baseline = [&t, stream] { t.launch(Strategy::none, CounterRef{}, stream); },
         .read = [&ctr] { return ctr.read(); },
         .stream = stream,
         .expected_count = strategy == Strategy::none ? 0 : n,
@@ -257,7 +257,7 @@ void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
     Counter& ctr = counter(CounterKind::device);
     const cudaStream_t stream = cudaStreamLegacy;
     const Setup s{
-        .instrumented = [&t, &ctr, stream] { t.launch_article(ctr.device_ptr(), stream); },
+        .instrumented = [&t, &ctr, stream] { t.launch_article(ctr.ref(), stream); },
         .baseline = [&t, stream] { t.launch_article_baseline(stream); },
         .read = [&ctr] { return ctr.read_legacy(); },
         .stream = stream,
@@ -303,7 +303,7 @@ int run_demo(double seconds) {
     Counter ctr(CounterKind::mapped);
     const auto& table = poisson::default_table();
     auto launch = [&](std::uint64_t chunk) {
-      gpu::progress_poisson(Strategy::per_block, ctr.device_ptr(), out.data(), kChunk,
+      gpu::progress_poisson(Strategy::per_block, ctr.ref(), out.data(), kChunk,
                             poisson::kSeed + chunk, table, kBlock, gpu::kPoissonRowsPerReport, stream);
     };
     Event start, stop;

@@ -38,6 +38,14 @@ enum class CounterKind { mapped, device };
 inline constexpr CounterKind kCounterKinds[] = {CounterKind::mapped, CounterKind::device};
 const char* counter_name(CounterKind k);
 
+// What a kernel gets: the counter's device address, and whether its atomics must be
+// system-scope (the word is in host memory, which the host reads while the kernel runs: a
+// device-scope atomic may be performed in the GPU's L2 and reach host memory only later).
+struct CounterRef {
+  unsigned long long* ptr = nullptr;
+  bool system_scope = false;
+};
+
 enum class Display {
   automatic,  // bar if the output is a terminal, else lines
   bar,        // one line redrawn with \r
@@ -113,6 +121,7 @@ class Counter {
   CounterKind kind() const { return kind_; }
   // What the kernel gets: the device alias of the mapped word, or the device word.
   unsigned long long* device_ptr() const { return device_; }
+  CounterRef ref() const { return {device_, kind_ == CounterKind::mapped}; }
   // Mapped: a volatile load of the host word. Device: cudaMemcpyAsync on this counter's own
   // non-blocking stream into pinned memory, waiting on that stream only, so it returns while a
   // kernel on another non-blocking stream is still running. Thread-safe.

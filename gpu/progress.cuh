@@ -10,8 +10,9 @@
 // the block's base index, with an `if (i < n)` inside. With None both calls are empty and
 // the kernel is the uninstrumented one.
 //
-// The counter is a 64-bit word in device memory or in mapped pinned host memory; atomicAdd on
-// it is atomic among the GPU's threads in both cases (the host only reads it).
+// The counter is a 64-bit word in device memory or in mapped pinned host memory. The host only
+// reads it, so the adds need only be atomic among the GPU's threads; for the mapped word they
+// are system-scope so that each one reaches host memory rather than lingering in the L2.
 #include <cuda_runtime.h>
 
 #include "common/progress.hpp"
@@ -49,6 +50,13 @@ __device__ __forceinline__ unsigned block_sum(unsigned v, unsigned& parity) {
   return total;
 }
 
+__device__ __forceinline__ void add(const tb::progress::CounterRef& c, CounterWord v) {
+  if (c.system_scope)
+    atomicAdd_system(c.ptr, v);
+  else
+    atomicAdd(c.ptr, v);
+}
+
 struct None {
   __device__ __forceinline__ void done(unsigned) {}
   __device__ __forceinline__ void finish() {}
@@ -56,28 +64,28 @@ struct None {
 
 // The article's: every thread adds its own count.
 struct PerThread {
-  CounterWord* counter;
+  tb::progress::CounterRef counter;
   __device__ __forceinline__ void done(unsigned count) {
-    if (count) atomicAdd(counter, static_cast<CounterWord>(count));
+    if (count) add(counter, count);
   }
   __device__ __forceinline__ void finish() {}
 };
 
 struct PerWarp {
-  CounterWord* counter;
+  tb::progress::CounterRef counter;
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned sum = warp_sum(count);
-    if ((threadIdx.x & 31u) == 0 && sum) atomicAdd(counter, static_cast<CounterWord>(sum));
+    if ((threadIdx.x & 31u) == 0 && sum) add(counter, sum);
   }
   __device__ __forceinline__ void finish() {}
 };
 
 struct PerBlock {
-  CounterWord* counter;
+  tb::progress::CounterRef counter;
   unsigned parity = 0;
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned total = block_sum(count, parity);
-    if (threadIdx.x == 0 && total) atomicAdd(counter, static_cast<CounterWord>(total));
+    if (threadIdx.x == 0 && total) add(counter, total);
   }
   __device__ __forceinline__ void finish() {}
 };
@@ -85,7 +93,7 @@ struct PerBlock {
 // Block sums, added to the counter on every kStridedK-th report and at the end: K times fewer
 // atomics than per_block, and the final count is still exact.
 struct Strided {
-  CounterWord* counter;
+  tb::progress::CounterRef counter;
   unsigned parity = 0;
   unsigned reports = 0;
   CounterWord pending = 0;  // thread 0's
@@ -94,14 +102,14 @@ struct Strided {
     if (threadIdx.x == 0) {
       pending += total;
       if (++reports == tb::progress::kStridedK) {
-        if (pending) atomicAdd(counter, pending);
+        if (pending) add(counter, pending);
         pending = 0;
         reports = 0;
       }
     }
   }
   __device__ __forceinline__ void finish() {
-    if (threadIdx.x == 0 && pending) atomicAdd(counter, pending);
+    if (threadIdx.x == 0 && pending) add(counter, pending);
     pending = 0;
   }
 };
@@ -109,7 +117,7 @@ struct Strided {
 // Calls f(policy) with the policy object of strategy s on `counter`: the one place where a
 // runtime strategy becomes a template argument.
 template <class F>
-void dispatch(tb::progress::Strategy s, CounterWord* counter, F&& f) {
+void dispatch(tb::progress::Strategy s, tb::progress::CounterRef counter, F&& f) {
   using tb::progress::Strategy;
   switch (s) {
     case Strategy::none: f(None{}); return;

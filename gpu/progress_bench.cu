@@ -57,15 +57,23 @@ __global__ void vadd_tail_kernel(const float* __restrict__ a, const float* __res
 }
 
 __global__ void vadd_article_kernel(const float* a, const float* b, float* c, std::size_t n,
-                                    unsigned long long* counter) {
+                                    tb::progress::CounterRef counter) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) {
     c[i] = a[i] + b[i];
-    atomicAdd(counter, 1ull);
+    progress::add(counter, 1ull);
   }
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Warp sums shuffle across all 32 lanes and block sums count whole warps.
+void check_block_for(Strategy s, int block) {
+  if (block <= 0 || block > 1024)
+    throw std::invalid_argument("progress: block size must be 1..1024");
+  if (block % 32 != 0 && s != Strategy::none && s != Strategy::per_thread)
+    throw std::invalid_argument("progress: per_warp, per_block and strided need a block size that is a multiple of 32");
+}
 
 template <class Progress>
 long long vec4_grid(std::size_t n, int block) {
@@ -81,11 +89,12 @@ long long poisson_grid(std::size_t n, int block) {
 
 }  // namespace
 
-void progress_vector_add(Strategy s, unsigned long long* counter, const float* a, const float* b,
+void progress_vector_add(Strategy s, tb::progress::CounterRef counter, const float* a, const float* b,
                          float* c, std::size_t n, int block, cudaStream_t stream) {
   if (n == 0) return;
   if (!aligned16(a) || !aligned16(b) || !aligned16(c))
     throw std::invalid_argument("progress_vector_add: a, b and c must be 16-byte aligned");
+  check_block_for(s, block);
   progress::dispatch(s, counter, [&](auto policy) {
     using Policy = decltype(policy);
     const std::size_t n4 = n / 4;
@@ -104,14 +113,14 @@ void progress_vector_add(Strategy s, unsigned long long* counter, const float* a
 
 KernelStats progress_vector_add_stats(Strategy s, std::size_t n, int block) {
   KernelStats out;
-  progress::dispatch(s, nullptr, [&](auto policy) {
+  progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
     using Policy = decltype(policy);
     out = kernel_stats(vadd_vec4_kernel<Policy>, block, n / 4 > 0 ? vec4_grid<Policy>(n, block) : 0);
   });
   return out;
 }
 
-void progress_vector_add_article(unsigned long long* counter, const float* a, const float* b,
+void progress_vector_add_article(tb::progress::CounterRef counter, const float* a, const float* b,
                                  float* c, std::size_t n, int block, cudaStream_t stream) {
   if (n == 0) return;
   const auto grid = static_cast<unsigned>((n + block - 1) / block);
@@ -123,11 +132,12 @@ KernelStats progress_vector_add_article_stats(std::size_t n, int block) {
   return kernel_stats(vadd_article_kernel, block, static_cast<long long>((n + block - 1) / block));
 }
 
-void progress_poisson(Strategy s, unsigned long long* counter, std::int32_t* out, std::size_t n,
+void progress_poisson(Strategy s, tb::progress::CounterRef counter, std::int32_t* out, std::size_t n,
                       std::uint64_t seed, const tb::poisson::CdfTable& table, int block,
                       unsigned rows_per_report, cudaStream_t stream) {
   if (n == 0) return;
   if (rows_per_report == 0) rows_per_report = 1;
+  check_block_for(s, block);
   progress::dispatch(s, counter, [&](auto policy) {
     using Policy = decltype(policy);
     poisson_detail::fast_kernel<Policy>
@@ -139,7 +149,7 @@ void progress_poisson(Strategy s, unsigned long long* counter, std::int32_t* out
 
 KernelStats progress_poisson_stats(Strategy s, std::size_t n, int block) {
   KernelStats out;
-  progress::dispatch(s, nullptr, [&](auto policy) {
+  progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
     using Policy = decltype(policy);
     out = kernel_stats(poisson_detail::fast_kernel<Policy>, block, poisson_grid<Policy>(n, block));
   });

@@ -20,19 +20,20 @@ constexpr unsigned kPoissonRowsPerReport = 16;    // samples a thread
 
 // c = a + b with the grid-stride float4 kernel of gpu/vector_add.cu plus progress counting: the
 // counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
-void progress_vector_add(tb::progress::Strategy s, unsigned long long* counter, const float* a,
+void progress_vector_add(tb::progress::Strategy s, tb::progress::CounterRef counter, const float* a,
                          const float* b, float* c, std::size_t n, int block, cudaStream_t stream);
 KernelStats progress_vector_add_stats(tb::progress::Strategy s, std::size_t n, int block);
 
 // The article's shape: one element per thread, one atomicAdd(counter, 1) per thread.
-void progress_vector_add_article(unsigned long long* counter, const float* a, const float* b,
+// Block sizes: per_warp, per_block and strided need a multiple of 32 (they throw otherwise).
+void progress_vector_add_article(tb::progress::CounterRef counter, const float* a, const float* b,
                                  float* c, std::size_t n, int block, cudaStream_t stream);
 KernelStats progress_vector_add_article_stats(std::size_t n, int block);
 
 // The fast Poisson kernel (gpu/poisson.cu's, bit-identical output) with progress counting; each
 // thread reports every `rows_per_report` samples (1: an atomic per sample with per_thread, the
 // article's granularity).
-void progress_poisson(tb::progress::Strategy s, unsigned long long* counter, std::int32_t* out,
+void progress_poisson(tb::progress::Strategy s, tb::progress::CounterRef counter, std::int32_t* out,
                       std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
                       int block, unsigned rows_per_report, cudaStream_t stream);
 KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int block);

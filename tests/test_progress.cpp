@@ -66,6 +66,16 @@ TEST(Progress, StrategyAndCounterNames) {
   EXPECT_STREQ(counter_name(CounterKind::device), "device");
 }
 
+// Waits (up to 2 s: CI machines are loaded) until the poller has read `value`.
+bool wait_for_value(const Poller& p, std::uint64_t value) {
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (p.stats().last == value) return true;
+    std::this_thread::sleep_for(100us);
+  }
+  return false;
+}
+
 // A host thread stands in for the kernel: it adds to a plain counter in steps.
 struct FakeKernel {
   std::atomic<std::uint64_t> counter{0};
@@ -87,7 +97,7 @@ TEST(Progress, QuietPollerCountsDistinctValues) {
            {.interval = 200us, .display = Display::quiet, .out = nullptr, .total = 100});
   k.start(100, 1, 3ms);
   k.join();
-  std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(wait_for_value(p, 100));
   p.stop();
   const PollStats s = p.stats();
   EXPECT_EQ(s.last, 100u);
@@ -104,15 +114,16 @@ TEST(Progress, QuietPollerCountsDistinctValues) {
 TEST(Progress, ResetCountsStartsAWindow) {
   std::atomic<std::uint64_t> c{7};
   Poller p([&c] { return c.load(); }, {.interval = 100us, .display = Display::quiet, .out = nullptr});
-  std::this_thread::sleep_for(3ms);
+  ASSERT_TRUE(wait_for_value(p, 7));
   p.reset_counts();
   EXPECT_EQ(p.stats().changes, 0u);
   c = 8;
-  std::this_thread::sleep_for(3ms);
+  ASSERT_TRUE(wait_for_value(p, 8));
   c = 9;
-  std::this_thread::sleep_for(3ms);
+  ASSERT_TRUE(wait_for_value(p, 9));
   p.stop();
   EXPECT_EQ(p.stats().changes, 2u);
+  EXPECT_EQ(p.stats().distinct, 2u);
   EXPECT_EQ(p.stats().last, 9u);
 }
 
@@ -128,7 +139,7 @@ TEST(Progress, LinesWhenNotATerminal) {
     EXPECT_EQ(p.display(), Display::lines);
     k.start(50, 20, 1ms);
     k.join();
-    std::this_thread::sleep_for(3ms);
+    ASSERT_TRUE(wait_for_value(p, 1000));
   }  // the destructor stops and prints the final line
   const std::string out = read_all(f);
   std::fclose(f);
@@ -150,6 +161,7 @@ TEST(Progress, BarRedrawsWithCarriageReturn) {
       c = i;
       std::this_thread::sleep_for(2ms);
     }
+    ASSERT_TRUE(wait_for_value(p, 10));
   }
   const std::string out = read_all(f);
   std::fclose(f);
@@ -182,7 +194,7 @@ void expect_final_counts(CounterKind kind) {
       for (int block : test::test_blocks()) {
         ctr.reset(s);
         CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
-        gpu::progress_vector_add(st, ctr.device_ptr(), da.data(), db.data(), dc.data(), n, block, s);
+        gpu::progress_vector_add(st, ctr.ref(), da.data(), db.data(), dc.data(), n, block, s);
         s.synchronize();
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n)
             << counter_name(kind) << " " << strategy_name(st) << " n=" << n << " block=" << block;
@@ -191,7 +203,7 @@ void expect_final_counts(CounterKind kind) {
       }
     }
     ctr.reset(s);
-    gpu::progress_vector_add_article(ctr.device_ptr(), da.data(), db.data(), dc.data(), n, 256, s);
+    gpu::progress_vector_add_article(ctr.ref(), da.data(), db.data(), dc.data(), n, 256, s);
     s.synchronize();
     EXPECT_EQ(ctr.read(), n) << "article n=" << n;
   }
@@ -220,7 +232,7 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
       for (unsigned rows : {1u, 2u, 16u}) {
         ctr.reset(s);
         CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
-        gpu::progress_poisson(st, ctr.device_ptr(), d.data(), n, poisson::kSeed, table, 256, rows, s);
+        gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, rows, s);
         s.synchronize();
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;
         download(std::span<std::int32_t>(got), d);
@@ -243,7 +255,7 @@ TEST(ProgressGpu, PollerSeesIntermediateValues) {
     ctr.reset(s);
     Poller p([&ctr] { return ctr.read(); }, {.interval = 100us, .display = Display::quiet, .out = nullptr});
     for (int rep = 0; rep < 20; ++rep)
-      gpu::progress_poisson(Strategy::per_block, ctr.device_ptr(), d.data(), n, poisson::kSeed, table, 256, 16, s);
+      gpu::progress_poisson(Strategy::per_block, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, 16, s);
     s.synchronize();
     std::this_thread::sleep_for(5ms);
     p.stop();
