@@ -174,9 +174,12 @@ TEST(Progress, BarRedrawsWithCarriageReturn) {
 TEST(Progress, ReadErrorStopsPolling) {
   Poller p([]() -> std::uint64_t { throw std::runtime_error("device lost"); },
            {.interval = 100us, .display = Display::quiet, .out = nullptr});
-  std::this_thread::sleep_for(2ms);
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (p.stats().error.empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100us);
   p.stop();
   EXPECT_EQ(p.stats().error, "device lost");
+  EXPECT_EQ(p.stats().polls, 0u);
 }
 
 #if TWINBENCH_HAVE_CUDA
