@@ -3,11 +3,12 @@
 // fast cuda variant is judged by pct_copy_bw (target: within 3x of the time to write the output
 // at the measured copy bandwidth, i.e. pct_copy_bw >= 33). n = 10M (the article's; 40 MB, about
 // the L2) and 100M (400 MB).
+#include "cpu/poisson.hpp"
+
 #include <functional>
 
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "cpu/poisson.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/poisson.hpp"
@@ -34,7 +35,8 @@ HostData& host_data(std::size_t n) {
 enum class Check { bitwise, statistics };
 
 ErrorStats check(std::span<const std::int32_t> got, const HostData& h, Check c) {
-  return check_samples(got, c == Check::bitwise ? h.ref.span() : std::span<const std::int32_t>(), kRate);
+  return check_samples(got, c == Check::bitwise ? h.ref.span() : std::span<const std::int32_t>(),
+                       kRate);
 }
 
 void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, Check c,
@@ -73,19 +75,26 @@ using GpuLaunch = std::function<void(std::int32_t*, std::size_t, int, cudaStream
 // No inputs to upload: e2e is the kernel plus the download of the samples.
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
               Check c, GpuLaunch launch, gpu::KernelStats (*stats)(std::size_t, int)) {
-  const auto name = bench_name("poisson", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
+  const auto name =
+      bench_name("poisson", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     const HostData& h = host_data(n);
     DeviceData& d = device_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance,
-                  {
-                      .poison = [&d] { poison_device(d.out, d.stream); poison(d.hout.span()); },
-                      .upload = [] {},
-                      .compute = [&d, n, block, launch] { launch(d.out.data(), n, block, d.stream); },
-                      .download = [&d, n] { copy_to_host(d.hout.data(), d.out.data(), n, d.stream); },
-                      .check = [&d, &h, c] { return check(std::span<const std::int32_t>(d.hout.span()), h, c); },
-                  });
+    run_gpu_modes(
+        state, mode, d.stream, kTolerance,
+        {
+            .poison =
+                [&d] {
+                  poison_device(d.out, d.stream);
+                  poison(d.hout.span());
+                },
+            .upload = [] {},
+            .compute = [&d, n, block, launch] { launch(d.out.data(), n, block, d.stream); },
+            .download = [&d, n] { copy_to_host(d.hout.data(), d.out.data(), n, d.stream); },
+            .check = [&d, &h,
+                      c] { return check(std::span<const std::int32_t>(d.hout.span()), h, c); },
+        });
     record_kernel(state, stats(n, block));
     set_work(state, work(n), Side::gpu);
   });
@@ -97,32 +106,37 @@ void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kDefaultSize, kLargeSize}, kQuickSize)) {
     add_cpu(cfg, bench_name("poisson", "serial", {{"n", n}}), n, Check::bitwise,
             [&table](std::int32_t* out, std::size_t m) { serial(out, m, kSeed, table); });
-    add_cpu(cfg, bench_name("poisson", "omp", {{"n", n}, {"threads", omp_threads()}}), n, Check::bitwise,
+    add_cpu(cfg, bench_name("poisson", "omp", {{"n", n}, {"threads", omp_threads()}}), n,
+            Check::bitwise,
             [&table](std::int32_t* out, std::size_t m) { omp(out, m, kSeed, table); });
     if (n <= kArticleCpuMaxSize) {
       add_cpu(cfg, bench_name("poisson", "serial_article", {{"n", n}}), n, Check::statistics,
               [](std::int32_t* out, std::size_t m) { serial_article(out, m, kSeed, kRate); });
       add_cpu(cfg, bench_name("poisson", "omp_article", {{"n", n}, {"threads", omp_threads()}}), n,
-              Check::statistics, [](std::int32_t* out, std::size_t m) { omp_article(out, m, kSeed, kRate); });
+              Check::statistics,
+              [](std::int32_t* out, std::size_t m) { omp_article(out, m, kSeed, kRate); });
     }
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : block_sweep_1d(cfg)) {
-        add_cuda(cfg, "cuda", n, block, mode, Check::bitwise,
-                 [&table](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
-                   gpu::poisson_cuda(out, m, kSeed, table, b, s);
-                 },
-                 gpu::poisson_cuda_stats);
-        add_cuda(cfg, "cuda_article", n, block, mode, Check::statistics,
-                 [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
-                   gpu::poisson_cuda_article(out, m, kSeed, kRate, b, s);
-                 },
-                 gpu::poisson_cuda_article_stats);
-        add_cuda(cfg, "cuda_curand", n, block, mode, Check::statistics,
-                 [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
-                   gpu::poisson_curand(out, m, kSeed, kRate, b, s);
-                 },
-                 gpu::poisson_curand_stats);
+        add_cuda(
+            cfg, "cuda", n, block, mode, Check::bitwise,
+            [&table](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
+              gpu::poisson_cuda(out, m, kSeed, table, b, s);
+            },
+            gpu::poisson_cuda_stats);
+        add_cuda(
+            cfg, "cuda_article", n, block, mode, Check::statistics,
+            [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
+              gpu::poisson_cuda_article(out, m, kSeed, kRate, b, s);
+            },
+            gpu::poisson_cuda_article_stats);
+        add_cuda(
+            cfg, "cuda_curand", n, block, mode, Check::statistics,
+            [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
+              gpu::poisson_curand(out, m, kSeed, kRate, b, s);
+            },
+            gpu::poisson_curand_stats);
       }
     }
 #endif

@@ -8,6 +8,8 @@
 // (compute-bound; 4 B written per sample). impl cuda_article reproduces the article: an atomic
 // per thread on a device counter, read with cudaMemcpy on the legacy default stream, which
 // waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
+#include "common/progress.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,7 +20,6 @@
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
-#include "common/progress.hpp"
 #include "common/random.hpp"
 #include "cpu/poisson.hpp"
 #include "cpu/vector_add.hpp"
@@ -70,7 +71,8 @@ class VectorAddTarget : public Target {
     gpu::progress_vector_add(s, counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
   }
   void launch_article(CounterRef counter, cudaStream_t stream) override {
-    gpu::progress_vector_add_article(counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
+    gpu::progress_vector_add_article(counter, da_.data(), db_.data(), dc_.data(), n_, kBlock,
+                                     stream);
   }
   void launch_article_baseline(cudaStream_t stream) override {
     gpu::vector_add_cuda_article(da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
@@ -96,7 +98,9 @@ class VectorAddTarget : public Target {
     }
     return e;
   }
-  gpu::KernelStats stats(Strategy s) const override { return gpu::progress_vector_add_stats(s, n_, kBlock); }
+  gpu::KernelStats stats(Strategy s) const override {
+    return gpu::progress_vector_add_stats(s, n_, kBlock);
+  }
 
  private:
   std::size_t n_;
@@ -113,15 +117,17 @@ class PoissonTarget : public Target {
   WorkModel work() const override { return poisson::work(n_); }
   Tolerance tolerance() const override { return poisson::kTolerance; }
   void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
-    gpu::progress_poisson(s, counter, dout_.data(), n_, poisson::kSeed, poisson::default_table(), kBlock,
-                          gpu::kPoissonRowsPerReport, stream);
+    gpu::progress_poisson(s, counter, dout_.data(), n_, poisson::kSeed, poisson::default_table(),
+                          kBlock, gpu::kPoissonRowsPerReport, stream);
   }
   // The article's granularity: an atomic per thread per sample.
   void launch_article(CounterRef counter, cudaStream_t stream) override {
     gpu::progress_poisson(Strategy::per_thread, counter, dout_.data(), n_, poisson::kSeed,
                           poisson::default_table(), kBlock, 1, stream);
   }
-  void launch_article_baseline(cudaStream_t stream) override { launch(Strategy::none, CounterRef{}, stream); }
+  void launch_article_baseline(cudaStream_t stream) override {
+    launch(Strategy::none, CounterRef{}, stream);
+  }
   void poison(cudaStream_t stream) override {
     poison_device(dout_, stream);
     tb::poison(out_.span());
@@ -130,7 +136,9 @@ class PoissonTarget : public Target {
     tb::download(out_.span(), dout_);
     return poisson::check_samples(out_.span(), ref_.span(), poisson::kRate);
   }
-  gpu::KernelStats stats(Strategy s) const override { return gpu::progress_poisson_stats(s, n_, kBlock); }
+  gpu::KernelStats stats(Strategy s) const override {
+    return gpu::progress_poisson_stats(s, n_, kBlock);
+  }
 
  private:
   std::size_t n_;
@@ -139,7 +147,9 @@ class PoissonTarget : public Target {
 };
 
 enum class TargetKind { vector_add, poisson };
-const char* target_name(TargetKind t) { return t == TargetKind::vector_add ? "vector_add" : "poisson"; }
+const char* target_name(TargetKind t) {
+  return t == TargetKind::vector_add ? "vector_add" : "poisson";
+}
 
 Target& target(TargetKind kind, std::size_t n) {
   static SingleSlot<std::pair<int, std::size_t>, std::unique_ptr<Target>> slot;
@@ -179,7 +189,8 @@ ErrorStats validate(Target& t, Counter& ctr, const Setup& s) {
   const std::uint64_t count = ctr.read();
   if (count != s.expected_count) {
     std::fprintf(stderr, "progress: the counter ended at %llu, expected %llu\n",
-                 static_cast<unsigned long long>(count), static_cast<unsigned long long>(s.expected_count));
+                 static_cast<unsigned long long>(count),
+                 static_cast<unsigned long long>(s.expected_count));
     e.max_rel = 1e30;
     e.max_abs = std::fabs(static_cast<double>(count) - static_cast<double>(s.expected_count));
   }
@@ -191,7 +202,9 @@ void measure(benchmark::State& state, const Setup& s) {
   s.baseline();
   s.instrumented();
   CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  Poller poller(s.read, {.interval = std::chrono::microseconds(1000), .display = Display::quiet, .out = nullptr});
+  Poller poller(
+      s.read,
+      {.interval = std::chrono::microseconds(1000), .display = Display::quiet, .out = nullptr});
   // Let the poller see the warm-up's final value, so that it is not counted in the window.
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   poller.reset_counts();
@@ -212,10 +225,12 @@ void measure(benchmark::State& state, const Setup& s) {
     t_none_sum += t_none;
     ++iters;
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   poller.stop();
   const PollStats ps = poller.stats();
-  if (!ps.error.empty()) std::fprintf(stderr, "progress: the poller stopped: %s\n", ps.error.c_str());
+  if (!ps.error.empty())
+    std::fprintf(stderr, "progress: the poller stopped: %s\n", ps.error.c_str());
   if (iters == 0 || t_none_sum <= 0) return;
   state.counters["overhead_pct"] = (t_sum - t_none_sum) / t_none_sum * 100.0;
   state.counters["t_none_us"] = t_none_sum / iters * 1e6;
@@ -224,10 +239,13 @@ void measure(benchmark::State& state, const Setup& s) {
   state.counters["polls_per_s"] = wall > 0 ? static_cast<double>(ps.polls) / wall : 0.0;
 }
 
-void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
+void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy strategy,
+              CounterKind ck) {
   const auto name = bench_name(std::string("progress/") + target_name(kind), "cuda",
-                               {{"strategy", strategy_name(strategy)}, {"counter", counter_name(ck)},
-                                {"n", n}, {"block", kBlock}});
+                               {{"strategy", strategy_name(strategy)},
+                                {"counter", counter_name(ck)},
+                                {"n", n},
+                                {"block", kBlock}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
@@ -249,8 +267,9 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
 
 // The article's approach: kernel and reads on the legacy default stream, device counter.
 void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
-  const auto name = bench_name(std::string("progress/") + target_name(kind), "cuda_article",
-                               {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
+  const auto name =
+      bench_name(std::string("progress/") + target_name(kind), "cuda_article",
+                 {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
@@ -278,7 +297,8 @@ void add_target(const RunConfig& cfg, TargetKind kind, std::size_t n) {
 
 void register_benchmarks([[maybe_unused]] const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
-  for (std::size_t n : sizes_1d(cfg, {kVectorAddSize}, kVectorAddQuick)) add_target(cfg, TargetKind::vector_add, n);
+  for (std::size_t n : sizes_1d(cfg, {kVectorAddSize}, kVectorAddQuick))
+    add_target(cfg, TargetKind::vector_add, n);
   for (std::size_t n : sizes_1d(cfg, {kPoissonSmall, kPoissonLarge}, kPoissonQuick))
     add_target(cfg, TargetKind::poisson, n);
 #endif
@@ -304,7 +324,8 @@ int run_demo(double seconds) {
     const auto& table = poisson::default_table();
     auto launch = [&](std::uint64_t chunk) {
       gpu::progress_poisson(Strategy::per_block, ctr.ref(), out.data(), kChunk,
-                            poisson::kSeed + chunk, table, kBlock, gpu::kPoissonRowsPerReport, stream);
+                            poisson::kSeed + chunk, table, kBlock, gpu::kPoissonRowsPerReport,
+                            stream);
     };
     Event start, stop;
     launch(0);  // warm-up, then time one chunk to size the job
@@ -313,17 +334,21 @@ int run_demo(double seconds) {
     stop.record(stream);
     stop.synchronize();
     const double per_chunk = stop.seconds_since(start);
-    const auto chunks = static_cast<std::uint64_t>(std::max(1.0, std::ceil(seconds / std::max(per_chunk, 1e-6))));
+    const auto chunks =
+        static_cast<std::uint64_t>(std::max(1.0, std::ceil(seconds / std::max(per_chunk, 1e-6))));
     const std::uint64_t total = chunks * kChunk;
-    std::fprintf(stderr, "progress demo: %llu Poisson(5) samples in %llu kernels of %zu (%.2f ms each), about %.1f s\n",
-                 static_cast<unsigned long long>(total), static_cast<unsigned long long>(chunks), kChunk,
-                 per_chunk * 1e3, per_chunk * static_cast<double>(chunks));
+    std::fprintf(stderr,
+                 "progress demo: %llu Poisson(5) samples in %llu kernels of %zu (%.2f ms each), "
+                 "about %.1f s\n",
+                 static_cast<unsigned long long>(total), static_cast<unsigned long long>(chunks),
+                 kChunk, per_chunk * 1e3, per_chunk * static_cast<double>(chunks));
     ctr.reset(stream);
     Poller poller([&ctr] { return ctr.read(); }, {.total = total, .label = "poisson"});
     const auto t0 = std::chrono::steady_clock::now();
     for (std::uint64_t c = 0; c < chunks; ++c) launch(c);
     stream.synchronize();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // One more poll interval, so that the poller has read the final value before it stops.
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     poller.stop();
@@ -331,8 +356,10 @@ int run_demo(double seconds) {
     std::fprintf(stderr,
                  "progress demo: done in %.2f s; the counter reads %llu of %llu; the host saw %llu "
                  "distinct values (%.0f per second)\n",
-                 elapsed, static_cast<unsigned long long>(ctr.read()), static_cast<unsigned long long>(total),
-                 static_cast<unsigned long long>(ps.distinct), elapsed > 0 ? ps.distinct / elapsed : 0.0);
+                 elapsed, static_cast<unsigned long long>(ctr.read()),
+                 static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(ps.distinct),
+                 elapsed > 0 ? ps.distinct / elapsed : 0.0);
     if (ctr.read() != total) {
       std::fprintf(stderr, "progress demo: the counter is wrong\n");
       return 1;
@@ -349,7 +376,8 @@ int run_demo(double seconds) {
 #endif
 }
 
-TWINBENCH_WORKLOAD("progress", "live progress counter: overhead of each counting strategy (GPU only)",
+TWINBENCH_WORKLOAD("progress",
+                   "live progress counter: overhead of each counting strategy (GPU only)",
                    register_benchmarks);
 
 }  // namespace tb::progress

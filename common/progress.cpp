@@ -14,11 +14,16 @@ namespace tb::progress {
 
 const char* strategy_name(Strategy s) {
   switch (s) {
-    case Strategy::none: return "none";
-    case Strategy::per_thread: return "per_thread";
-    case Strategy::per_warp: return "per_warp";
-    case Strategy::per_block: return "per_block";
-    case Strategy::strided: return "strided";
+    case Strategy::none:
+      return "none";
+    case Strategy::per_thread:
+      return "per_thread";
+    case Strategy::per_warp:
+      return "per_warp";
+    case Strategy::per_block:
+      return "per_block";
+    case Strategy::strided:
+      return "strided";
   }
   return "?";
 }
@@ -65,7 +70,8 @@ std::string format_bar(std::uint64_t done, std::uint64_t total, double rate_per_
     std::snprintf(buf, sizeof buf, " %5.1f%%  %.3g/s  ETA %s", 100.0 * f, rate_per_s,
                   format_eta(eta_seconds(done, total, rate_per_s)).c_str());
   else
-    std::snprintf(buf, sizeof buf, " %llu  %.3g/s", static_cast<unsigned long long>(done), rate_per_s);
+    std::snprintf(buf, sizeof buf, " %llu  %.3g/s", static_cast<unsigned long long>(done),
+                  rate_per_s);
   bar += buf;
   return bar;
 }
@@ -74,13 +80,16 @@ std::string format_line(std::uint64_t done, std::uint64_t total, double rate_per
   char buf[160];
   const double eta = eta_seconds(done, total, rate_per_s);
   if (total > 0 && eta >= 0)
-    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s ETA %.1f s", 100.0 * fraction(done, total),
-                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), rate_per_s, eta);
+    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s ETA %.1f s",
+                  100.0 * fraction(done, total), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), rate_per_s, eta);
   else if (total > 0)
-    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s", 100.0 * fraction(done, total),
-                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), rate_per_s);
+    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s",
+                  100.0 * fraction(done, total), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), rate_per_s);
   else
-    std::snprintf(buf, sizeof buf, "progress: %llu %.3g/s", static_cast<unsigned long long>(done), rate_per_s);
+    std::snprintf(buf, sizeof buf, "progress: %llu %.3g/s", static_cast<unsigned long long>(done),
+                  rate_per_s);
   return buf;
 }
 
@@ -153,7 +162,8 @@ void Poller::draw(std::uint64_t value, bool final) {
   if (display_ == Display::quiet) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double rate = elapsed > 0 ? static_cast<double>(value - std::min(value, first_value_)) / elapsed : 0.0;
+  const double rate =
+      elapsed > 0 ? static_cast<double>(value - std::min(value, first_value_)) / elapsed : 0.0;
   const std::string label = opts_.label.empty() ? "" : opts_.label + " ";
   if (display_ == Display::bar) {
     std::string text = "\r" + label + format_bar(value, opts_.total, rate);
@@ -175,11 +185,13 @@ void Poller::draw(std::uint64_t value, bool final) {
 #if TWINBENCH_HAVE_CUDA
 Counter::Counter(CounterKind kind) : kind_(kind) {
   if (kind_ == CounterKind::mapped) {
-    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocMapped));
+    CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocMapped));
     *host_ = 0;
     CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
   } else {
-    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocDefault));
+    CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocDefault));
     *host_ = 0;
     CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&device_), sizeof(*device_)));
     CUDA_CHECK(cudaMemset(device_, 0, sizeof(*device_)));

@@ -69,11 +69,14 @@ const CdfTable& default_table() {
 }
 
 void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  generate_serial(out, n, seed, [&table](rng::Xoroshiro128p& s) { return sample_fast(s, table.thr, table.tail); });
+  generate_serial(out, n, seed, [&table](rng::Xoroshiro128p& s) {
+    return sample_fast(s, table.thr, table.tail);
+  });
 }
 
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  generate_omp(out, n, seed, [&table](rng::Xoroshiro128p& s) { return sample_fast(s, table.thr, table.tail); });
+  generate_omp(out, n, seed,
+               [&table](rng::Xoroshiro128p& s) { return sample_fast(s, table.thr, table.tail); });
 }
 
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate) {
@@ -138,8 +141,8 @@ SampleStats sample_stats(std::span<const std::int32_t> x, double rate) {
   return st;
 }
 
-ErrorStats check_samples(std::span<const std::int32_t> got, std::span<const std::int32_t> bitwise_ref,
-                         double rate) {
+ErrorStats check_samples(std::span<const std::int32_t> got,
+                         std::span<const std::int32_t> bitwise_ref, double rate) {
   ErrorStats e;
   if (!bitwise_ref.empty() && bitwise_ref.size() != got.size()) {
     e.size_matches = false;
@@ -155,7 +158,8 @@ ErrorStats check_samples(std::span<const std::int32_t> got, std::span<const std:
   e.max_rel = st.score();
   if (mismatches > 0) {
     e.max_rel = std::max(e.max_rel, 2.0);
-    std::fprintf(stderr, "poisson: %zu of %zu samples differ from the serial fast samples (first at %zu)\n",
+    std::fprintf(stderr,
+                 "poisson: %zu of %zu samples differ from the serial fast samples (first at %zu)\n",
                  mismatches, got.size(), e.worst_index);
   }
   if (st.score() > 1.0)

@@ -15,8 +15,8 @@ namespace tb::poisson {
 
 constexpr std::uint64_t kSeed = 0x5eed0007;
 constexpr double kRate = 5.0;
-constexpr std::size_t kDefaultSize = 10'000'000;   // 10M: 40 MB of output, about the L2
-constexpr std::size_t kLargeSize = 100'000'000;    // 100M: 400 MB, 8x the L2
+constexpr std::size_t kDefaultSize = 10'000'000;  // 10M: 40 MB of output, about the L2
+constexpr std::size_t kLargeSize = 100'000'000;   // 100M: 400 MB, 8x the L2
 constexpr std::size_t kQuickSize = 100'000;
 // The article's variants recompute pow/tgamma at every step (~1 us a sample on one core): on
 // the CPU they only run up to this size.
@@ -65,7 +65,7 @@ constexpr double kZ999 = 3.090232306167813;
 
 // The check every variant passes: statistics, and (when `bitwise_ref` is not empty) equality
 // with the serial fast samples.
-ErrorStats check_samples(std::span<const std::int32_t> got, std::span<const std::int32_t> bitwise_ref,
-                         double rate);
+ErrorStats check_samples(std::span<const std::int32_t> got,
+                         std::span<const std::int32_t> bitwise_ref, double rate);
 
 }  // namespace tb::poisson

@@ -17,8 +17,8 @@ using tb::poisson::kStreams;
 
 // Same stream layout as the others; Philox's subsequence t gives stream t its own 2^64-long
 // slice, and its initialisation is a few integer ops (unlike XORWOW's skip-ahead).
-__global__ void poisson_curand_kernel(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
-                              double rate) {
+__global__ void poisson_curand_kernel(std::int32_t* __restrict__ out, std::size_t n,
+                                      std::uint64_t seed, double rate) {
   const std::uint64_t streams = n < kStreams ? n : kStreams;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -65,7 +65,8 @@ KernelStats poisson_cuda_article_stats(std::size_t n, int block) {
 void poisson_curand(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate, int block,
                     cudaStream_t stream) {
   if (n == 0) return;
-  poisson_curand_kernel<<<grid_for(poisson_curand_kernel, n, block), block, 0, stream>>>(out, n, seed, rate);
+  poisson_curand_kernel<<<grid_for(poisson_curand_kernel, n, block), block, 0, stream>>>(
+      out, n, seed, rate);
   CUDA_CHECK_LAUNCH();
 }
 

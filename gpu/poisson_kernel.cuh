@@ -50,7 +50,9 @@ __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::
 struct FastSample {
   const std::uint64_t* thr;
   tb::poisson::TailParams tail;
-  __device__ int operator()(rng::Xoroshiro128p& s) const { return tb::poisson::sample_fast(s, thr, tail); }
+  __device__ int operator()(rng::Xoroshiro128p& s) const {
+    return tb::poisson::sample_fast(s, thr, tail);
+  }
 };
 
 template <class Progress>
@@ -66,7 +68,9 @@ __global__ void fast_kernel(std::int32_t* __restrict__ out, std::size_t n, std::
 
 struct ArticleSample {
   double rate;
-  __device__ int operator()(rng::Xoroshiro128p& s) const { return tb::poisson::sample_article(s, rate); }
+  __device__ int operator()(rng::Xoroshiro128p& s) const {
+    return tb::poisson::sample_article(s, rate);
+  }
 };
 
 template <class Progress>

@@ -120,11 +120,21 @@ template <class F>
 void dispatch(tb::progress::Strategy s, tb::progress::CounterRef counter, F&& f) {
   using tb::progress::Strategy;
   switch (s) {
-    case Strategy::none: f(None{}); return;
-    case Strategy::per_thread: f(PerThread{counter}); return;
-    case Strategy::per_warp: f(PerWarp{counter}); return;
-    case Strategy::per_block: f(PerBlock{counter}); return;
-    case Strategy::strided: f(Strided{counter}); return;
+    case Strategy::none:
+      f(None{});
+      return;
+    case Strategy::per_thread:
+      f(PerThread{counter});
+      return;
+    case Strategy::per_warp:
+      f(PerWarp{counter});
+      return;
+    case Strategy::per_block:
+      f(PerBlock{counter});
+      return;
+    case Strategy::strided:
+      f(Strided{counter});
+      return;
   }
 }
 

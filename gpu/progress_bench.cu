@@ -22,7 +22,8 @@ __global__ void vadd_vec4_kernel(const float4* __restrict__ a, const float4* __r
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned pending = 0;
   unsigned since_report = 0;
-  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x; base < n4; base += stride) {
+  for (std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x; base < n4;
+       base += stride) {
     const std::size_t i = base + threadIdx.x;
     if (i < n4) {
       const float4 x = __ldcs(a + i);
@@ -72,7 +73,8 @@ void check_block_for(Strategy s, int block) {
   if (block <= 0 || block > 1024)
     throw std::invalid_argument("progress: block size must be 1..1024");
   if (block % 32 != 0 && s != Strategy::none && s != Strategy::per_thread)
-    throw std::invalid_argument("progress: per_warp, per_block and strided need a block size that is a multiple of 32");
+    throw std::invalid_argument(
+        "progress: per_warp, per_block and strided need a block size that is a multiple of 32");
 }
 
 template <class Progress>
@@ -89,8 +91,8 @@ long long poisson_grid(std::size_t n, int block) {
 
 }  // namespace
 
-void progress_vector_add(Strategy s, tb::progress::CounterRef counter, const float* a, const float* b,
-                         float* c, std::size_t n, int block, cudaStream_t stream) {
+void progress_vector_add(Strategy s, tb::progress::CounterRef counter, const float* a,
+                         const float* b, float* c, std::size_t n, int block, cudaStream_t stream) {
   if (n == 0) return;
   if (!aligned16(a) || !aligned16(b) || !aligned16(c))
     throw std::invalid_argument("progress_vector_add: a, b and c must be 16-byte aligned");
@@ -99,9 +101,10 @@ void progress_vector_add(Strategy s, tb::progress::CounterRef counter, const flo
     using Policy = decltype(policy);
     const std::size_t n4 = n / 4;
     if (n4 > 0) {
-      vadd_vec4_kernel<Policy><<<static_cast<unsigned>(vec4_grid<Policy>(n, block)), block, 0, stream>>>(
-          reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
-          reinterpret_cast<float4*>(c), n4, policy);
+      vadd_vec4_kernel<Policy>
+          <<<static_cast<unsigned>(vec4_grid<Policy>(n, block)), block, 0, stream>>>(
+              reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
+              reinterpret_cast<float4*>(c), n4, policy);
       CUDA_CHECK_LAUNCH();
     }
     if (n % 4 != 0) {
@@ -115,7 +118,8 @@ KernelStats progress_vector_add_stats(Strategy s, std::size_t n, int block) {
   KernelStats out;
   progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
     using Policy = decltype(policy);
-    out = kernel_stats(vadd_vec4_kernel<Policy>, block, n / 4 > 0 ? vec4_grid<Policy>(n, block) : 0);
+    out =
+        kernel_stats(vadd_vec4_kernel<Policy>, block, n / 4 > 0 ? vec4_grid<Policy>(n, block) : 0);
   });
   return out;
 }
@@ -132,9 +136,9 @@ KernelStats progress_vector_add_article_stats(std::size_t n, int block) {
   return kernel_stats(vadd_article_kernel, block, static_cast<long long>((n + block - 1) / block));
 }
 
-void progress_poisson(Strategy s, tb::progress::CounterRef counter, std::int32_t* out, std::size_t n,
-                      std::uint64_t seed, const tb::poisson::CdfTable& table, int block,
-                      unsigned rows_per_report, cudaStream_t stream) {
+void progress_poisson(Strategy s, tb::progress::CounterRef counter, std::int32_t* out,
+                      std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
+                      int block, unsigned rows_per_report, cudaStream_t stream) {
   if (n == 0) return;
   if (rows_per_report == 0) rows_per_report = 1;
   check_block_for(s, block);

@@ -25,7 +25,8 @@ TEST(PoissonRng, XoroshiroMatchesReferenceValues) {
 }
 
 TEST(PoissonRng, SeedingIsSplitMix64OfSeedAndStream) {
-  for (std::uint64_t x : {0ull, 1ull, 0x5eed0007ull, ~0ull}) EXPECT_EQ(rng::splitmix64(x), mix64(x));
+  for (std::uint64_t x : {0ull, 1ull, 0x5eed0007ull, ~0ull})
+    EXPECT_EQ(rng::splitmix64(x), mix64(x));
   auto s = rng::seed_stream(0x5eed0007, 0);
   EXPECT_EQ(s.s0, 0xcf27ba36812e9a71ull);
   EXPECT_EQ(s.s1, 0xffa10a77e7583fffull);
@@ -169,9 +170,10 @@ TEST(PoissonGpu, CudaIsBitIdenticalToSerial) {
     std::vector<std::int32_t> ref(n);
     serial(ref.data(), n, kSeed, default_table());
     for (int block : test::test_blocks()) {
-      auto got = run_gpu([](std::int32_t* o, std::size_t m, int b, cudaStream_t s) {
-        gpu::poisson_cuda(o, m, kSeed, default_table(), b, s);
-      }, n, block);
+      auto got =
+          run_gpu([](std::int32_t* o, std::size_t m, int b,
+                     cudaStream_t s) { gpu::poisson_cuda(o, m, kSeed, default_table(), b, s); },
+                  n, block);
       EXPECT_EQ(got, ref) << "n=" << n << " block=" << block;
     }
   }
@@ -180,16 +182,16 @@ TEST(PoissonGpu, CudaIsBitIdenticalToSerial) {
 TEST(PoissonGpu, ArticlePassesStatistics) {
   TB_REQUIRE_GPU();
   for (int block : test::test_blocks()) {
-    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b, cudaStream_t s) {
-      gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s);
-    }, 1'000'000, block);
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s); },
+                       1'000'000, block);
     EXPECT_TRUE(passes(check_samples(got, {}, kRate), kTolerance)) << block;
   }
   // Small sizes: every sample written (no negative poison left), values in range.
   for (std::size_t n : test::edge_sizes()) {
-    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b, cudaStream_t s) {
-      gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s);
-    }, n, 256);
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s); },
+                       n, 256);
     for (auto v : got) ASSERT_TRUE(v >= 0 && v <= kArticleMaxK) << n;
   }
 }
@@ -197,15 +199,15 @@ TEST(PoissonGpu, ArticlePassesStatistics) {
 TEST(PoissonGpu, CurandPassesStatistics) {
   TB_REQUIRE_GPU();
   for (int block : test::test_blocks()) {
-    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b, cudaStream_t s) {
-      gpu::poisson_curand(o, m, kSeed, kRate, b, s);
-    }, 1'000'000, block);
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_curand(o, m, kSeed, kRate, b, s); },
+                       1'000'000, block);
     EXPECT_TRUE(passes(check_samples(got, {}, kRate), kTolerance)) << block;
   }
   for (std::size_t n : test::edge_sizes()) {
-    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b, cudaStream_t s) {
-      gpu::poisson_curand(o, m, kSeed, kRate, b, s);
-    }, n, 256);
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_curand(o, m, kSeed, kRate, b, s); },
+                       n, 256);
     for (auto v : got) ASSERT_GE(v, 0) << n;
   }
 }

@@ -113,7 +113,8 @@ TEST(Progress, QuietPollerCountsDistinctValues) {
 
 TEST(Progress, ResetCountsStartsAWindow) {
   std::atomic<std::uint64_t> c{7};
-  Poller p([&c] { return c.load(); }, {.interval = 100us, .display = Display::quiet, .out = nullptr});
+  Poller p([&c] { return c.load(); },
+           {.interval = 100us, .display = Display::quiet, .out = nullptr});
   ASSERT_TRUE(wait_for_value(p, 7));
   p.reset_counts();
   EXPECT_EQ(p.stats().changes, 0u);
@@ -133,9 +134,12 @@ TEST(Progress, LinesWhenNotATerminal) {
   FakeKernel k;
   {
     // automatic: a file is not a terminal, so plain lines.
-    Poller p([&k] { return k.counter.load(); },
-             {.interval = 500us, .display = Display::automatic, .out = f, .total = 1000, .label = "job",
-              .line_period_s = 0.01});
+    Poller p([&k] { return k.counter.load(); }, {.interval = 500us,
+                                                 .display = Display::automatic,
+                                                 .out = f,
+                                                 .total = 1000,
+                                                 .label = "job",
+                                                 .line_period_s = 0.01});
     EXPECT_EQ(p.display(), Display::lines);
     k.start(50, 20, 1ms);
     k.join();
@@ -156,7 +160,8 @@ TEST(Progress, BarRedrawsWithCarriageReturn) {
   ASSERT_NE(f, nullptr);
   std::atomic<std::uint64_t> c{0};
   {
-    Poller p([&c] { return c.load(); }, {.interval = 200us, .display = Display::bar, .out = f, .total = 10});
+    Poller p([&c] { return c.load(); },
+             {.interval = 200us, .display = Display::bar, .out = f, .total = 10});
     for (int i = 1; i <= 10; ++i) {
       c = i;
       std::this_thread::sleep_for(2ms);
@@ -202,7 +207,8 @@ void expect_final_counts(CounterKind kind) {
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n)
             << counter_name(kind) << " " << strategy_name(st) << " n=" << n << " block=" << block;
         download(std::span<float>(c), dc);
-        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], 3.75f) << strategy_name(st) << " n=" << n;
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(c[i], 3.75f) << strategy_name(st) << " n=" << n;
       }
     }
     ctr.reset(s);
@@ -256,9 +262,11 @@ TEST(ProgressGpu, PollerSeesIntermediateValues) {
   for (CounterKind kind : kCounterKinds) {
     Counter ctr(kind);
     ctr.reset(s);
-    Poller p([&ctr] { return ctr.read(); }, {.interval = 100us, .display = Display::quiet, .out = nullptr});
+    Poller p([&ctr] { return ctr.read(); },
+             {.interval = 100us, .display = Display::quiet, .out = nullptr});
     for (int rep = 0; rep < 20; ++rep)
-      gpu::progress_poisson(Strategy::per_block, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, 16, s);
+      gpu::progress_poisson(Strategy::per_block, ctr.ref(), d.data(), n, poisson::kSeed, table, 256,
+                            16, s);
     s.synchronize();
     std::this_thread::sleep_for(5ms);
     p.stop();
