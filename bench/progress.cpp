@@ -39,6 +39,25 @@ constexpr std::size_t kPoissonSmall = 10'000'000;
 constexpr std::size_t kPoissonLarge = 100'000'000;
 constexpr std::size_t kPoissonQuick = 1'000'000;
 
+enum class TargetKind { vector_add, poisson };
+const char* target_name(TargetKind t) {
+  return t == TargetKind::vector_add ? "vector_add" : "poisson";
+}
+
+std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
+  return bench_name(std::string("progress/") + target_name(kind), "cuda",
+                    {{"strategy", strategy_name(strategy)},
+                     {"counter", counter_name(ck)},
+                     {"n", n},
+                     {"block", kBlock}});
+}
+
+std::string article_name(TargetKind kind, std::size_t n) {
+  return bench_name(
+      std::string("progress/") + target_name(kind), "cuda_article",
+      {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
+}
+
 #if TWINBENCH_HAVE_CUDA
 // One GPU target: its buffers, the instrumented launch, the uninstrumented baseline, and the
 // check of its output.
@@ -146,11 +165,6 @@ class PoissonTarget : public Target {
   DeviceBuffer<std::int32_t> dout_;
 };
 
-enum class TargetKind { vector_add, poisson };
-const char* target_name(TargetKind t) {
-  return t == TargetKind::vector_add ? "vector_add" : "poisson";
-}
-
 Target& target(TargetKind kind, std::size_t n) {
   static SingleSlot<std::pair<int, std::size_t>, std::unique_ptr<Target>> slot;
   return *slot.get({static_cast<int>(kind), n}, [&]() -> std::unique_ptr<Target> {
@@ -241,11 +255,7 @@ void measure(benchmark::State& state, const Setup& s) {
 
 void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy strategy,
               CounterKind ck) {
-  const auto name = bench_name(std::string("progress/") + target_name(kind), "cuda",
-                               {{"strategy", strategy_name(strategy)},
-                                {"counter", counter_name(ck)},
-                                {"n", n},
-                                {"block", kBlock}});
+  const auto name = cuda_name(kind, n, strategy, ck);
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
@@ -267,9 +277,7 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
 
 // The article's approach: kernel and reads on the legacy default stream, device counter.
 void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
-  const auto name =
-      bench_name(std::string("progress/") + target_name(kind), "cuda_article",
-                 {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
+  const auto name = article_name(kind, n);
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
@@ -295,13 +303,24 @@ void add_target(const RunConfig& cfg, TargetKind kind, std::size_t n) {
 }
 #endif
 
-void register_benchmarks([[maybe_unused]] const RunConfig& cfg) {
+// Without CUDA the same names are registered and skip with the reason (gpu_info's status), so
+// that `--workload=progress` still lists what a GPU build would measure.
+void add_all(const RunConfig& cfg, TargetKind kind, std::size_t n) {
 #if TWINBENCH_HAVE_CUDA
-  for (std::size_t n : sizes_1d(cfg, {kVectorAddSize}, kVectorAddQuick))
-    add_target(cfg, TargetKind::vector_add, n);
-  for (std::size_t n : sizes_1d(cfg, {kPoissonSmall, kPoissonLarge}, kPoissonQuick))
-    add_target(cfg, TargetKind::poisson, n);
+  add_target(cfg, kind, n);
+#else
+  auto skipped = [](benchmark::State&) {};
+  for (CounterKind ck : kCounterKinds)
+    for (Strategy s : kStrategies) add_gpu_benchmark(cfg, cuda_name(kind, n, s, ck), skipped);
+  add_gpu_benchmark(cfg, article_name(kind, n), skipped);
 #endif
+}
+
+void register_benchmarks(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kVectorAddSize}, kVectorAddQuick))
+    add_all(cfg, TargetKind::vector_add, n);
+  for (std::size_t n : sizes_1d(cfg, {kPoissonSmall, kPoissonLarge}, kPoissonQuick))
+    add_all(cfg, TargetKind::poisson, n);
 }
 
 }  // namespace
