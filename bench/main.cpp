@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/progress.hpp"
 #include "common/run_context.hpp"
 #include "common/workload.hpp"
 
@@ -31,6 +33,7 @@ struct Options {
   bool list_workloads = false;
   bool help = false;
   std::string machine;
+  std::optional<double> progress_demo_s;  // --progress-demo[=SECONDS]
 };
 
 struct UsageError {
@@ -52,6 +55,8 @@ void print_usage() {
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
       "  --machine=NAME             machine label recorded in the context\n"
+      "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
+      "                             bar, then exit\n"
       "\n"
       "Google Benchmark options (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
       "--benchmark_out_format=json, --benchmark_repetitions=N) are passed through.\n"
@@ -133,6 +138,15 @@ Options parse_our_flags(int& argc, char** argv) {
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
     } else if (auto v8 = flag_value(arg, "--machine"); v8) {
       o.machine = std::string(*v8);
+    } else if (arg == "--progress-demo") {
+      o.progress_demo_s = 5.0;
+    } else if (auto v9 = flag_value(arg, "--progress-demo"); v9) {
+      const std::string text(*v9);
+      char* end = nullptr;
+      const double s = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(s > 0) || s > 86400)
+        throw UsageError{"--progress-demo: expected seconds in (0, 86400], got '" + text + "'"};
+      o.progress_demo_s = s;
     } else {
       ours = false;
     }
@@ -181,6 +195,7 @@ int main(int argc, char** argv) {
     print_workloads(stdout);
     return 0;
   }
+  if (opts.progress_demo_s) return tb::progress::run_demo(*opts.progress_demo_s);
   for (const auto& w : opts.workloads) {
     if (!tb::find_workload(w)) {
       std::fprintf(stderr, "twinbench: unknown workload '%s'\n", w.c_str());

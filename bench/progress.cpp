@@ -1,0 +1,402 @@
+// progress benchmarks: what live progress counting costs a kernel, and how live the count is.
+// Each strategy (common/progress.hpp) runs against the uninstrumented kernel in the same loop:
+// every iteration times the `none` kernel and then the instrumented one (interleaved, so clock
+// and thermal drift hit both), the iteration time is the instrumented kernel's, and
+// overhead_pct = (t - t_none) / t_none * 100. A host thread polls the counter every ~1 ms
+// during the timed loop (quietly) and distinct_updates is the number of distinct values it saw
+// per kernel. Targets: vector_add (memory-bound; bytes model 12 B/element) and poisson
+// (compute-bound; 4 B written per sample). impl cuda_article reproduces the article: an atomic
+// per thread on a device counter, read with cudaMemcpy on the legacy default stream, which
+// waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
+#include "common/progress.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "common/gpu_context.hpp"
+#include "common/harness.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
+#include "cpu/poisson.hpp"
+#include "cpu/vector_add.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_harness.hpp"
+#include "gpu/progress_bench.hpp"
+#include "gpu/vector_add.hpp"
+#endif
+
+namespace tb::progress {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr std::size_t kVectorAddSize = std::size_t{1} << 28;  // 256M floats: 3 GiB moved
+constexpr std::size_t kVectorAddQuick = std::size_t{1} << 22;
+constexpr std::size_t kPoissonSmall = 10'000'000;
+constexpr std::size_t kPoissonLarge = 100'000'000;
+constexpr std::size_t kPoissonQuick = 1'000'000;
+
+enum class TargetKind { vector_add, poisson };
+const char* target_name(TargetKind t) {
+  return t == TargetKind::vector_add ? "vector_add" : "poisson";
+}
+
+std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
+  return bench_name(std::string("progress/") + target_name(kind), "cuda",
+                    {{"strategy", strategy_name(strategy)},
+                     {"counter", counter_name(ck)},
+                     {"n", n},
+                     {"block", kBlock}});
+}
+
+std::string article_name(TargetKind kind, std::size_t n) {
+  return bench_name(
+      std::string("progress/") + target_name(kind), "cuda_article",
+      {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
+}
+
+#if TWINBENCH_HAVE_CUDA
+// One GPU target: its buffers, the instrumented launch, the uninstrumented baseline, and the
+// check of its output.
+struct Target {
+  virtual ~Target() = default;
+  virtual std::size_t n() const = 0;
+  virtual WorkModel work() const = 0;
+  virtual Tolerance tolerance() const = 0;
+  virtual void launch(Strategy s, CounterRef counter, cudaStream_t stream) = 0;
+  // The article's kernel (one atomic per thread), and its shape without the atomic.
+  virtual void launch_article(CounterRef counter, cudaStream_t stream) = 0;
+  virtual void launch_article_baseline(cudaStream_t stream) = 0;
+  virtual void poison(cudaStream_t stream) = 0;
+  virtual ErrorStats check() = 0;  // after the stream is synchronised
+  virtual gpu::KernelStats stats(Strategy s) const = 0;
+};
+
+class VectorAddTarget : public Target {
+ public:
+  explicit VectorAddTarget(std::size_t n) : n_(n), a_(n), b_(n), out_(n), da_(n), db_(n), dc_(n) {
+    fill_uniform(a_.span(), vector_add::kSeed, -1.f, 1.f);
+    fill_uniform(b_.span(), vector_add::kSeed + 1, -1.f, 1.f);
+    CUDA_CHECK(cudaMemcpy(da_.data(), a_.data(), da_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(db_.data(), b_.data(), db_.bytes(), cudaMemcpyHostToDevice));
+  }
+  std::size_t n() const override { return n_; }
+  WorkModel work() const override { return vector_add::work(n_); }
+  Tolerance tolerance() const override { return vector_add::kTolerance; }
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
+    gpu::progress_vector_add(s, counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
+  }
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
+    gpu::progress_vector_add_article(counter, da_.data(), db_.data(), dc_.data(), n_, kBlock,
+                                     stream);
+  }
+  void launch_article_baseline(cudaStream_t stream) override {
+    gpu::vector_add_cuda_article(da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
+  }
+  void poison(cudaStream_t stream) override {
+    poison_device(dc_, stream);
+    tb::poison(out_.span());
+  }
+  ErrorStats check() override {
+    tb::download(out_.span(), dc_);
+    // Every element is one float add, as in vector_add: the sum must be exact.
+    ErrorStats e;
+    for (std::size_t i = 0; i < n_; ++i) {
+      const float want = a_[i] + b_[i];
+      if (!(out_[i] == want)) {
+        const double err = std::fabs(static_cast<double>(out_[i]) - want);
+        if (!(err <= e.max_abs)) {
+          e.max_abs = std::isfinite(err) ? err : 1e30;
+          e.max_rel = std::isfinite(err) ? err / std::fmax(std::fabs(want), 1e-30) : 1e30;
+          e.worst_index = i;
+        }
+      }
+    }
+    return e;
+  }
+  gpu::KernelStats stats(Strategy s) const override {
+    return gpu::progress_vector_add_stats(s, n_, kBlock);
+  }
+
+ private:
+  std::size_t n_;
+  HostArray<float> a_, b_, out_;
+  DeviceBuffer<float> da_, db_, dc_;
+};
+
+class PoissonTarget : public Target {
+ public:
+  explicit PoissonTarget(std::size_t n) : n_(n), ref_(n), out_(n), dout_(n) {
+    poisson::serial(ref_.data(), n_, poisson::kSeed, poisson::default_table());
+  }
+  std::size_t n() const override { return n_; }
+  WorkModel work() const override { return poisson::work(n_); }
+  Tolerance tolerance() const override { return poisson::kTolerance; }
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
+    gpu::progress_poisson(s, counter, dout_.data(), n_, poisson::kSeed, poisson::default_table(),
+                          kBlock, gpu::kPoissonRowsPerReport, stream);
+  }
+  // The article's granularity: an atomic per thread per sample.
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
+    gpu::progress_poisson(Strategy::per_thread, counter, dout_.data(), n_, poisson::kSeed,
+                          poisson::default_table(), kBlock, 1, stream);
+  }
+  void launch_article_baseline(cudaStream_t stream) override {
+    launch(Strategy::none, CounterRef{}, stream);
+  }
+  void poison(cudaStream_t stream) override {
+    poison_device(dout_, stream);
+    tb::poison(out_.span());
+  }
+  ErrorStats check() override {
+    tb::download(out_.span(), dout_);
+    return poisson::check_samples(out_.span(), ref_.span(), poisson::kRate);
+  }
+  gpu::KernelStats stats(Strategy s) const override {
+    return gpu::progress_poisson_stats(s, n_, kBlock);
+  }
+
+ private:
+  std::size_t n_;
+  HostArray<std::int32_t> ref_, out_;
+  DeviceBuffer<std::int32_t> dout_;
+};
+
+Target& target(TargetKind kind, std::size_t n) {
+  static SingleSlot<std::pair<int, std::size_t>, std::unique_ptr<Target>> slot;
+  return *slot.get({static_cast<int>(kind), n}, [&]() -> std::unique_ptr<Target> {
+    if (kind == TargetKind::vector_add) return std::make_unique<VectorAddTarget>(n);
+    return std::make_unique<PoissonTarget>(n);
+  });
+}
+
+Counter& counter(CounterKind kind) {
+  static std::unique_ptr<Counter> counters[2];
+  auto& c = counters[kind == CounterKind::mapped ? 0 : 1];
+  if (!c) c = std::make_unique<Counter>(kind);
+  return *c;
+}
+
+Stream& bench_stream() {
+  static Stream s;
+  return s;
+}
+
+// What one benchmark runs: the instrumented kernel, its baseline, the stream, and the read.
+struct Setup {
+  std::function<void()> instrumented;
+  std::function<void()> baseline;
+  std::function<std::uint64_t()> read;
+  cudaStream_t stream;
+  std::uint64_t expected_count;  // the counter after one instrumented kernel
+};
+
+ErrorStats validate(Target& t, Counter& ctr, const Setup& s) {
+  t.poison(s.stream);
+  ctr.reset(s.stream);
+  s.instrumented();
+  CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  ErrorStats e = t.check();
+  const std::uint64_t count = ctr.read();
+  if (count != s.expected_count) {
+    std::fprintf(stderr, "progress: the counter ended at %llu, expected %llu\n",
+                 static_cast<unsigned long long>(count),
+                 static_cast<unsigned long long>(s.expected_count));
+    e.max_rel = 1e30;
+    e.max_abs = std::fabs(static_cast<double>(count) - static_cast<double>(s.expected_count));
+  }
+  return e;
+}
+
+void measure(benchmark::State& state, const Setup& s) {
+  Event e0, e1, e2;
+  s.baseline();
+  s.instrumented();
+  CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  Poller poller(
+      s.read,
+      {.interval = std::chrono::microseconds(1000), .display = Display::quiet, .out = nullptr});
+  // Let the poller see the warm-up's final value, so that it is not counted in the window.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  poller.reset_counts();
+  double t_sum = 0.0, t_none_sum = 0.0;
+  long long iters = 0;
+  const auto wall_start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    e0.record(s.stream);
+    s.baseline();
+    e1.record(s.stream);
+    s.instrumented();
+    e2.record(s.stream);
+    e2.synchronize();
+    const double t_none = e1.seconds_since(e0);
+    const double t = e2.seconds_since(e1);
+    state.SetIterationTime(t);
+    t_sum += t;
+    t_none_sum += t_none;
+    ++iters;
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  poller.stop();
+  const PollStats ps = poller.stats();
+  if (!ps.error.empty())
+    std::fprintf(stderr, "progress: the poller stopped: %s\n", ps.error.c_str());
+  if (iters == 0 || t_none_sum <= 0) return;
+  state.counters["overhead_pct"] = (t_sum - t_none_sum) / t_none_sum * 100.0;
+  state.counters["t_none_us"] = t_none_sum / iters * 1e6;
+  state.counters["distinct_updates"] = static_cast<double>(ps.changes) / iters;
+  state.counters["updates_per_s"] = t_sum > 0 ? static_cast<double>(ps.changes) / t_sum : 0.0;
+  state.counters["polls_per_s"] = wall > 0 ? static_cast<double>(ps.polls) / wall : 0.0;
+}
+
+void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy strategy,
+              CounterKind ck) {
+  const auto name = cuda_name(kind, n, strategy, ck);
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, kBlock)) return;
+    Target& t = target(kind, n);
+    Counter& ctr = counter(ck);
+    const cudaStream_t stream = bench_stream();
+    const Setup s{
+        .instrumented = [&t, &ctr, strategy, stream] { t.launch(strategy, ctr.ref(), stream); },
+        .baseline = [&t, stream] { t.launch(Strategy::none, CounterRef{}, stream); },
+        .read = [&ctr] { return ctr.read(); },
+        .stream = stream,
+        .expected_count = strategy == Strategy::none ? 0 : n,
+    };
+    if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
+    measure(state, s);
+    record_kernel(state, t.stats(strategy));
+    set_work(state, t.work(), Side::gpu);
+  });
+}
+
+// The article's approach: kernel and reads on the legacy default stream, device counter.
+void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
+  const auto name = article_name(kind, n);
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, kBlock)) return;
+    Target& t = target(kind, n);
+    Counter& ctr = counter(CounterKind::device);
+    const cudaStream_t stream = cudaStreamLegacy;
+    const Setup s{
+        .instrumented = [&t, &ctr, stream] { t.launch_article(ctr.ref(), stream); },
+        .baseline = [&t, stream] { t.launch_article_baseline(stream); },
+        .read = [&ctr] { return ctr.read_legacy(); },
+        .stream = stream,
+        .expected_count = n,
+    };
+    if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
+    measure(state, s);
+    set_work(state, t.work(), Side::gpu);
+  });
+}
+
+void add_target(const RunConfig& cfg, TargetKind kind, std::size_t n) {
+  for (CounterKind ck : kCounterKinds)
+    for (Strategy s : kStrategies) add_cuda(cfg, kind, n, s, ck);
+  add_article(cfg, kind, n);
+}
+#endif
+
+// Without CUDA the same names are registered and skip with the reason (gpu_info's status), so
+// that `--workload=progress` still lists what a GPU build would measure.
+void add_all(const RunConfig& cfg, TargetKind kind, std::size_t n) {
+#if TWINBENCH_HAVE_CUDA
+  add_target(cfg, kind, n);
+#else
+  auto skipped = [](benchmark::State&) {};
+  for (CounterKind ck : kCounterKinds)
+    for (Strategy s : kStrategies) add_gpu_benchmark(cfg, cuda_name(kind, n, s, ck), skipped);
+  add_gpu_benchmark(cfg, article_name(kind, n), skipped);
+#endif
+}
+
+void register_benchmarks(const RunConfig& cfg) {
+  for (std::size_t n : sizes_1d(cfg, {kVectorAddSize}, kVectorAddQuick))
+    add_all(cfg, TargetKind::vector_add, n);
+  for (std::size_t n : sizes_1d(cfg, {kPoissonSmall, kPoissonLarge}, kPoissonQuick))
+    add_all(cfg, TargetKind::poisson, n);
+}
+
+}  // namespace
+
+int run_demo(double seconds) {
+#if TWINBENCH_HAVE_CUDA
+  if (!gpu_info().available) {
+    std::printf("twinbench: no GPU here (%s); the progress demo needs one, nothing to do\n",
+                gpu_info().status.c_str());
+    return 0;
+  }
+  try {
+    // The job: Poisson samples in chunks of kChunk (each with its own seed) until about
+    // `seconds` have passed, all enqueued at once, so the bar shows the GPU's progress and not
+    // the host's. One kernel per chunk, counting per_block into a mapped counter.
+    constexpr std::size_t kChunk = std::size_t{1} << 28;  // 1 GiB of int32
+    Stream stream;
+    DeviceBuffer<std::int32_t> out(kChunk);
+    Counter ctr(CounterKind::mapped);
+    const auto& table = poisson::default_table();
+    auto launch = [&](std::uint64_t chunk) {
+      gpu::progress_poisson(Strategy::per_block, ctr.ref(), out.data(), kChunk,
+                            poisson::kSeed + chunk, table, kBlock, gpu::kPoissonRowsPerReport,
+                            stream);
+    };
+    Event start, stop;
+    launch(0);  // warm-up, then time one chunk to size the job
+    start.record(stream);
+    launch(0);
+    stop.record(stream);
+    stop.synchronize();
+    const double per_chunk = stop.seconds_since(start);
+    const auto chunks =
+        static_cast<std::uint64_t>(std::max(1.0, std::ceil(seconds / std::max(per_chunk, 1e-6))));
+    const std::uint64_t total = chunks * kChunk;
+    std::fprintf(stderr,
+                 "progress demo: %llu Poisson(5) samples in %llu kernels of %zu (%.2f ms each), "
+                 "about %.1f s\n",
+                 static_cast<unsigned long long>(total), static_cast<unsigned long long>(chunks),
+                 kChunk, per_chunk * 1e3, per_chunk * static_cast<double>(chunks));
+    ctr.reset(stream);
+    Poller poller([&ctr] { return ctr.read(); }, {.total = total, .label = "poisson"});
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t c = 0; c < chunks; ++c) launch(c);
+    stream.synchronize();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // One more poll interval, so that the poller has read the final value before it stops.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    poller.stop();
+    const PollStats ps = poller.stats();
+    std::fprintf(stderr,
+                 "progress demo: done in %.2f s; the counter reads %llu of %llu; the host saw %llu "
+                 "distinct values (%.0f per second)\n",
+                 elapsed, static_cast<unsigned long long>(ctr.read()),
+                 static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(ps.distinct),
+                 elapsed > 0 ? ps.distinct / elapsed : 0.0);
+    if (ctr.read() != total) {
+      std::fprintf(stderr, "progress demo: the counter is wrong\n");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "progress demo failed: %s\n", e.what());
+    return 1;
+  }
+#else
+  (void)seconds;
+  std::printf("twinbench: built without CUDA; the progress demo needs a GPU, nothing to do\n");
+  return 0;
+#endif
+}
+
+TWINBENCH_WORKLOAD("progress",
+                   "live progress counter: overhead of each counting strategy (GPU only)",
+                   register_benchmarks);
+
+}  // namespace tb::progress

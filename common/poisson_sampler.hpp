@@ -1,0 +1,105 @@
+#pragma once
+// Poisson samplers shared by the CPU and the GPU (g++ and nvcc both compile this header; no CUDA
+// syntax outside __CUDACC__ / __CUDA_ARCH__ guards).
+//
+// Sample i of a run is drawn by stream i % kStreams, as that stream's (i / kStreams)-th draw, so
+// the samples depend neither on the block size nor on the OpenMP thread count, and the CPU and
+// the GPU draw exactly the same uniforms.
+#include <math.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/xoroshiro.hpp"
+
+namespace tb::poisson {
+
+// 2^18 streams: one per resident thread of an H200 (132 SMs x 2048 threads = 270k), so the GPU
+// is full with one stream per thread; on the CPU a stream's state is 16 bytes.
+constexpr std::uint64_t kStreams = std::uint64_t{1} << 18;
+// Entries of the CDF table; at rate 5, P(k >= 48) is about 1e-22, so the tail loop below is for
+// other rates.
+constexpr int kTableSize = 48;
+constexpr int kTailCap = 1000;     // a bound on the tail walk (p underflows long before)
+constexpr int kArticleMaxK = 100;  // the article's walk stops there (tgamma(101) is still finite)
+
+// The CDF of Poisson(rate) for k < kTableSize, as integer thresholds on a 53-bit uniform:
+// thr[k] = ceil(F(k) * 2^53), so u53 < thr[k] <=> u53 * 2^-53 < F(k) exactly. The comparison is
+// integer-only, hence bit-identical on every machine; the table is built once on the host
+// (make_table in cpu/poisson.cpp) and the GPU gets a copy.
+// Where the walk continues past the table (small: the GPU keeps it in registers).
+struct TailParams {
+  double rate = 0.0;
+  double p_last = 0.0;    // p(kTableSize - 1)
+  double cdf_last = 0.0;  // F(kTableSize - 1)
+};
+struct CdfTable {
+  std::uint64_t thr[kTableSize];
+  TailParams tail;
+};
+
+// The tail walk continues the host's pmf recurrence p_k = p_{k-1} * rate / k. On the device the
+// _rn intrinsics stop nvcc from fusing the multiply and add into an FMA, which would round
+// differently from the host (g++ in ISO C++ mode does not contract).
+TB_HD inline double mul_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+TB_HD inline double div_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+TB_HD inline double add_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+TB_HD inline int sample_tail(std::uint64_t u53, const TailParams& t) {
+  const double u = rng::to_unit(u53);
+  double p = t.p_last;
+  double c = t.cdf_last;
+  for (int k = kTableSize; k < kTailCap; ++k) {
+    p = div_rn(mul_rn(p, t.rate), static_cast<double>(k));
+    c = add_rn(c, p);
+    if (u < c || p == 0.0) return k;
+  }
+  return kTailCap;
+}
+
+// Inverse transform over the table: the smallest k with u < F(k). `thr` is the table's
+// thresholds (a copy in shared memory on the GPU). Walking up from 0 costs rate + 1 compares
+// on average, and every lane of a warp reads the same entry at the same step (a broadcast).
+TB_HD inline int sample_fast(rng::Xoroshiro128p& s, const std::uint64_t* thr, const TailParams& t) {
+  const std::uint64_t u = rng::next53(s);
+  int k = 0;
+  // Not unrolled: nvcc would otherwise keep the whole table in registers (135 per thread).
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  while (k < kTableSize && u >= thr[k]) ++k;
+  return k < kTableSize ? k : sample_tail(u, t);
+}
+
+// The article's algorithm: inverse transform where every step recomputes
+// p_k = exp(-rate) * rate^k / k! with pow and tgamma. The GPU's pow/tgamma/exp may differ from
+// glibc's in the last bit, so this variant is validated statistically, not bitwise.
+TB_HD inline int sample_article(rng::Xoroshiro128p& s, double rate) {
+  const double u = rng::to_unit(rng::next53(s));
+  double cdf = 0.0;
+  for (int k = 0; k < kArticleMaxK; ++k) {
+    cdf += exp(-rate) * pow(rate, static_cast<double>(k)) / tgamma(k + 1.0);
+    if (u < cdf) return k;
+  }
+  return kArticleMaxK;
+}
+
+}  // namespace tb::poisson

@@ -1,0 +1,234 @@
+#include "common/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_check.hpp"
+#endif
+
+namespace tb::progress {
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::none:
+      return "none";
+    case Strategy::per_thread:
+      return "per_thread";
+    case Strategy::per_warp:
+      return "per_warp";
+    case Strategy::per_block:
+      return "per_block";
+    case Strategy::strided:
+      return "strided";
+  }
+  return "?";
+}
+
+const char* counter_name(CounterKind k) { return k == CounterKind::mapped ? "mapped" : "device"; }
+
+double eta_seconds(std::uint64_t done, std::uint64_t total, double rate_per_s) {
+  if (total == 0 || rate_per_s <= 0.0) return -1.0;
+  if (done >= total) return 0.0;
+  return static_cast<double>(total - done) / rate_per_s;
+}
+
+namespace {
+
+std::string format_eta(double s) {
+  if (s < 0) return "--:--";
+  const long long sec = std::llround(s);
+  char buf[32];
+  if (sec >= 3600)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", sec / 3600, sec / 60 % 60, sec % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld", sec / 60, sec % 60);
+  return buf;
+}
+
+double fraction(std::uint64_t done, std::uint64_t total) {
+  if (total == 0) return 0.0;
+  return std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+}
+
+}  // namespace
+
+std::string format_bar(std::uint64_t done, std::uint64_t total, double rate_per_s, int width) {
+  const double f = fraction(done, total);
+  const int filled = static_cast<int>(f * width);
+  std::string bar;
+  bar.reserve(static_cast<std::size_t>(width) + 48);
+  bar.push_back('[');
+  bar.append(static_cast<std::size_t>(filled), '#');
+  bar.append(static_cast<std::size_t>(width - filled), '-');
+  bar.push_back(']');
+  char buf[96];
+  if (total > 0)
+    std::snprintf(buf, sizeof buf, " %5.1f%%  %.3g/s  ETA %s", 100.0 * f, rate_per_s,
+                  format_eta(eta_seconds(done, total, rate_per_s)).c_str());
+  else
+    std::snprintf(buf, sizeof buf, " %llu  %.3g/s", static_cast<unsigned long long>(done),
+                  rate_per_s);
+  bar += buf;
+  return bar;
+}
+
+std::string format_line(std::uint64_t done, std::uint64_t total, double rate_per_s) {
+  char buf[160];
+  const double eta = eta_seconds(done, total, rate_per_s);
+  if (total > 0 && eta >= 0)
+    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s ETA %.1f s",
+                  100.0 * fraction(done, total), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), rate_per_s, eta);
+  else if (total > 0)
+    std::snprintf(buf, sizeof buf, "progress: %.1f%% (%llu/%llu) %.3g/s",
+                  100.0 * fraction(done, total), static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(total), rate_per_s);
+  else
+    std::snprintf(buf, sizeof buf, "progress: %llu %.3g/s", static_cast<unsigned long long>(done),
+                  rate_per_s);
+  return buf;
+}
+
+Poller::Poller(Read read, Options opts) : read_(std::move(read)), opts_(std::move(opts)) {
+  display_ = opts_.display;
+  if (display_ == Display::automatic)
+    display_ = (opts_.out && isatty(fileno(opts_.out))) ? Display::bar : Display::lines;
+  if (!opts_.out) display_ = Display::quiet;
+  start_ = last_line_ = std::chrono::steady_clock::now();
+  thread_ = std::thread([this] { run(); });
+}
+
+Poller::~Poller() { stop(); }
+
+void Poller::stop() {
+  if (!thread_.joinable()) return;
+  stop_.store(true, std::memory_order_relaxed);
+  thread_.join();
+  std::lock_guard lock(mutex_);
+  if (have_value_) draw(stats_.max_seen, true);
+}
+
+PollStats Poller::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Poller::reset_counts() {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t last = stats_.last;
+  const bool had = have_value_;
+  stats_ = PollStats{};
+  stats_.last = stats_.max_seen = last;
+  // The value seen last is the window's starting point, not a value seen inside it.
+  if (had) stats_.distinct = 0;
+}
+
+void Poller::run() {
+  while (!stop_.load(std::memory_order_relaxed)) {
+    std::uint64_t v = 0;
+    try {
+      v = read_();
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      stats_.error = e.what();
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.polls;
+      if (!have_value_) {
+        have_value_ = true;
+        first_value_ = v;
+        stats_.distinct = 1;
+      } else if (v != stats_.last) {
+        ++stats_.changes;
+        ++stats_.distinct;
+      }
+      stats_.last = v;
+      stats_.max_seen = std::max(stats_.max_seen, v);
+      draw(stats_.max_seen, false);
+    }
+    std::this_thread::sleep_for(opts_.interval);
+  }
+}
+
+// Called with mutex_ held. The displayed value is the largest seen, so a counter whose
+// updates land out of order never makes the bar step back.
+void Poller::draw(std::uint64_t value, bool final) {
+  if (display_ == Display::quiet) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  const double rate =
+      elapsed > 0 ? static_cast<double>(value - std::min(value, first_value_)) / elapsed : 0.0;
+  const std::string label = opts_.label.empty() ? "" : opts_.label + " ";
+  if (display_ == Display::bar) {
+    std::string text = "\r" + label + format_bar(value, opts_.total, rate);
+    const std::size_t width = text.size();
+    if (width < drawn_width_) text += std::string(drawn_width_ - width, ' ');  // erase leftovers
+    drawn_width_ = width;
+    if (final) text += "\n";
+    std::fputs(text.c_str(), opts_.out);
+    std::fflush(opts_.out);
+    return;
+  }
+  const double since = std::chrono::duration<double>(now - last_line_).count();
+  if (!final && since < opts_.line_period_s) return;
+  last_line_ = now;
+  std::fprintf(opts_.out, "%s%s\n", label.c_str(), format_line(value, opts_.total, rate).c_str());
+  std::fflush(opts_.out);
+}
+
+#if TWINBENCH_HAVE_CUDA
+Counter::Counter(CounterKind kind) : kind_(kind) {
+  if (kind_ == CounterKind::mapped) {
+    CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocMapped));
+    *host_ = 0;
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  } else {
+    CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(*host_), cudaHostAllocDefault));
+    *host_ = 0;
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&device_), sizeof(*device_)));
+    CUDA_CHECK(cudaMemset(device_, 0, sizeof(*device_)));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&read_stream_, cudaStreamNonBlocking));
+  }
+}
+
+Counter::~Counter() {
+  if (read_stream_) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(read_stream_));
+  if (kind_ == CounterKind::device && device_) CUDA_CHECK_NOEXCEPT(cudaFree(device_));
+  if (host_) CUDA_CHECK_NOEXCEPT(cudaFreeHost(host_));
+}
+
+std::uint64_t Counter::read() const {
+  if (kind_ == CounterKind::mapped) return *static_cast<volatile unsigned long long*>(host_);
+  std::lock_guard lock(mutex_);
+  CUDA_CHECK(cudaMemcpyAsync(host_, device_, sizeof(*host_), cudaMemcpyDeviceToHost, read_stream_));
+  CUDA_CHECK(cudaStreamSynchronize(read_stream_));
+  return *static_cast<volatile unsigned long long*>(host_);
+}
+
+std::uint64_t Counter::read_legacy() const {
+  unsigned long long v = 0;
+  CUDA_CHECK(cudaMemcpy(&v, device_, sizeof(v), cudaMemcpyDeviceToHost));
+  return v;
+}
+
+void Counter::reset(cudaStream_t stream) {
+  if (kind_ == CounterKind::mapped) {
+    // The host writes the word itself, so the kernels still adding to it must be done first.
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    *static_cast<volatile unsigned long long*>(host_) = 0;
+  } else {
+    CUDA_CHECK(cudaMemsetAsync(device_, 0, sizeof(*device_), stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+}
+#endif
+
+}  // namespace tb::progress

@@ -1,0 +1,41 @@
+#pragma once
+// Kernels instrumented with a progress counting strategy (gpu/progress.cuh), for the overhead
+// benchmarks (bench/progress.cpp) and the --progress-demo. Host-callable launchers only.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/poisson_sampler.hpp"
+#include "common/progress.hpp"
+#include "gpu/kernel_stats.hpp"
+
+namespace tb::gpu {
+
+// Items a thread adds up before it reports (see the kernels): small enough that a 1 ms kernel
+// gives the poller many intermediate values, large enough that a barrier or an atomic per report
+// is a small fraction of the work.
+constexpr unsigned kVectorAddItersPerReport = 8;  // float4 iterations: 32 elements a thread
+constexpr unsigned kPoissonRowsPerReport = 16;    // samples a thread
+
+// c = a + b with the grid-stride float4 kernel of gpu/vector_add.cu plus progress counting: the
+// counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
+void progress_vector_add(tb::progress::Strategy s, tb::progress::CounterRef counter, const float* a,
+                         const float* b, float* c, std::size_t n, int block, cudaStream_t stream);
+KernelStats progress_vector_add_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+// The article's shape: one element per thread, one atomicAdd(counter, 1) per thread.
+// Block sizes: per_warp, per_block and strided need a multiple of 32 (they throw otherwise).
+void progress_vector_add_article(tb::progress::CounterRef counter, const float* a, const float* b,
+                                 float* c, std::size_t n, int block, cudaStream_t stream);
+KernelStats progress_vector_add_article_stats(std::size_t n, int block);
+
+// The fast Poisson kernel (gpu/poisson.cu's, bit-identical output) with progress counting; each
+// thread reports every `rows_per_report` samples (1: an atomic per sample with per_thread, the
+// article's granularity).
+void progress_poisson(tb::progress::Strategy s, tb::progress::CounterRef counter, std::int32_t* out,
+                      std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
+                      int block, unsigned rows_per_report, cudaStream_t stream);
+KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+}  // namespace tb::gpu

@@ -1,0 +1,217 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/random.hpp"
+#include "common/xoroshiro.hpp"
+#include "cpu/poisson.hpp"
+#include "tests/test_util.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/cuda_raii.hpp"
+#include "gpu/poisson.hpp"
+#endif
+
+namespace tb::poisson {
+namespace {
+
+// Reference outputs from an independent Python implementation of the published algorithm
+// (xoroshiro128plus.c, 2018: rotl 24, shift 16, rotl 37), run by hand.
+TEST(PoissonRng, XoroshiroMatchesReferenceValues) {
+  rng::Xoroshiro128p s{1, 2};
+  const std::uint64_t expected[] = {0x3ull, 0x6001030003ull, 0x20c102c302000c03ull,
+                                    0x810180670d23ad61ull, 0x26d13a4941333a42ull};
+  for (std::uint64_t e : expected) EXPECT_EQ(rng::next(s), e);
+}
+
+TEST(PoissonRng, SeedingIsSplitMix64OfSeedAndStream) {
+  for (std::uint64_t x : {0ull, 1ull, 0x5eed0007ull, ~0ull})
+    EXPECT_EQ(rng::splitmix64(x), mix64(x));
+  auto s = rng::seed_stream(0x5eed0007, 0);
+  EXPECT_EQ(s.s0, 0xcf27ba36812e9a71ull);
+  EXPECT_EQ(s.s1, 0xffa10a77e7583fffull);
+  EXPECT_EQ(rng::next(s), 0xcec8c4ae6886da70ull);
+  auto s12345 = rng::seed_stream(0x5eed0007, 12345);
+  EXPECT_EQ(s12345.s0, 0x211fa8c0dc803945ull);
+  EXPECT_EQ(s12345.s1, 0x028a1f9a1c4e9bceull);
+  EXPECT_EQ(rng::next(s12345), 0x23a9c85af8ced513ull);
+  EXPECT_EQ(rng::next(s12345), 0x6de849119a1ba87bull);
+}
+
+TEST(Poisson, TableIsTheCdf) {
+  const CdfTable& t = default_table();
+  double p = std::exp(-kRate), c = p;
+  for (int k = 0; k < kTableSize; ++k) {
+    if (k > 0) {
+      p *= kRate / k;
+      c += p;
+    }
+    EXPECT_NEAR(static_cast<double>(t.thr[k]) * 0x1.0p-53, c, 1e-15) << k;
+    if (k > 0) {
+      EXPECT_GE(t.thr[k], t.thr[k - 1]);
+    }
+  }
+  // The walk's answer for a few uniforms: u below F(0) is 0, just above is 1.
+  const std::uint64_t thr0 = t.thr[0];
+  auto sample_for = [&](std::uint64_t u53) {
+    int k = 0;
+    while (k < kTableSize && u53 >= t.thr[k]) ++k;
+    return k;
+  };
+  EXPECT_EQ(sample_for(0), 0);
+  EXPECT_EQ(sample_for(thr0 - 1), 0);
+  EXPECT_EQ(sample_for(thr0), 1);
+}
+
+TEST(Poisson, TailWalkContinuesTheRecurrence) {
+  // A rate whose mass lies past the table exercises sample_tail: mean and variance still fit.
+  const CdfTable t = make_table(60.0);
+  std::vector<std::int32_t> x(200000);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    auto s = rng::seed_stream(99, i);
+    x[i] = sample_fast(s, t.thr, t.tail);
+  }
+  const SampleStats st = sample_stats(x, 60.0);
+  EXPECT_LT(std::fabs(st.z_mean), 4.0);
+  EXPECT_LT(std::fabs(st.z_var), 4.0);
+}
+
+TEST(Poisson, SerialPassesStatistics) {
+  std::vector<std::int32_t> x(1'000'000);
+  serial(x.data(), x.size(), kSeed, default_table());
+  const SampleStats st = sample_stats(x, kRate);
+  EXPECT_LT(st.score(), 1.0) << "mean " << st.mean << " var " << st.variance << " chi2 " << st.chi2;
+  EXPECT_EQ(st.dof, 15);
+}
+
+TEST(Poisson, StatisticsRejectAWrongRate) {
+  std::vector<std::int32_t> x(200'000);
+  serial(x.data(), x.size(), kSeed, make_table(5.1));
+  EXPECT_GT(sample_stats(x, kRate).score(), 1.0);
+}
+
+TEST(Poisson, StatisticsRejectPoison) {
+  std::vector<std::int32_t> x(100'000);
+  serial(x.data(), x.size(), kSeed, default_table());
+  x[777] = -1;
+  EXPECT_GT(sample_stats(x, kRate).score(), 1.0);
+}
+
+TEST(Poisson, WilsonHilfertyQuantile) {
+  // chi2_0.999 quantiles from tables: 15 dof 37.697, 1 dof 10.828, 100 dof 149.449.
+  EXPECT_NEAR(chi2_quantile_wh(15, kZ999), 37.697, 0.15);
+  EXPECT_NEAR(chi2_quantile_wh(100, kZ999), 149.449, 0.2);
+  EXPECT_NEAR(chi2_quantile_wh(1, kZ999), 10.828, 0.5);
+}
+
+TEST(Poisson, OmpIsBitIdenticalToSerial) {
+  for (std::size_t n : test::edge_sizes()) {
+    std::vector<std::int32_t> ref(n), out(n, -7);
+    serial(ref.data(), n, kSeed, default_table());
+    omp(out.data(), n, kSeed, default_table());
+    EXPECT_EQ(out, ref) << n;
+  }
+  // More than one row of streams.
+  const std::size_t n = 3 * kStreams + 5;
+  std::vector<std::int32_t> ref(n), out(n, -7);
+  serial(ref.data(), n, kSeed, default_table());
+  omp(out.data(), n, kSeed, default_table());
+  EXPECT_EQ(out, ref);
+}
+
+TEST(Poisson, SampleIsStreamIModuloT) {
+  // Sample i is the (i / kStreams)-th draw of stream i % kStreams.
+  const std::size_t n = 2 * kStreams + 10;
+  std::vector<std::int32_t> out(n);
+  serial(out.data(), n, kSeed, default_table());
+  for (std::uint64_t t : {std::uint64_t{0}, std::uint64_t{5}, kStreams - 1}) {
+    auto s = rng::seed_stream(kSeed, t);
+    for (std::size_t i = t; i < n; i += kStreams)
+      EXPECT_EQ(out[i], sample_fast(s, default_table().thr, default_table().tail)) << i;
+  }
+}
+
+TEST(Poisson, ArticlePassesStatistics) {
+  std::vector<std::int32_t> x(200'000);
+  omp_article(x.data(), x.size(), kSeed, kRate);
+  EXPECT_LT(sample_stats(x, kRate).score(), 1.0);
+  std::vector<std::int32_t> y(x.size());
+  serial_article(y.data(), y.size(), kSeed, kRate);
+  EXPECT_EQ(x, y);  // same machine, same libm: identical
+}
+
+TEST(Poisson, CheckSamplesFlagsBitDifferences) {
+  std::vector<std::int32_t> ref(100'000);
+  serial(ref.data(), ref.size(), kSeed, default_table());
+  auto got = ref;
+  EXPECT_TRUE(passes(check_samples(got, ref, kRate), kTolerance));
+  got[123] += 1;
+  EXPECT_FALSE(passes(check_samples(got, ref, kRate), kTolerance));
+}
+
+#if TWINBENCH_HAVE_CUDA
+std::vector<std::int32_t> run_gpu(void (*launch)(std::int32_t*, std::size_t, int, cudaStream_t),
+                                  std::size_t n, int block) {
+  Stream s;
+  DeviceBuffer<std::int32_t> d(n);
+  CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
+  launch(d.data(), n, block, s);
+  s.synchronize();
+  std::vector<std::int32_t> out(n);
+  download(std::span<std::int32_t>(out), d);
+  return out;
+}
+
+TEST(PoissonGpu, CudaIsBitIdenticalToSerial) {
+  TB_REQUIRE_GPU();
+  std::vector<std::size_t> sizes = test::edge_sizes();
+  sizes.push_back(3 * kStreams + 5);
+  for (std::size_t n : sizes) {
+    std::vector<std::int32_t> ref(n);
+    serial(ref.data(), n, kSeed, default_table());
+    for (int block : test::test_blocks()) {
+      auto got =
+          run_gpu([](std::int32_t* o, std::size_t m, int b,
+                     cudaStream_t s) { gpu::poisson_cuda(o, m, kSeed, default_table(), b, s); },
+                  n, block);
+      EXPECT_EQ(got, ref) << "n=" << n << " block=" << block;
+    }
+  }
+}
+
+TEST(PoissonGpu, ArticlePassesStatistics) {
+  TB_REQUIRE_GPU();
+  for (int block : test::test_blocks()) {
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s); },
+                       1'000'000, block);
+    EXPECT_TRUE(passes(check_samples(got, {}, kRate), kTolerance)) << block;
+  }
+  // Small sizes: every sample written (no negative poison left), values in range.
+  for (std::size_t n : test::edge_sizes()) {
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_cuda_article(o, m, kSeed, kRate, b, s); },
+                       n, 256);
+    for (auto v : got) ASSERT_TRUE(v >= 0 && v <= kArticleMaxK) << n;
+  }
+}
+
+TEST(PoissonGpu, CurandPassesStatistics) {
+  TB_REQUIRE_GPU();
+  for (int block : test::test_blocks()) {
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_curand(o, m, kSeed, kRate, b, s); },
+                       1'000'000, block);
+    EXPECT_TRUE(passes(check_samples(got, {}, kRate), kTolerance)) << block;
+  }
+  for (std::size_t n : test::edge_sizes()) {
+    auto got = run_gpu([](std::int32_t* o, std::size_t m, int b,
+                          cudaStream_t s) { gpu::poisson_curand(o, m, kSeed, kRate, b, s); },
+                       n, 256);
+    for (auto v : got) ASSERT_GE(v, 0) << n;
+  }
+}
+#endif
+
+}  // namespace
+}  // namespace tb::poisson
