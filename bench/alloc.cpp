@@ -170,7 +170,8 @@ void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
     Stream s;
     DeviceBuffer<unsigned char> buf(bytes);
     const bool ok = validate_once(state, kExact, [&] {
-      CUDA_CHECK(cudaMemset(buf.data(), 0, bytes));
+      // On s, not the legacy stream: a non-blocking stream is not ordered after cudaMemset.
+      CUDA_CHECK(cudaMemsetAsync(buf.data(), 0, bytes, s));
       gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);
       s.synchronize();
       return check_ends(buf.data(), bytes);

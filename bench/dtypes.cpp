@@ -41,8 +41,10 @@ Tolerance fma_tolerance() {
   // a = 0.75 per step, so they stay below ~ulp / (1 - a) = 4 ulp of the value.
   if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
   if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
-  // GPU chains round to half every step (2^-11), the CPU's run in float: 4 half ulp ~ 2e-3.
-  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1e-2};
+  // GPU chains round to half every step, the CPU's run in float. The error is absolute, on the
+  // chain's scale (|v| <= 4), not relative to a value that may be near 0: the floor is 4. The
+  // H200 showed 1.56e-2 absolute (8 half ulp at 2..4) on 4M chains of 1024; 1e-2 x 4 = 0.04.
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 4.0};
   return {0.0};  // int8 dp4a chains: exact integer arithmetic
 }
 

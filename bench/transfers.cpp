@@ -272,6 +272,7 @@ void transfer(DeviceData& d, Dir dir) {
 ErrorStats check_once(DeviceData& d, Dir dir, HostData& h) {
   if (dir == Dir::h2d) {
     CUDA_CHECK(cudaMemset(d.dev.data(), kPoison, d.bytes));
+    CUDA_CHECK(cudaDeviceSynchronize());  // the legacy stream does not order our stream's copy
     if (!is_managed(d.kind)) std::memcpy(d.host, h.pattern.data(), d.bytes);
     prepare(d, dir, h);
     transfer(d, dir);

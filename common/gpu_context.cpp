@@ -81,6 +81,7 @@ double measure_copy_bandwidth(std::size_t bytes) {
   DeviceBuffer<unsigned char> src(bytes), dst(bytes);
   CUDA_CHECK(cudaMemset(src.data(), 1, bytes));
   CUDA_CHECK(cudaMemset(dst.data(), 2, bytes));
+  CUDA_CHECK(cudaDeviceSynchronize());
   Stream stream;
   Event start, stop;
   double best = 0.0;

@@ -195,6 +195,7 @@ Counter::Counter(CounterKind kind) : kind_(kind) {
     *host_ = 0;
     CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&device_), sizeof(*device_)));
     CUDA_CHECK(cudaMemset(device_, 0, sizeof(*device_)));
+    CUDA_CHECK(cudaDeviceSynchronize());  // kernels run on non-blocking streams
     CUDA_CHECK(cudaStreamCreateWithFlags(&read_stream_, cudaStreamNonBlocking));
   }
 }

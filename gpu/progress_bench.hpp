@@ -16,7 +16,10 @@ namespace tb::gpu {
 // gives the poller many intermediate values, large enough that a barrier or an atomic per report
 // is a small fraction of the work.
 constexpr unsigned kVectorAddItersPerReport = 8;  // float4 iterations: 32 elements a thread
-constexpr unsigned kPoissonRowsPerReport = 16;    // samples a thread
+// 64, not 16: at 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel
+// 14-19% on the H200 (its divergent walks wait for each other at every barrier); at 64 a thread
+// of the 10M run reports once, of the 100M run six times.
+constexpr unsigned kPoissonRowsPerReport = 64;    // samples a thread
 
 // c = a + b with the grid-stride float4 kernel of gpu/vector_add.cu plus progress counting: the
 // counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).

@@ -50,7 +50,7 @@ TEST(AllocGpu, TouchEndsWritesFirstAndLastWord) {
   Stream s;
   for (std::size_t bytes : {std::size_t{4}, std::size_t{4099}, std::size_t{1} << 20}) {
     DeviceBuffer<unsigned char> buf(bytes);
-    CUDA_CHECK(cudaMemset(buf.data(), 0, bytes));
+    CUDA_CHECK(tb::test::memset_sync(buf.data(), 0, bytes));
     gpu::alloc_touch_ends(buf.data(), bytes, 0xABCD1234u, s);
     s.synchronize();
     const std::size_t words = bytes / 4;

@@ -79,7 +79,7 @@ void expect_gpu_matches(const Launch& launch, const std::string& label) {
     Case c(n);
     DeviceCase d(c);
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(d.out.data(), 0xFF, d.out.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(d.out.data(), 0xFF, d.out.bytes()));
       launch(d, n, block, s);
       s.synchronize();
       std::vector<float> out(n);
@@ -126,7 +126,7 @@ TEST(AosSoaGpu, AosVecUnalignedFallsBack) {
   std::copy(c.xyz.begin(), c.xyz.end(), shifted.begin() + 1);
   auto dxyz = upload(std::span<const float>(shifted));
   DeviceBuffer<float> dout(1002);
-  CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+  CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
   gpu::aos_soa_cuda_aos_vec(dxyz.data() + 1, dout.data() + 1, 1001, 256, s);
   s.synchronize();
   std::vector<float> out(1002);

@@ -72,7 +72,7 @@ void expect_gpu_matches(Launch launch, const char* label) {
     const auto v = inputs(n);
     auto d_in = upload(std::span<const std::int32_t>(v));
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(sum.data(), 0xA5, sizeof(unsigned long long)));
+      CUDA_CHECK(tb::test::memset_sync(sum.data(), 0xA5, sizeof(unsigned long long)));
       launch(d_in.data(), n, sum.data(), block, s);
       s.synchronize();
       EXPECT_EQ(read_sum(sum), naive_sum(v)) << label << " n=" << n << " block=" << block;
@@ -105,8 +105,8 @@ TEST(AtomicsGpu, SpreadMatchesSerialForEveryAddressCount) {
       const auto v = inputs(n);
       auto d_in = upload(std::span<const std::int32_t>(v));
       for (int block : test::test_blocks()) {
-        CUDA_CHECK(cudaMemset(sum.data(), 0xA5, sizeof(unsigned long long)));
-        CUDA_CHECK(cudaMemset(partials.data(), 0xA5, partials.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(sum.data(), 0xA5, sizeof(unsigned long long)));
+        CUDA_CHECK(tb::test::memset_sync(partials.data(), 0xA5, partials.bytes()));
         gpu::atomics_cuda_atomic_spread(d_in.data(), n, partials.data(), addrs, sum.data(), block,
                                         s);
         s.synchronize();
@@ -135,7 +135,7 @@ TEST(AtomicsGpu, CubMatchesSerial) {
     const auto v = inputs(n);
     auto d_in = upload(std::span<const std::int32_t>(v));
     DeviceBuffer<unsigned char> temp(std::max<std::size_t>(gpu::atomics_cub_temp_bytes(n), 1));
-    CUDA_CHECK(cudaMemset(sum.data(), 0xA5, sizeof(unsigned long long)));
+    CUDA_CHECK(tb::test::memset_sync(sum.data(), 0xA5, sizeof(unsigned long long)));
     gpu::atomics_cub(d_in.data(), n, sum.data(), temp.data(), temp.bytes(), s);
     s.synchronize();
     EXPECT_EQ(read_sum(sum), naive_sum(v)) << n;

@@ -83,8 +83,8 @@ void expect_gpu_matches(Launch launch, const char* label) {
     auto dt = upload(std::span<const float>(c.years));
     DeviceBuffer<float> dc(n), dp(n);
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
-      CUDA_CHECK(cudaMemset(dp.data(), 0xFF, dp.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(dp.data(), 0xFF, dp.bytes()));
       launch(ds.data(), dx.data(), dt.data(), dc.data(), dp.data(), n, market, block, s);
       s.synchronize();
       std::vector<float> call(n), put(n);

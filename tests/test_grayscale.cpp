@@ -60,7 +60,7 @@ void expect_gpu_matches(Launch launch, const char* label) {
     auto drgb = upload(std::span<const float>(c.rgb));
     DeviceBuffer<float> dgray(c.px());
     for (Block2 b : {Block2{8, 8}, Block2{16, 16}, Block2{32, 32}, Block2{32, 4}}) {
-      CUDA_CHECK(cudaMemset(dgray.data(), 0xFF, dgray.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(dgray.data(), 0xFF, dgray.bytes()));
       launch(drgb.data(), dgray.data(), d.w, d.h, b, s);
       s.synchronize();
       std::vector<float> out(c.px());

@@ -68,7 +68,7 @@ void expect_gpu_matches(Launch launch, const std::vector<int>& ns, const char* l
     const std::vector<std::int64_t> ref = reference(n);
     DeviceBuffer<std::int64_t> d(n + 1);
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
       launch(d.data(), n, block, s);
       s.synchronize();
       std::vector<std::int64_t> out(n + 1);

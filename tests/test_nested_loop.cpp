@@ -58,7 +58,7 @@ void expect_gpu_matches(Launch launch, const char* label) {
     const std::vector<double> ref = reference(n);
     DeviceBuffer<double> d(n);
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
       launch(d.data(), n, n, block, s);
       s.synchronize();
       std::vector<double> out(n);

@@ -154,7 +154,7 @@ std::vector<std::int32_t> run_gpu(void (*launch)(std::int32_t*, std::size_t, int
                                   std::size_t n, int block) {
   Stream s;
   DeviceBuffer<std::int32_t> d(n);
-  CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
+  CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
   launch(d.data(), n, block, s);
   s.synchronize();
   std::vector<std::int32_t> out(n);

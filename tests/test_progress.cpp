@@ -201,7 +201,7 @@ void expect_final_counts(CounterKind kind) {
     for (Strategy st : kStrategies) {
       for (int block : test::test_blocks()) {
         ctr.reset(s);
-        CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
         gpu::progress_vector_add(st, ctr.ref(), da.data(), db.data(), dc.data(), n, block, s);
         s.synchronize();
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n)
@@ -240,7 +240,7 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
     for (Strategy st : kStrategies) {
       for (unsigned rows : {1u, 2u, 16u}) {
         ctr.reset(s);
-        CUDA_CHECK(cudaMemset(d.data(), 0xFF, d.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
         gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, rows, s);
         s.synchronize();
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;

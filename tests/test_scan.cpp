@@ -114,7 +114,7 @@ std::vector<T> run_cuda(const std::vector<T>& in, int block, std::size_t offset 
   std::vector<T> out(in.size());
   // Twice with the same scratch: the second call must reset the tile states itself.
   for (int rep = 0; rep < 2; ++rep) {
-    CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+    CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
     gpu::scan_cuda(din.data() + offset, dout.data() + offset, n, block, scratch.data(), s);
     s.synchronize();
   }

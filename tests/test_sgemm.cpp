@@ -94,7 +94,7 @@ void expect_gpu_matches(cudaStream_t s, const Launch& launch, const std::string&
     auto da = upload(std::span<const float>(c.a));
     auto db = upload(std::span<const float>(c.b));
     DeviceBuffer<float> dc(n * n);
-    CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
+    CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
     launch(da.data(), db.data(), dc.data(), n, s);
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<float> out(n * n);

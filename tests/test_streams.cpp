@@ -63,7 +63,7 @@ TEST(StreamsGpu, ComputeKernelMatchesSerial) {
       auto d_in = upload(std::span<const float>(in));
       DeviceBuffer<float> d_out(n);
       for (int block : test::test_blocks()) {
-        CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(d_out.data(), 0xFF, d_out.bytes()));
         gpu::streams_compute(d_in.data(), d_out.data(), n, fma, kA, kB, block, s);
         s.synchronize();
         std::vector<float> out(n);
@@ -110,7 +110,7 @@ TEST(StreamsGpu, PipelineMatchesSerialForEveryStreamAndChunkCount) {
     for (int ns : {1, 2, 4, 8}) {
       for (int chunks : {1, 3, 4, 16, 64}) {
         poison(h_out.span());
-        CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(d_out.data(), 0xFF, d_out.bytes()));
         gpu::streams_pipeline({h_in.data(), h_out.data(), d_in.data(), d_out.data(), n},
                               {sh.data(), ns, fork.get(), jh.data()}, chunks, kFmaLight, kA, kB,
                               256);

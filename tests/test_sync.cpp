@@ -35,7 +35,7 @@ TEST(SyncGpu, IncrementCountsLaunches) {
   Stream s;
   DeviceBuffer<unsigned> c(1);
   for (int count : {1, 7, kLaunches}) {
-    CUDA_CHECK(cudaMemset(c.data(), 0, sizeof(unsigned)));
+    CUDA_CHECK(tb::test::memset_sync(c.data(), 0, sizeof(unsigned)));
     CUDA_CHECK(cudaDeviceSynchronize());
     gpu::sync_increment(c.data(), count, s);
     s.synchronize();
@@ -47,7 +47,7 @@ TEST(SyncGpu, CapturedGraphReplaysEveryLaunch) {
   TB_REQUIRE_GPU();
   Stream s;
   DeviceBuffer<unsigned> c(1);
-  CUDA_CHECK(cudaMemset(c.data(), 0, sizeof(unsigned)));
+  CUDA_CHECK(tb::test::memset_sync(c.data(), 0, sizeof(unsigned)));
   CUDA_CHECK(cudaDeviceSynchronize());
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;

@@ -76,7 +76,7 @@ TEST(TransfersGpu, CopyKernelDeviceToDeviceAtOddSizesAndOffsets) {
       const auto src = pattern(n + offset);
       auto d_src = upload(std::span<const unsigned char>(src));
       DeviceBuffer<unsigned char> d_dst(n + offset);
-      CUDA_CHECK(cudaMemset(d_dst.data(), kPoison, d_dst.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(d_dst.data(), kPoison, d_dst.bytes()));
       gpu::transfers_copy(d_dst.data() + offset, d_src.data() + offset, n, 256, s);
       s.synchronize();
       std::vector<unsigned char> out(n + offset);
@@ -100,7 +100,7 @@ TEST(TransfersGpu, MappedHostMemoryBothWays) {
     DeviceBuffer<unsigned char> dev(n);
     // h2d: the kernel reads host memory.
     std::memcpy(mapped.data(), src.data(), n);
-    CUDA_CHECK(cudaMemset(dev.data(), kPoison, n));
+    CUDA_CHECK(tb::test::memset_sync(dev.data(), kPoison, n));
     gpu::transfers_copy(dev.data(), mapped_dev, n, 256, s);
     s.synchronize();
     std::vector<unsigned char> out(n);
@@ -123,7 +123,7 @@ TEST(TransfersGpu, ManagedMemoryBothWays) {
     CUDA_CHECK(cudaMallocManaged(reinterpret_cast<void**>(&managed), n, cudaMemAttachGlobal));
     DeviceBuffer<unsigned char> dev(n);
     std::memcpy(managed, src.data(), n);  // touched on the host
-    CUDA_CHECK(cudaMemset(dev.data(), kPoison, n));
+    CUDA_CHECK(tb::test::memset_sync(dev.data(), kPoison, n));
     gpu::transfers_copy(dev.data(), managed, n, 256, s);
     s.synchronize();
     std::vector<unsigned char> out(n);

@@ -70,7 +70,7 @@ void expect_gpu_matches(const Launch& launch, const std::string& label, bool cop
     Case c(rows, cols);
     auto din = upload(std::span<const float>(c.in));
     DeviceBuffer<float> dout(c.in.size());
-    CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+    CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
     launch(din.data(), dout.data(), rows, cols, s);
     s.synchronize();
     std::vector<float> out(c.in.size());
@@ -122,12 +122,12 @@ TEST(TransposeGpu, TallMatrixBeyondGridLimit) {
   auto din = upload(std::span<const float>(c.in));
   DeviceBuffer<float> dout(c.in.size());
   std::vector<float> out(c.in.size());
-  CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+  CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
   gpu::transpose_cuda_tiled(din.data(), dout.data(), rows, cols, s);
   s.synchronize();
   download(std::span<float>(out), dout);
   EXPECT_TRUE(same(out, c.ref)) << "tiled";
-  CUDA_CHECK(cudaMemset(dout.data(), 0xFF, dout.bytes()));
+  CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
   gpu::transpose_cuda_article_slow(din.data(), dout.data(), rows, cols, {32, 1}, s);
   s.synchronize();
   download(std::span<float>(out), dout);

@@ -49,7 +49,7 @@ void expect_gpu_matches(Launch launch, const char* label) {
     auto db = upload(std::span<const float>(c.b));
     DeviceBuffer<float> dc(n);
     for (int block : test::test_blocks()) {
-      CUDA_CHECK(cudaMemset(dc.data(), 0xFF, dc.bytes()));
+      CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
       launch(da.data(), db.data(), dc.data(), n, block, s);
       s.synchronize();
       std::vector<float> out(n);
