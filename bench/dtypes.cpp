@@ -110,7 +110,8 @@ void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
     const bool ok = validate_once(state, axpy_tolerance<T>(), [&] {
       std::copy(d.y0.begin(), d.y0.end(), d.y.begin());
       fn(d.x.data(), d.y.data(), n);
-      return compare(std::span<const T>(d.y.span()), std::span<const T>(d.ref.span()));
+      return compare(std::span<const T>(d.y.span()), std::span<const T>(d.ref.span()),
+                     axpy_tolerance<T>().scale_floor);
     });
     if (!ok) return;
     for (auto _ : state) {
@@ -170,7 +171,8 @@ void add_cpu_fma(const RunConfig& cfg, std::string_view impl, std::size_t n,
     const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
       poison(d.out.span());
       fn(d.x.data(), d.out.data(), n, kChainLength);
-      return compare(std::span<const Out>(d.out.span()), std::span<const Out>(d.ref.span()));
+      return compare(std::span<const Out>(d.out.span()), std::span<const Out>(d.ref.span()),
+                     fma_tolerance<T>().scale_floor);
     });
     if (!ok) return;
     for (auto _ : state) {
@@ -262,7 +264,9 @@ void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
                                     d.stream);
             },
         .download = [&d, n] { copy_to_host(d.hy.data(), d.y.data(), n, d.stream); },
-        .check = [&d, &h] { return compare(std::span<const T>(d.hy.span()), h.ref.span()); },
+        .check = [&d, &h] {
+          return compare(std::span<const T>(d.hy.span()), h.ref.span(), axpy_tolerance<T>().scale_floor);
+        },
     };
     run_gpu_modes(state, Mode::kernel, d.stream, axpy_tolerance<T>(), stages);
     if (state.error_occurred()) return;
@@ -317,7 +321,9 @@ void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
                                    block, d.stream);
             },
         .download = [&d] { copy_to_host(d.hout.data(), d.out.data(), d.out.size(), d.stream); },
-        .check = [&d, &h] { return compare(std::span<const Out>(d.hout.span()), h.ref.span()); },
+        .check = [&d, &h] {
+          return compare(std::span<const Out>(d.hout.span()), h.ref.span(), fma_tolerance<T>().scale_floor);
+        },
     };
     run_gpu_modes(state, Mode::kernel, d.stream, fma_tolerance<T>(), stages);
     if (state.error_occurred()) return;
