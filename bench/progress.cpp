@@ -44,18 +44,24 @@ const char* target_name(TargetKind t) {
   return t == TargetKind::vector_add ? "vector_add" : "poisson";
 }
 
+// progress/<impl>/target:<kernel>/...: the suite's `<workload>/<impl>/<args>` naming, with the
+// instrumented kernel as an argument.
 std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
-  return bench_name(std::string("progress/") + target_name(kind), "cuda",
-                    {{"strategy", strategy_name(strategy)},
+  return bench_name("progress", "cuda",
+                    {{"target", target_name(kind)},
+                     {"strategy", strategy_name(strategy)},
                      {"counter", counter_name(ck)},
                      {"n", n},
                      {"block", kBlock}});
 }
 
 std::string article_name(TargetKind kind, std::size_t n) {
-  return bench_name(
-      std::string("progress/") + target_name(kind), "cuda_article",
-      {{"strategy", "per_thread"}, {"counter", "device"}, {"n", n}, {"block", kBlock}});
+  return bench_name("progress", "cuda_article",
+                    {{"target", target_name(kind)},
+                     {"strategy", "per_thread"},
+                     {"counter", "device"},
+                     {"n", n},
+                     {"block", kBlock}});
 }
 
 #if TWINBENCH_HAVE_CUDA

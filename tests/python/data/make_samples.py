@@ -274,9 +274,9 @@ def progress() -> list[dict]:
     n = 268435456
     for target, overheads in (("vector_add", (0.0, 1.5, 4.0, 35.0)),
                               ("matmul_tiled", (0.0, 0.4, 1.2, 12.0))):
-        for strategy, pct in zip(("none", "per_block", "per_warp", "per_thread_atomic"), overheads):
+        for strategy, pct in zip(("none", "per_block", "per_warp", "per_thread"), overheads):
             t = 1e-3 * (1 + pct / 100)
-            out.append(entry(f"progress/{target}/strategy:{strategy}/n:{n}", t,
+            out.append(entry(f"progress/cuda/target:{target}/strategy:{strategy}/counter:device/n:{n}", t,
                              {"overhead_pct": pct, "distinct_updates": 1000 * (overheads.index(pct) + 1)}))
     return out
 
