@@ -69,28 +69,28 @@ def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None
         return None
     cats = [c for c in an.CATEGORIES[1:]
             if any(c in best for _, _, best in per_workload.values())]
-    workloads = sorted(per_workload)
-    fig = Figure(figsize=(max(6.0, 1.6 * len(workloads) * max(len(cats), 2) / 2), 4.8),
-                 layout="constrained")
+    # Horizontal bars: one group per workload down the page, so twenty workloads stay legible.
+    workloads = sorted(per_workload, reverse=True)
+    fig = Figure(figsize=(9.0, 1.2 + 0.22 * len(workloads) * len(cats)), layout="constrained")
     ax = fig.subplots()
-    width = 0.8 / len(cats)
+    height = 0.8 / len(cats)
     for i, cat in enumerate(cats):
-        xs, ys = [], []
+        ys, xs = [], []
         for j, workload in enumerate(workloads):
             _, _, best = per_workload[workload]
             if cat in best:
-                xs.append(j - 0.4 + width * (i + 0.5))
-                ys.append(an.speedup(best["serial"], best[cat]))
-        bars = ax.bar(xs, ys, width, label=cat, color=CATEGORY_COLORS[cat])
-        ax.bar_label(bars, labels=[f"{y:.3g}×" for y in ys], fontsize=7, padding=1)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(workloads)),
+                ys.append(j + 0.4 - height * (i + 0.5))
+                xs.append(an.speedup(best["serial"], best[cat]))
+        bars = ax.barh(ys, xs, height, label=cat, color=CATEGORY_COLORS[cat])
+        ax.bar_label(bars, labels=[f"{x:.3g}×" for x in xs], fontsize=7, padding=2)
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(workloads)),
                   [_problem_label(w, per_workload[w][1]) for w in workloads], fontsize=8)
-    ax.set_ylabel("speedup over serial (×, log scale)")
+    ax.set_xlabel("speedup over serial (×, log scale; left of the line: slower than serial)")
     ax.set_title("Speedup over serial (best variant of each kind, largest size)")
-    ax.legend(fontsize=8, ncols=min(len(cats), 5), loc="upper left")
-    ax.margins(y=0.15)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.margins(x=0.15)
     return fig
 
 

@@ -1,5 +1,6 @@
 """Command line: `python -m reports [render] RUN.json [MORE.json] --out DIR`
-and `python -m reports compare A.json B.json --out DIR`.
+`python -m reports compare A.json B.json --out DIR` and
+`python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]`.
 
 Exit codes: 0 report written (even for empty, partial or CPU-only runs),
 2 unusable input or bad usage.
@@ -14,7 +15,7 @@ from .loader import LoadError
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
-SUBCOMMANDS = ("render", "compare")
+SUBCOMMANDS = ("render", "compare", "merge")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--threshold", type=float, default=None,
                          help="relative change counted as real when no repetitions exist "
                               "(default 0.05)")
+    merge = sub.add_parser("merge", help="one JSON from several parts of a run (later wins)")
+    merge.add_argument("results", nargs="+", help="Google Benchmark JSON file(s), in order")
+    merge.add_argument("--out", required=True, help="merged JSON file to write")
+    merge.add_argument("--drop", default=None, help="regex: leave out entries whose name matches")
     return parser
 
 
@@ -51,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wrote {result.markdown}, {result.html} and {len(result.charts)} chart(s)")
             for line in result.left_out:
                 print(line)
+        elif args.command == "merge":
+            from .merge import write_merged
+            count = write_merged(args.results, args.out, args.drop)
+            print(f"wrote {args.out}: {count} entries from {len(args.results)} file(s)")
         else:
             from .compare import compare
             kwargs = {} if args.threshold is None else {"threshold": args.threshold}

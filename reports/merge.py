@@ -1,0 +1,48 @@
+"""Merge several runs' JSON into one Google Benchmark JSON file.
+
+A long suite on a leased GPU is often run in parts (a time limit per call, a re-run after a
+fix). The merged file keeps every entry by name, a later file replacing an earlier one, and
+records in its context which file, revision and copy bandwidth each part came from, so that the
+report says where each number was measured. Truncated parts are read as far as they go.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .loader import _base_name, read_json
+
+# Context keys that differ between the parts of a merged run.
+PER_PART_KEYS = ("git_revision", "gpu_copy_bw_bytes_per_s", "cpu_triad_bw_bytes_per_s", "date")
+
+
+def merge_files(paths: list[str | Path], drop: str | None = None) -> dict:
+    """One JSON document from `paths` (later wins per benchmark name); entries whose name
+    matches the regex `drop` are left out (e.g. names a later part renamed)."""
+    dropper = re.compile(drop) if drop else None
+    entries: dict[str, list[dict]] = {}
+    parts = []
+    context: dict = {}
+    for path in paths:
+        ctx, raw, problems = read_json(path)
+        by_base: dict[str, list[dict]] = {}
+        for entry in raw:
+            if dropper and dropper.search(entry["name"]):
+                continue
+            by_base.setdefault(_base_name(entry), []).append(entry)
+        entries.update(by_base)  # a later part replaces every entry (and aggregate) of a name
+        parts.append({"file": Path(path).name, "entries": len(raw), "kept": sum(map(len, by_base.values())),
+                      "truncated": bool(problems),
+                      **{k: ctx.get(k, "") for k in PER_PART_KEYS}})
+        context = {**context, **ctx}
+    context["merged_from"] = json.dumps(parts)
+    context["git_revision"] = ", ".join(dict.fromkeys(p["git_revision"] for p in parts if p["git_revision"]))
+    return {"context": context, "benchmarks": [e for group in entries.values() for e in group]}
+
+
+def write_merged(paths: list[str | Path], out: str | Path, drop: str | None = None) -> int:
+    doc = merge_files(paths, drop)
+    Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return len(doc["benchmarks"])
