@@ -1,0 +1,45 @@
+"""The report on a real (trimmed) H200 run: every chart it has data for is drawn, and the table
+holds ratios computed from the JSON's own numbers."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reports.render import render
+
+SAMPLE = Path(__file__).parent / "data" / "h200_trimmed.json"
+
+
+def _time_us(name_prefix: str) -> float:
+    for b in json.loads(SAMPLE.read_text())["benchmarks"]:
+        if b["name"].startswith(name_prefix):
+            assert b["time_unit"] == "us"
+            return b["real_time"]
+    raise AssertionError(name_prefix)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return render([SAMPLE], tmp_path_factory.mktemp("h200"))
+
+
+def test_charts_with_data_are_drawn(report):
+    names = {Path(c).name for c in report.charts}
+    for chart in ("speedup.png", "occupancy.png", "transfers.png", "streams.png", "progress.png",
+                  "copy_ceiling.png", "roofline.png"):
+        assert chart in names
+    for chart in report.charts:
+        assert Path(chart).stat().st_size > 10_000  # a drawn chart, not an empty canvas
+
+
+def test_context_and_speedup_cells(report):
+    md = report.markdown.read_text()
+    assert "NVIDIA H200" in md
+    serial = _time_us("vector_add/serial/n:268435456")
+    omp = _time_us("vector_add/omp/n:268435456")
+    expected = f"{serial / omp:.2f}×"
+    section = md[md.index("vector_add — n:268435456"):]
+    omp_line = next(line for line in section.splitlines() if line.startswith("| omp "))
+    assert expected in omp_line
