@@ -10,7 +10,7 @@ from . import analysis as an
 from .charts import CHARTS, ChartSpec
 from .document import Block, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Run, load_run, merge_runs
-from .tables import context_table, result_tables, skipped_table
+from .tables import context_table, result_tables, block_choice_table, skipped_table
 
 PNG_DPI = 110
 
@@ -99,6 +99,13 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
         blocks.append(Paragraph("No measured results."))
     for title, table in tables:
         blocks += [Heading(title, 3), table]
+    blocks_table = block_choice_table(run.rows)
+    if blocks_table is not None:
+        blocks += [Heading("Block size: best measured against the occupancy API's suggestion"),
+                   Paragraph("suggested block: cudaOccupancyMaxPotentialBlockSize for the kernel; "
+                             "the last column is how much slower the suggested size ran (1.00× "
+                             "when it is the best)."),
+                   blocks_table]
     skipped = skipped_table(run)
     if skipped is not None:
         blocks += [Heading("Skipped or failed benchmarks"), skipped]

@@ -87,3 +87,29 @@ def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
 def skipped_table(run: Run) -> Table | None:
     rows = [[r.name, r.error_message or "skipped"] for r in run.skipped_rows]
     return Table(["benchmark", "reason"], rows) if rows else None
+
+
+def block_choice_table(rows: list[Row]) -> Table | None:
+    """Per GPU kernel and problem: the fastest measured block size beside the one
+    cudaOccupancyMaxPotentialBlockSize suggests, and what the suggestion would have cost.
+    Only kernels swept over two or more block sizes appear."""
+    sweeps: dict[tuple, list[Row]] = {}
+    for row in an.usable(rows):
+        if not row.is_gpu or "block" not in row.args or row.counter("suggested_block") is None:
+            continue
+        sweeps.setdefault((row.workload, row.impl, row.size_label, row.mode or ""), []).append(row)
+    lines = []
+    for (workload, impl, size, mode), members in sorted(sweeps.items()):
+        if len({r.args["block"] for r in members}) < 2:
+            continue
+        best = min(members, key=lambda r: r.time_s)
+        suggested = int(best.counter("suggested_block"))
+        at_suggested = [r for r in members if r.counter("block") == suggested]
+        cost = (fmt_ratio(at_suggested[0].time_s / best.time_s) if at_suggested
+                else "not swept")
+        lines.append([f"{workload}/{impl}", f"{size} {mode}".strip(), best.args["block"],
+                      fmt_time(best.time_s), str(suggested), cost])
+    if not lines:
+        return None
+    return Table(["kernel", "problem", "best block", "best time", "suggested block",
+                  "time at suggested / best"], lines)

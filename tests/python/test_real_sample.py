@@ -43,3 +43,15 @@ def test_context_and_speedup_cells(report):
     section = md[md.index("vector_add — n:268435456"):]
     omp_line = next(line for line in section.splitlines() if line.startswith("| omp "))
     assert expected in omp_line
+
+
+def test_block_choice_table_names_best_and_suggested(report):
+    md = report.markdown.read_text()
+    section = md[md.index("## Block size: best measured"):]
+    line = next(l for l in section.splitlines() if l.startswith("| vector_add/cuda |")
+                and "mode:kernel" in l)
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    times = {int(b["block"]): b["real_time"] for b in json.loads(SAMPLE.read_text())["benchmarks"]
+             if b["name"].startswith("vector_add/cuda/") and "mode:kernel" in b["name"]}
+    assert cells[2] == str(min(times, key=times.get))  # the fastest block of the sweep
+    assert cells[4].isdigit()                            # the occupancy API's suggestion
