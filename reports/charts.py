@@ -218,6 +218,7 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
 
 def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | None:
     series: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
+    host_copy: list[tuple[float, float]] = []  # the CPU analog has no direction: drawn in each panel
     for row in an.usable(rows):
         if row.workload != "transfers":
             continue
@@ -226,20 +227,28 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
         except ValueError:
             continue
         rate = row.bytes_per_second or nbytes / row.time_s
-        series[row.args.get("dir", "?")][row.impl].append((nbytes, rate / 1e9))
-    if not series:
+        if "dir" in row.args:
+            series[row.args["dir"]][row.impl].append((nbytes, rate / 1e9))
+        else:
+            host_copy.append((nbytes, rate / 1e9))
+    if not series and not host_copy:
         return None
-    directions = sorted(series)
-    fig, axes = _grid(len(directions), width=6.0, height=4.2)
+    directions = sorted(series) or ["host"]
+    fig, axes = _grid(len(directions), width=6.5, height=4.4)
     for ax, direction in zip(axes, directions):
         for kind, points in sorted(series[direction].items()):
             points.sort()
             ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=kind, markersize=4)
+        if host_copy:
+            host_copy.sort()
+            ax.plot([p[0] for p in host_copy], [p[1] for p in host_copy], "--", color="grey",
+                    label="host memcpy (CPU analog)", linewidth=1)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(_bytes_formatter())
+        ax.tick_params(axis="x", labelrotation=45, labelsize=8)
         ax.set_xlabel("transfer size")
         ax.set_ylabel("bandwidth (GB/s)")
-        ax.set_title(f"direction {direction}")
+        ax.set_title({"h2d": "host to device", "d2h": "device to host"}.get(direction, direction))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("Host–device transfer bandwidth by memory kind")
