@@ -173,13 +173,15 @@ Tiles1d tiles_1d(std::size_t rows, std::size_t cols, int tile_dim) {
           static_cast<unsigned>(std::max<std::size_t>(1, std::min(tr * tc, kMaxGrid)))};
 }
 
+// max_grid > 0 caps the grid below one block per tile (tests: the grid-stride loop).
 template <int kTileDim, TileOrder kOrder>
 void launch_tiled_1d(const float* in, float* out, std::size_t rows, std::size_t cols,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, unsigned max_grid = 0) {
   if (rows == 0 || cols == 0) return;
   const Tiles1d g = tiles_1d(rows, cols, kTileDim);
+  const unsigned grid = max_grid > 0 ? std::min(g.grid, max_grid) : g.grid;
   tiled_1d_kernel<kTileDim, kOrder>
-      <<<g.grid, dim3(kTile, kTileRows), 0, stream>>>(in, out, rows, cols, g.tiles_r, g.tiles_c);
+      <<<grid, dim3(kTile, kTileRows), 0, stream>>>(in, out, rows, cols, g.tiles_r, g.tiles_c);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -277,6 +279,19 @@ void transpose_cuda_tiled64_diag(const float* in, float* out, std::size_t rows, 
 
 KernelStats transpose_cuda_tiled64_diag_stats(std::size_t rows, std::size_t cols) {
   return tiled_1d_stats<64, TileOrder::diagonal>(rows, cols);
+}
+
+void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, float* out,
+                                       std::size_t rows, std::size_t cols, unsigned max_grid,
+                                       cudaStream_t stream) {
+  switch (variant) {
+    case TiledVariant::diag:
+      return launch_tiled_1d<32, TileOrder::diagonal>(in, out, rows, cols, stream, max_grid);
+    case TiledVariant::tiled64:
+      return launch_tiled_1d<64, TileOrder::row>(in, out, rows, cols, stream, max_grid);
+    case TiledVariant::tiled64_diag:
+      return launch_tiled_1d<64, TileOrder::diagonal>(in, out, rows, cols, stream, max_grid);
+  }
 }
 
 }  // namespace tb::gpu

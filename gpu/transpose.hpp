@@ -49,6 +49,13 @@ void transpose_cuda_tiled64_diag(const float* in, float* out, std::size_t rows, 
                                  cudaStream_t stream);
 KernelStats transpose_cuda_tiled64_diag_stats(std::size_t rows, std::size_t cols);
 
+// Test hook: one of the three variants above with its grid capped at max_grid blocks (> 0), so
+// that each block loops over several tiles as it would past 2^30 tiles.
+enum class TiledVariant { diag, tiled64, tiled64_diag };
+void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, float* out,
+                                       std::size_t rows, std::size_t cols, unsigned max_grid,
+                                       cudaStream_t stream);
+
 // Same grid, block and per-thread work as the tiled kernel but out = in: the ceiling a
 // transpose can reach.
 void copy_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,

@@ -125,6 +125,25 @@ TEST(TransposeGpu, Tiled64DiagMatchesSerial) {
   expect_gpu_matches(gpu::transpose_cuda_tiled64_diag, "tiled64_diag");
 }
 
+// Grids of 1, 3 and 7 blocks: every block walks many tiles through the grid-stride loop (and both
+// barriers per tile); 7 blocks against e.g. 10 x 33 tiles also give blocks unequal trip counts.
+TEST(TransposeGpu, TiledVariantsGridStride) {
+  TB_REQUIRE_GPU();
+  const std::pair<gpu::TiledVariant, const char*> variants[] = {
+      {gpu::TiledVariant::diag, "tiled_diag"},
+      {gpu::TiledVariant::tiled64, "tiled64"},
+      {gpu::TiledVariant::tiled64_diag, "tiled64_diag"}};
+  for (const auto& [variant, label] : variants)
+    for (unsigned grid : {1u, 3u, 7u}) {
+      const gpu::TiledVariant v = variant;
+      expect_gpu_matches(
+          [v, grid](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+            gpu::transpose_cuda_tiled_variant_grid(v, in, out, r, c, grid, s);
+          },
+          std::string(label) + " grid " + std::to_string(grid));
+    }
+}
+
 TEST(TransposeGpu, CopyKernelCopies) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(gpu::copy_cuda_tiled, "copy", true);
