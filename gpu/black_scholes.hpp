@@ -31,7 +31,12 @@ struct BlackScholesMarket {
 // ~15-instruction accurate polynomial.
 // Why the intrinsics' errors are harmless: a common error e in d1 and d2 moves the price by
 // (S phi(d1) - D phi(d2)) e = 0 to first order; what is left is of order D Q(|d2|) * (error of
-// log) < 100 * 0.5 * 3.6e-7 = 1.8e-5 dollars. The emulation test bounds the total.
+// log) < 100 * 0.5 * 3.6e-7 = 1.8e-5 dollars. The emulation test bounds the total: worst
+// relative error (against max(|price|, $1)) 8.3e-6 with exact functions and 3.2e-5 with every
+// intrinsic at its documented worst case in every combination of directions, on 20000 benchmark
+// options and a 26 x 34 x 20 grid over the input ranges; the tolerance is 1e-4 and the test
+// demands < 5e-5 (nvcc's FMA contraction of the plain float operations differs from the CPU's
+// rounding by ~1 ulp per operation, far below that margin).
 template <class Ops>
 constexpr void black_scholes_price_fast(const Ops& ops, float spot, float strike, float years,
                                         float risk_free, float volatility, float mu, float inv_vol,
