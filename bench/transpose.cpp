@@ -140,7 +140,24 @@ void add_article(const RunConfig& cfg, std::string_view impl, Shape s, Block2 bl
   });
 }
 
-// The shared-memory tiled transpose and its copy ceiling, fixed 32 x 8 block; 8 B/element.
+using TiledLaunch = void (*)(const float*, float*, std::size_t, std::size_t, cudaStream_t);
+using TiledStats = gpu::KernelStats (*)(std::size_t, std::size_t);
+
+// A variant of the tiled kernel (1D grid over the tiles, diagonal order and/or 64 x 64 tiles;
+// see gpu/transpose.hpp), fixed 32 x 8 block; 8 B/element.
+void add_tiled_variant(const RunConfig& cfg, std::string_view impl, Shape s, TiledLaunch launch,
+                       TiledStats stats) {
+  const Block2 block = gpu::kTransposeTiledBlock;
+  add_gpu_benchmark(cfg, name_of(impl, s, {{"block", block}}), [=](benchmark::State& state) {
+    run_gpu(
+        state, s, false,
+        [=](DeviceData& d) { launch(d.in.data(), d.out.data(), s.first, s.second, d.stream); },
+        stats(s.first, s.second));
+  });
+}
+
+// The shared-memory tiled transpose, its variants and its copy ceiling, fixed 32 x 8 block;
+// 8 B/element.
 void add_tiled(const RunConfig& cfg, Shape s) {
   const Block2 block = gpu::kTransposeTiledBlock;
   add_gpu_benchmark(
@@ -152,6 +169,12 @@ void add_tiled(const RunConfig& cfg, Shape s) {
             },
             gpu::transpose_cuda_tiled_stats(s.first, s.second));
       });
+  add_tiled_variant(cfg, "cuda_tiled_diag", s, gpu::transpose_cuda_tiled_diag,
+                    gpu::transpose_cuda_tiled_diag_stats);
+  add_tiled_variant(cfg, "cuda_tiled64", s, gpu::transpose_cuda_tiled64,
+                    gpu::transpose_cuda_tiled64_stats);
+  add_tiled_variant(cfg, "cuda_tiled64_diag", s, gpu::transpose_cuda_tiled64_diag,
+                    gpu::transpose_cuda_tiled64_diag_stats);
   add_gpu_benchmark(cfg, name_of("cuda_copy", s, {{"block", block}}), [=](benchmark::State& state) {
     run_gpu(
         state, s, true,

@@ -26,31 +26,32 @@ Coefficients coefficients(BlackScholesMarket m) {
 // if the kernel fits in 64 registers; the bound makes the compiler guarantee it.
 constexpr int kMaxBlock = 1024;
 
-// Upper tail Q(a) = 1 - N(a) for a >= 0 from the 5-term polynomial of Abramowitz & Stegun
-// 26.2.17: Q(a) = pdf(a) * t * P(t), t = 1 / (1 + 0.2316419 a), absolute error < 7.5e-8. With
-// __expf and an approximate reciprocal it is ~12 instructions against ~35 for erfcf, which keeps
-// the kernel under the memory time. Its error moves a price by < (S + X) * 2e-7 = 2.6e-5 worst
-// case (measured on the benchmark's inputs, emulated in float on the CPU: 1e-5 relative).
-__device__ __forceinline__ float upper_tail(float a) {
-  constexpr float kP = 0.2316419f;
-  constexpr float kInvSqrt2Pi = 0.39894228040143268f;
-  const float t = __fdividef(1.f, fmaf(kP, a, 1.f));
-  float poly = 1.330274429f;
-  poly = fmaf(poly, t, -1.821255978f);
-  poly = fmaf(poly, t, 1.781477937f);
-  poly = fmaf(poly, t, -0.356563782f);
-  poly = fmaf(poly, t, 0.319381530f);
-  return kInvSqrt2Pi * __expf(-0.5f * a * a) * (poly * t);
-}
-
-// N(d) and N(-d) from one tail: neither is computed as 1 minus a number close to 1.
-struct PolyCdf {
-  __device__ __forceinline__ static void eval(float d, float& cdf, float& cdf_neg) {
-    const float q = upper_tail(fabsf(d));
-    cdf = d > 0.f ? 1.f - q : q;
-    cdf_neg = d > 0.f ? q : 1.f - q;
+// The cuda variant: black_scholes_price_fast (gpu/black_scholes.hpp) with the fast intrinsics.
+// Documented worst-case errors (CUDA Math API, intrinsics), which the CPU emulation test in
+// tests/test_black_scholes.cpp applies: __logf absolute 2^-21.41 for x in [0.5, 2], else 3 ulp;
+// __expf 2 + floor(|1.173 x|) ulp; __fdividef 2 ulp (divisor in [2^-126, 2^126]); rsqrtf 2 ulp.
+// black_scholes_price_fast is constexpr, hence __host__ __device__ under --expt-relaxed-constexpr,
+// and nvcc checks its host instantiation too: the members are __host__ __device__ and only the
+// device branch is ever run (the host one just compiles).
+#ifdef __CUDA_ARCH__
+#define TB_BS_FAST(device_expr, host_expr) return device_expr
+#else
+#define TB_BS_FAST(device_expr, host_expr) return host_expr
+#endif
+struct FastOps {
+  __host__ __device__ float log(float x) const { TB_BS_FAST(__logf(x), logf(x)); }
+  __host__ __device__ float exp(float x) const { TB_BS_FAST(__expf(x), expf(x)); }
+  __host__ __device__ float rcp(float x) const { TB_BS_FAST(__fdividef(1.f, x), 1.f / x); }
+  __host__ __device__ float div(float x, float y) const { TB_BS_FAST(__fdividef(x, y), x / y); }
+  __host__ __device__ float rsqrt(float x) const { TB_BS_FAST(rsqrtf(x), 1.f / sqrtf(x)); }
+  __host__ __device__ float fma(float a, float b, float c) const {
+    TB_BS_FAST(fmaf(a, b, c), fmaf(a, b, c));
   }
 };
+#undef TB_BS_FAST
+
+// Tag for the vec4 kernel: price<FastPrice> is black_scholes_price_fast with FastOps.
+struct FastPrice {};
 
 // The library's erfcf (4 ulp), N(-d) as 1 - N(d) like the CPU's fp32 variants.
 struct ErfcCdf {
@@ -80,14 +81,25 @@ __device__ __forceinline__ void price(const Coefficients& k, float spot, float s
   put = discounted * n2_neg - spot * n1_neg;
 }
 
+// The cuda variant's math (gpu/black_scholes.hpp). __logf is fine there although the comment
+// above keeps logf for this form: a common error in d1 and d2 cancels to first order in the
+// price (S phi(d1) = D phi(d2)); the rest is bounded by the emulation test.
+template <>
+__device__ __forceinline__ void price<FastPrice>(const Coefficients& k, float spot, float strike,
+                                                 float years, float& call, float& put) {
+  black_scholes_price_fast(FastOps{}, spot, strike, years, k.risk_free, k.volatility, k.mu,
+                           k.inv_vol, call, put);
+}
+
 // Each step a thread loads 4 options from each input (16-byte, contiguous across the warp) and
 // stores 4 calls and 4 puts. __ldcs/__stcs: every byte is touched once, so keep it out of the
 // caches. The n % 4 leftover options go to the first threads of the grid after the loop.
 template <class Cdf>
-__global__ void __launch_bounds__(kMaxBlock)
-    black_scholes_vec4_kernel(const float4* __restrict__ spot, const float4* __restrict__ strike,
-                              const float4* __restrict__ years, float4* __restrict__ call,
-                              float4* __restrict__ put, std::size_t n, Coefficients k) {
+__device__ __forceinline__ void vec4_body(const float4* __restrict__ spot,
+                                          const float4* __restrict__ strike,
+                                          const float4* __restrict__ years,
+                                          float4* __restrict__ call, float4* __restrict__ put,
+                                          std::size_t n, const Coefficients& k) {
   const std::size_t n4 = n / 4;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -115,6 +127,34 @@ __global__ void __launch_bounds__(kMaxBlock)
 
 template <class Cdf>
 __global__ void __launch_bounds__(kMaxBlock)
+    black_scholes_vec4_kernel(const float4* __restrict__ spot, const float4* __restrict__ strike,
+                              const float4* __restrict__ years, float4* __restrict__ call,
+                              float4* __restrict__ put, std::size_t n, Coefficients k) {
+  vec4_body<Cdf>(spot, strike, years, call, put, n, k);
+}
+
+// The cuda variant: the same loop with price<FastPrice>, and at least 2 blocks of kMaxBlock
+// threads per SM, i.e. <= 32 registers and full occupancy (2048 threads per SM, no spills per
+// ptxas). Without the bound ptxas interleaves the 4 options at 44 registers, which caps the SM
+// at 1280 threads. (Adding the bound to black_scholes_vec4_kernel would change the erfc
+// variant: with an explicit minimum of 1 block ptxas gives it 61 registers instead of 32.)
+template <class Cdf>
+__global__ void __launch_bounds__(kMaxBlock, 2)
+    black_scholes_vec4_full_kernel(const float4* __restrict__ spot,
+                                   const float4* __restrict__ strike,
+                                   const float4* __restrict__ years, float4* __restrict__ call,
+                                   float4* __restrict__ put, std::size_t n, Coefficients k) {
+  vec4_body<Cdf>(spot, strike, years, call, put, n, k);
+}
+
+// The vec4 kernel that each CDF policy launches.
+template <class Cdf>
+constexpr auto vec4_kernel = black_scholes_vec4_kernel<Cdf>;
+template <>
+constexpr auto vec4_kernel<FastPrice> = black_scholes_vec4_full_kernel<FastPrice>;
+
+template <class Cdf>
+__global__ void __launch_bounds__(kMaxBlock)
     black_scholes_naive_kernel(const float* __restrict__ spot, const float* __restrict__ strike,
                                const float* __restrict__ years, float* __restrict__ call,
                                float* __restrict__ put, std::size_t n, Coefficients k) {
@@ -128,7 +168,7 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 template <class Cdf>
 long long vec4_grid(std::size_t n, int block) {
   const auto groups = static_cast<long long>((n / 4 + block - 1) / block);
-  return persistent_grid(black_scholes_vec4_kernel<Cdf>, block, groups > 0 ? groups : 1);
+  return persistent_grid(vec4_kernel<Cdf>, block, groups > 0 ? groups : 1);
 }
 
 long long naive_grid(std::size_t n, int block) {
@@ -157,11 +197,10 @@ void launch_vec4(const float* spot, const float* strike, const float* years, flo
     launch_naive<Cdf>(spot, strike, years, call, put, n, market, block, stream);
     return;
   }
-  black_scholes_vec4_kernel<Cdf>
-      <<<static_cast<unsigned>(vec4_grid<Cdf>(n, block)), block, 0, stream>>>(
-          reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
-          reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
-          reinterpret_cast<float4*>(put), n, coefficients(market));
+  vec4_kernel<Cdf><<<static_cast<unsigned>(vec4_grid<Cdf>(n, block)), block, 0, stream>>>(
+      reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
+      reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
+      reinterpret_cast<float4*>(put), n, coefficients(market));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -170,11 +209,11 @@ void launch_vec4(const float* spot, const float* strike, const float* years, flo
 void black_scholes_cuda(const float* spot, const float* strike, const float* years, float* call,
                         float* put, std::size_t n, BlackScholesMarket market, int block,
                         cudaStream_t stream) {
-  launch_vec4<PolyCdf>(spot, strike, years, call, put, n, market, block, stream);
+  launch_vec4<FastPrice>(spot, strike, years, call, put, n, market, block, stream);
 }
 
 KernelStats black_scholes_cuda_stats(std::size_t n, int block) {
-  return kernel_stats(black_scholes_vec4_kernel<PolyCdf>, block, vec4_grid<PolyCdf>(n, block));
+  return kernel_stats(vec4_kernel<FastPrice>, block, vec4_grid<FastPrice>(n, block));
 }
 
 void black_scholes_cuda_erfc(const float* spot, const float* strike, const float* years,

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <stdexcept>
+
 #include "common/cuda_check.hpp"
 #include "gpu/kernel_stats.cuh"
 #include "gpu/transpose.hpp"
@@ -88,6 +91,106 @@ __global__ void __launch_bounds__(kTile* kTileRows)
   }
 }
 
+// The order in which a 1D grid of blocks visits the tiles of the matrix.
+enum class TileOrder {
+  // Tile t = (tile row t / tiles_c, tile column t % tiles_c): the classic order. Blocks that run
+  // at the same time share a band of input rows, and their writes (one per output row, 32 or 64
+  // floats each) lie a whole tile band of output rows apart: with power-of-two sizes the
+  // addresses of concurrent writes differ only in high bits.
+  row,
+  // Diagonal (skewed) order: q = t / tiles_c, tile column p = t % tiles_c, tile row
+  // (q + p) % tiles_r. For each tile column p, q runs over all of [0, tiles_r), and q -> (q + p)
+  // mod tiles_r is a bijection, so every tile is visited exactly once. Consecutive blocks step
+  // one tile in both directions, so their reads and writes start at different column offsets.
+  diagonal,
+};
+
+// Blocks per SM the register budget must allow: 8 (2048 threads, <= 32 registers) for 32-wide
+// tiles; 6 (<= 40 registers) for 64-wide ones, which spill to the stack at 32 registers (ptxas)
+// and would drop to 4 blocks per SM at the 58 they take unbounded. 6 x 16.6 KB of shared memory
+// fits the SM's 228 KB.
+template <int kTileDim>
+constexpr int kMinBlocksPerSm = kTileDim == kTile ? 8 : 6;
+
+// A 32 x 8 block moves one kTileDim x kTileDim tile per loop step (kTileDim = 32 or 64: 4 or 16
+// elements per thread; a 64-wide tile keeps 4x the loads in flight per barrier). The tile is
+// read as kTileDim / 32 column chunks of 32 floats per input row (a warp reads 128 contiguous
+// bytes) and written the same way along output rows. The + 1 column makes a tile column hit
+// 32 different banks ((T + 1) * tx mod 32 = tx mod 32 for T = 32, 64).
+// The grid is 1D and strides over all tiles, so it has no gridDim.y limit; tile indices are
+// 32-bit (the launcher checks that tiles_r * tiles_c + gridDim.x fits). The loop's trip count
+// depends on blockIdx only, so every thread of a block reaches both barriers.
+template <int kTileDim, TileOrder kOrder>
+__global__ void __launch_bounds__(kTile* kTileRows, kMinBlocksPerSm<kTileDim>)
+    tiled_1d_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows,
+                    std::size_t cols, unsigned tiles_r, unsigned tiles_c) {
+  static_assert(kTileDim % kTile == 0 && kTileDim % kTileRows == 0);
+  __shared__ float tile[kTileDim][kTileDim + 1];
+  const unsigned tiles = tiles_r * tiles_c;
+  for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const unsigned q = t / tiles_c;
+    const unsigned tc = t - q * tiles_c;
+    const unsigned tr = kOrder == TileOrder::row ? q : (q + tc) % tiles_r;
+    const std::size_t r0 = static_cast<std::size_t>(tr) * kTileDim;  // first input row
+    const std::size_t c0 = static_cast<std::size_t>(tc) * kTileDim;  // first input column
+#pragma unroll
+    for (int cx = 0; cx < kTileDim; cx += kTile) {
+      const std::size_t c = c0 + cx + threadIdx.x;
+#pragma unroll
+      for (int j0 = 0; j0 < kTileDim; j0 += kTileRows) {
+        const int j = j0 + threadIdx.y;
+        const std::size_t r = r0 + j;
+        if (r < rows && c < cols) tile[j][cx + threadIdx.x] = in[r * cols + c];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int rx = 0; rx < kTileDim; rx += kTile) {
+      const std::size_t r = r0 + rx + threadIdx.x;  // output column = input row
+#pragma unroll
+      for (int j0 = 0; j0 < kTileDim; j0 += kTileRows) {
+        const int j = j0 + threadIdx.y;
+        const std::size_t oc = c0 + j;  // output row = input column
+        if (r < rows && oc < cols) out[oc * rows + r] = tile[rx + threadIdx.x][j];
+      }
+    }
+    __syncthreads();  // the next tile overwrites `tile`
+  }
+}
+
+// One block per tile up to 2^30 blocks (then the loop takes over). Tile counts are 32-bit in the
+// kernel: tiles_r * tiles_c + grid must stay below 2^32 (a float matrix that large, 2^41
+// floats at 32 x 32 tiles, cannot be allocated anyway).
+struct Tiles1d {
+  unsigned tiles_r, tiles_c, grid;
+};
+
+Tiles1d tiles_1d(std::size_t rows, std::size_t cols, int tile_dim) {
+  const std::size_t tr = (rows + tile_dim - 1) / tile_dim, tc = (cols + tile_dim - 1) / tile_dim;
+  constexpr std::size_t kMaxGrid = std::size_t{1} << 30;
+  if (tr * tc > (std::size_t{1} << 31)) throw std::invalid_argument("transpose: too many tiles");
+  return {static_cast<unsigned>(tr), static_cast<unsigned>(tc),
+          static_cast<unsigned>(std::max<std::size_t>(1, std::min(tr * tc, kMaxGrid)))};
+}
+
+// max_grid > 0 caps the grid below one block per tile (tests: the grid-stride loop).
+template <int kTileDim, TileOrder kOrder>
+void launch_tiled_1d(const float* in, float* out, std::size_t rows, std::size_t cols,
+                     cudaStream_t stream, unsigned max_grid = 0) {
+  if (rows == 0 || cols == 0) return;
+  const Tiles1d g = tiles_1d(rows, cols, kTileDim);
+  const unsigned grid = max_grid > 0 ? std::min(g.grid, max_grid) : g.grid;
+  tiled_1d_kernel<kTileDim, kOrder>
+      <<<grid, dim3(kTile, kTileRows), 0, stream>>>(in, out, rows, cols, g.tiles_r, g.tiles_c);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int kTileDim, TileOrder kOrder>
+KernelStats tiled_1d_stats(std::size_t rows, std::size_t cols) {
+  return kernel_stats(tiled_1d_kernel<kTileDim, kOrder>, kTile * kTileRows,
+                      tiles_1d(rows, cols, kTileDim).grid);
+}
+
 dim3 article_grid(std::size_t along_x, std::size_t along_y, Block2 block) {
   const std::size_t gx = (along_x + block.x - 1) / block.x;
   const std::size_t gy = (along_y + block.y - 1) / block.y;
@@ -149,6 +252,46 @@ void copy_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t 
 
 KernelStats copy_cuda_tiled_stats(std::size_t rows, std::size_t cols) {
   return kernel_stats(copy_kernel, kTile * kTileRows, blocks_of(tiled_grid(rows, cols)));
+}
+
+void transpose_cuda_tiled_diag(const float* in, float* out, std::size_t rows, std::size_t cols,
+                               cudaStream_t stream) {
+  launch_tiled_1d<32, TileOrder::diagonal>(in, out, rows, cols, stream);
+}
+
+KernelStats transpose_cuda_tiled_diag_stats(std::size_t rows, std::size_t cols) {
+  return tiled_1d_stats<32, TileOrder::diagonal>(rows, cols);
+}
+
+void transpose_cuda_tiled64(const float* in, float* out, std::size_t rows, std::size_t cols,
+                            cudaStream_t stream) {
+  launch_tiled_1d<64, TileOrder::row>(in, out, rows, cols, stream);
+}
+
+KernelStats transpose_cuda_tiled64_stats(std::size_t rows, std::size_t cols) {
+  return tiled_1d_stats<64, TileOrder::row>(rows, cols);
+}
+
+void transpose_cuda_tiled64_diag(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                 cudaStream_t stream) {
+  launch_tiled_1d<64, TileOrder::diagonal>(in, out, rows, cols, stream);
+}
+
+KernelStats transpose_cuda_tiled64_diag_stats(std::size_t rows, std::size_t cols) {
+  return tiled_1d_stats<64, TileOrder::diagonal>(rows, cols);
+}
+
+void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, float* out,
+                                       std::size_t rows, std::size_t cols, unsigned max_grid,
+                                       cudaStream_t stream) {
+  switch (variant) {
+    case TiledVariant::diag:
+      return launch_tiled_1d<32, TileOrder::diagonal>(in, out, rows, cols, stream, max_grid);
+    case TiledVariant::tiled64:
+      return launch_tiled_1d<64, TileOrder::row>(in, out, rows, cols, stream, max_grid);
+    case TiledVariant::tiled64_diag:
+      return launch_tiled_1d<64, TileOrder::diagonal>(in, out, rows, cols, stream, max_grid);
+  }
 }
 
 }  // namespace tb::gpu

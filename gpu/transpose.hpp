@@ -31,6 +31,31 @@ void transpose_cuda_tiled(const float* in, float* out, std::size_t rows, std::si
                           cudaStream_t stream);
 KernelStats transpose_cuda_tiled_stats(std::size_t rows, std::size_t cols);
 
+// Variants of the tiled kernel (same 32 x 8 block, 32 x 33 or 64 x 65 shared tile) on a 1D grid
+// that strides over all tiles (no gridDim.y limit):
+// - tiled_diag: 32 x 32 tiles in diagonal order, so blocks that run at the same time read and
+//   write at different column offsets (against DRAM partition/bank camping at power-of-two
+//   sizes, where the classic order's concurrent writes differ only in high address bits);
+// - tiled64: 64 x 64 tiles in the classic order, 16 elements per thread (4x the loads in flight
+//   per barrier, 256-byte write runs per output row);
+// - tiled64_diag: both.
+void transpose_cuda_tiled_diag(const float* in, float* out, std::size_t rows, std::size_t cols,
+                               cudaStream_t stream);
+KernelStats transpose_cuda_tiled_diag_stats(std::size_t rows, std::size_t cols);
+void transpose_cuda_tiled64(const float* in, float* out, std::size_t rows, std::size_t cols,
+                            cudaStream_t stream);
+KernelStats transpose_cuda_tiled64_stats(std::size_t rows, std::size_t cols);
+void transpose_cuda_tiled64_diag(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                 cudaStream_t stream);
+KernelStats transpose_cuda_tiled64_diag_stats(std::size_t rows, std::size_t cols);
+
+// Test hook: one of the three variants above with its grid capped at max_grid blocks (> 0), so
+// that each block loops over several tiles as it would past 2^30 tiles.
+enum class TiledVariant { diag, tiled64, tiled64_diag };
+void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, float* out,
+                                       std::size_t rows, std::size_t cols, unsigned max_grid,
+                                       cudaStream_t stream);
+
 // Same grid, block and per-thread work as the tiled kernel but out = in: the ceiling a
 // transpose can reach.
 void copy_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,

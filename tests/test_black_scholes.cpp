@@ -70,6 +70,95 @@ TEST(BlackScholes, SwappedOutputsFail) {
 }
 
 #if TWINBENCH_HAVE_CUDA
+// Runs on the CPU (no GPU needed), but gpu/black_scholes.hpp needs the CUDA headers.
+// gpu::black_scholes_price_fast (the cuda variant's math) on the CPU, with each fast intrinsic
+// replaced by the exact result moved by the intrinsic's documented worst-case error (CUDA Math
+// API) in the direction bit `i` of `mask` picks for the i-th call of the option:
+//   __logf: absolute 2^-21.41 for x in [0.5, 2], else 3 ulp; __expf: 2 + floor(|1.173 x|) ulp;
+//   __fdividef (div and rcp): 2 ulp; rsqrtf: 2 ulp. One ulp of v is taken as |v| 2^-23 (an upper
+//   bound), fma is the exact fused fmaf, and the perturbed double is rounded to float once more.
+// The kernel makes 6 such calls per option (rsqrt, div, log, exp, rcp, exp), so the 64 masks
+// cover every combination of directions.
+struct EmulatedFastOps {
+  unsigned mask = 0;
+  bool perturb = true;
+  mutable int call = 0;
+  double sign() const {
+    const int bit = call++ % 6;
+    return (mask >> bit) & 1u ? 1.0 : -1.0;
+  }
+  float rel(double exact, double ulps) const {
+    const double s = sign();
+    return static_cast<float>(perturb ? exact * (1.0 + s * ulps * 0x1p-23) : exact);
+  }
+  float log(float x) const {
+    const double exact = std::log(double{x});
+    const double bound =
+        x >= 0.5f && x <= 2.f ? std::exp2(-21.41) : 3.0 * std::fabs(exact) * 0x1p-23;
+    const double s = sign();
+    return static_cast<float>(perturb ? exact + s * bound : exact);
+  }
+  float exp(float x) const {
+    return rel(std::exp(double{x}), 2.0 + std::floor(std::fabs(1.173 * x)));
+  }
+  float rcp(float x) const { return rel(1.0 / x, 2.0); }
+  float div(float x, float y) const { return rel(double{x} / y, 2.0); }
+  float rsqrt(float x) const { return rel(1.0 / std::sqrt(double{x}), 2.0); }
+  float fma(float a, float b, float c) const { return std::fmaf(a, b, c); }
+};
+
+// Worst error of the emulated fast math over all 64 error-direction masks.
+ErrorStats emulated_fast_error(const std::vector<float>& spot, const std::vector<float>& strike,
+                               const std::vector<float>& years, const std::vector<double>& call,
+                               const std::vector<double>& put, bool perturb) {
+  const float mu = kRiskFree + 0.5f * kVolatility * kVolatility;
+  const float inv_vol = 1.f / kVolatility;
+  const std::size_t n = spot.size();
+  std::vector<float> c(n), p(n);
+  ErrorStats worst;
+  for (unsigned mask = 0; mask < (perturb ? 64u : 1u); ++mask) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const EmulatedFastOps ops{.mask = mask, .perturb = perturb};
+      gpu::black_scholes_price_fast(ops, spot[i], strike[i], years[i], kRiskFree, kVolatility, mu,
+                                    inv_vol, c[i], p[i]);
+    }
+    const ErrorStats e = compare_prices(c.data(), p.data(), call.data(), put.data(), n);
+    if (!e.finite || e.max_rel > worst.max_rel) worst = e;
+    if (!e.finite) break;
+  }
+  return worst;
+}
+
+// The benchmark's random options, and a grid over the corners and interior of the input ranges.
+// Passing needs a 2x margin to the tolerance, so the unmodelled rounding of the float
+// arithmetic between the calls cannot tip it over.
+TEST(BlackScholes, FastMathWithIntrinsicErrorsWithinTolerance) {
+  Case random(20000);
+  std::vector<float> s, x, t;
+  for (int i = 0; i <= 25; ++i)
+    for (int j = 0; j <= 33; ++j)
+      for (int k = 0; k <= 19; ++k) {
+        s.push_back(kSpotLo + (kSpotHi - kSpotLo) * i / 25.f);
+        x.push_back(kStrikeLo + (kStrikeHi - kStrikeLo) * j / 33.f);
+        t.push_back(kYearsLo + (kYearsHi - kYearsLo) * k / 19.f);
+      }
+  std::vector<double> grid_call(s.size()), grid_put(s.size());
+  serial(s.data(), x.data(), t.data(), grid_call.data(), grid_put.data(), s.size());
+  const Tolerance margin{kTolerance.rel / 2, kTolerance.scale_floor};
+  for (bool perturb : {false, true}) {
+    const ErrorStats e1 = emulated_fast_error(random.spot, random.strike, random.years, random.call,
+                                              random.put, perturb);
+    const ErrorStats e2 = emulated_fast_error(s, x, t, grid_call, grid_put, perturb);
+    EXPECT_TRUE(passes(e1, margin))
+        << "random, perturb=" << perturb << ": " << describe(e1, kTolerance);
+    EXPECT_TRUE(passes(e2, margin))
+        << "grid, perturb=" << perturb << ": " << describe(e2, kTolerance);
+    RecordProperty(perturb ? "random_max_rel_perturbed" : "random_max_rel",
+                   describe(e1, kTolerance));
+    RecordProperty(perturb ? "grid_max_rel_perturbed" : "grid_max_rel", describe(e2, kTolerance));
+  }
+}
+
 using Launch = void (*)(const float*, const float*, const float*, float*, float*, std::size_t,
                         gpu::BlackScholesMarket, int, cudaStream_t);
 

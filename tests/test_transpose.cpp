@@ -18,10 +18,12 @@ namespace tb::transpose {
 namespace {
 
 // rows x cols: single elements, single rows and columns, sizes that are not multiples of a
-// 32-wide tile or of the CPU's 64-wide tile, and non-square both ways.
+// 32-wide tile or of the 64-wide tiles, non-square both ways, and shapes with many more tile
+// columns than tile rows and the reverse (the diagonal order wraps; 192 x 320: tiles_r and
+// tiles_c share a factor, so a wrong skew would visit some tiles twice).
 std::vector<std::pair<std::size_t, std::size_t>> shapes() {
-  return {{1, 1},    {1, 37},    {37, 1},    {31, 33},  {64, 64},
-          {65, 127}, {100, 257}, {257, 100}, {513, 300}};
+  return {{1, 1},     {1, 37},    {37, 1},    {31, 33},    {64, 64},   {65, 127},
+          {100, 257}, {257, 100}, {513, 300}, {129, 1031}, {1000, 65}, {192, 320}};
 }
 
 struct Case {
@@ -108,6 +110,40 @@ TEST(TransposeGpu, TiledMatchesSerial) {
   expect_gpu_matches(gpu::transpose_cuda_tiled, "tiled");
 }
 
+TEST(TransposeGpu, TiledDiagMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::transpose_cuda_tiled_diag, "tiled_diag");
+}
+
+TEST(TransposeGpu, Tiled64MatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::transpose_cuda_tiled64, "tiled64");
+}
+
+TEST(TransposeGpu, Tiled64DiagMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::transpose_cuda_tiled64_diag, "tiled64_diag");
+}
+
+// Grids of 1, 3 and 7 blocks: every block walks many tiles through the grid-stride loop (and both
+// barriers per tile); 7 blocks against e.g. 10 x 33 tiles also give blocks unequal trip counts.
+TEST(TransposeGpu, TiledVariantsGridStride) {
+  TB_REQUIRE_GPU();
+  const std::pair<gpu::TiledVariant, const char*> variants[] = {
+      {gpu::TiledVariant::diag, "tiled_diag"},
+      {gpu::TiledVariant::tiled64, "tiled64"},
+      {gpu::TiledVariant::tiled64_diag, "tiled64_diag"}};
+  for (const auto& [variant, label] : variants)
+    for (unsigned grid : {1u, 3u, 7u}) {
+      const gpu::TiledVariant v = variant;
+      expect_gpu_matches(
+          [v, grid](const float* in, float* out, std::size_t r, std::size_t c, cudaStream_t s) {
+            gpu::transpose_cuda_tiled_variant_grid(v, in, out, r, c, grid, s);
+          },
+          std::string(label) + " grid " + std::to_string(grid));
+    }
+}
+
 TEST(TransposeGpu, CopyKernelCopies) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(gpu::copy_cuda_tiled, "copy", true);
@@ -132,6 +168,19 @@ TEST(TransposeGpu, TallMatrixBeyondGridLimit) {
   s.synchronize();
   download(std::span<float>(out), dout);
   EXPECT_TRUE(same(out, c.ref)) << "article_slow";
+  // The 1D-grid variants have no gridDim.y limit; a tall matrix still checks the tile order's
+  // bijection where tiles_r is far larger than tiles_c (the diagonal wraps many times).
+  const std::pair<Launch, const char*> variants[] = {
+      {gpu::transpose_cuda_tiled_diag, "tiled_diag"},
+      {gpu::transpose_cuda_tiled64, "tiled64"},
+      {gpu::transpose_cuda_tiled64_diag, "tiled64_diag"}};
+  for (const auto& [launch, label] : variants) {
+    CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
+    launch(din.data(), dout.data(), rows, cols, s);
+    s.synchronize();
+    download(std::span<float>(out), dout);
+    EXPECT_TRUE(same(out, c.ref)) << label;
+  }
 }
 #endif
 
