@@ -82,8 +82,9 @@ void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable
 }
 
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  generate_omp(out, n, seed,
-               [&table](rng::Xoroshiro128p& s) { return sample_fast(s, table.thr, table.guide, table.tail); });
+  generate_omp(out, n, seed, [&table](rng::Xoroshiro128p& s) {
+    return sample_fast(s, table.thr, table.guide, table.tail);
+  });
 }
 
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate) {

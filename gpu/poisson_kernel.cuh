@@ -80,8 +80,7 @@ __global__ void __maxnreg__(kFastMaxRegisters)
   __shared__ std::uint8_t guide[tb::poisson::kGuideSize];
   __shared__ tb::poisson::TailParams tail;
   for (int k = threadIdx.x; k < tb::poisson::kTableSize; k += blockDim.x) thr[k] = table.thr[k];
-  for (int j = threadIdx.x; j < tb::poisson::kGuideSize; j += blockDim.x)
-    guide[j] = table.guide[j];
+  for (int j = threadIdx.x; j < tb::poisson::kGuideSize; j += blockDim.x) guide[j] = table.guide[j];
   if (threadIdx.x == 0) tail = table.tail;
   __syncthreads();
   FastSample sample{thr, guide, &tail};
