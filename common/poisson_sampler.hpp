@@ -33,8 +33,19 @@ struct TailParams {
   double p_last = 0.0;    // p(kTableSize - 1)
   double cdf_last = 0.0;  // F(kTableSize - 1)
 };
+// Guide (index) table over the top kGuideBits bits of u53: guide[j] is the sample of the
+// smallest u in bucket j (u = j << kGuideShift), i.e. the smallest k with j << kGuideShift <
+// thr[k] (kTableSize when there is none). The inverse transform is monotone in u, so every u of
+// bucket j has k >= guide[j], and every threshold below guide[j] is <= u: a walk that starts at
+// guide[j] ends at exactly the k of the walk from 0, and takes one compare unless a threshold
+// lies inside the bucket (at rate 5, ~15 of 1024 buckets). 1 KiB as uint8 (kTableSize < 256).
+constexpr int kGuideBits = 10;
+constexpr int kGuideSize = 1 << kGuideBits;
+constexpr int kGuideShift = 53 - kGuideBits;
+static_assert(kTableSize <= 255, "guide entries are uint8");
 struct CdfTable {
   std::uint64_t thr[kTableSize];
+  std::uint8_t guide[kGuideSize];
   TailParams tail;
 };
 
@@ -75,18 +86,35 @@ TB_HD inline int sample_tail(std::uint64_t u53, const TailParams& t) {
   return kTailCap;
 }
 
-// Inverse transform over the table: the smallest k with u < F(k). `thr` is the table's
-// thresholds (a copy in shared memory on the GPU). Walking up from 0 costs rate + 1 compares
-// on average, and every lane of a warp reads the same entry at the same step (a broadcast).
-TB_HD inline int sample_fast(rng::Xoroshiro128p& s, const std::uint64_t* thr, const TailParams& t) {
-  const std::uint64_t u = rng::next53(s);
+// Inverse transform over the table: the smallest k with u < F(k), by the plain walk up from 0.
+// Kept as the reference the guided walk is tested against (tests/test_poisson.cpp).
+TB_HD inline int inverse_linear(std::uint64_t u, const std::uint64_t* thr, const TailParams& t) {
   int k = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+  while (k < kTableSize && u >= thr[k]) ++k;
+  return k < kTableSize ? k : sample_tail(u, t);
+}
+
+// The same k, starting the walk at the guide entry of u's bucket (see CdfTable). `thr` and
+// `guide` are the table's (copies in shared memory on the GPU). The linear walk costs rate + 1
+// dependent compares on average and a warp waits for its longest lane (~11 at rate 5); the
+// guided one costs a guide load and usually one compare.
+TB_HD inline int inverse_fast(std::uint64_t u, const std::uint64_t* thr, const std::uint8_t* guide,
+                              const TailParams& t) {
+  int k = guide[u >> kGuideShift];
   // Not unrolled: nvcc would otherwise keep the whole table in registers (135 per thread).
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
   while (k < kTableSize && u >= thr[k]) ++k;
   return k < kTableSize ? k : sample_tail(u, t);
+}
+
+TB_HD inline int sample_fast(rng::Xoroshiro128p& s, const std::uint64_t* thr,
+                             const std::uint8_t* guide, const TailParams& t) {
+  return inverse_fast(rng::next53(s), thr, guide, t);
 }
 
 // The article's algorithm: inverse transform where every step recomputes

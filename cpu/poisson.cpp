@@ -60,6 +60,13 @@ CdfTable make_table(double rate) {
     t.tail.p_last = p;
     t.tail.cdf_last = c;
   }
+  // guide[j]: the smallest k whose threshold exceeds the bucket's first u (CdfTable).
+  int k = 0;
+  for (int j = 0; j < kGuideSize; ++j) {
+    const std::uint64_t first = static_cast<std::uint64_t>(j) << kGuideShift;
+    while (k < kTableSize && first >= t.thr[k]) ++k;
+    t.guide[j] = static_cast<std::uint8_t>(k);
+  }
   return t;
 }
 
@@ -70,13 +77,14 @@ const CdfTable& default_table() {
 
 void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
   generate_serial(out, n, seed, [&table](rng::Xoroshiro128p& s) {
-    return sample_fast(s, table.thr, table.tail);
+    return sample_fast(s, table.thr, table.guide, table.tail);
   });
 }
 
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  generate_omp(out, n, seed,
-               [&table](rng::Xoroshiro128p& s) { return sample_fast(s, table.thr, table.tail); });
+  generate_omp(out, n, seed, [&table](rng::Xoroshiro128p& s) {
+    return sample_fast(s, table.thr, table.guide, table.tail);
+  });
 }
 
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate) {

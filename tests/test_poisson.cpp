@@ -63,13 +63,59 @@ TEST(Poisson, TableIsTheCdf) {
   EXPECT_EQ(sample_for(thr0), 1);
 }
 
+// The guided walk must give exactly the plain walk's k for every u53: at both ends of every
+// guide bucket, at and around every threshold, and for many random uniforms, at rates whose
+// thresholds are spread out (0.5, 5), dense (30) and mostly past the table (60, the tail path).
+TEST(Poisson, GuidedWalkEqualsLinearWalk) {
+  constexpr std::uint64_t kMax53 = (std::uint64_t{1} << 53) - 1;
+  for (double rate : {0.5, kRate, 30.0, 60.0}) {
+    const CdfTable t = make_table(rate);
+    std::size_t checked = 0;
+    auto check = [&](std::uint64_t u) {
+      if (u > kMax53) return;
+      ASSERT_EQ(inverse_fast(u, t.thr, t.guide, t.tail), inverse_linear(u, t.thr, t.tail))
+          << "rate " << rate << " u53 " << u;
+      ++checked;
+    };
+    for (std::uint64_t j = 0; j < kGuideSize; ++j) {
+      const std::uint64_t first = j << kGuideShift;
+      const std::uint64_t last = first + (std::uint64_t{1} << kGuideShift) - 1;
+      for (std::uint64_t u : {first, first + 1, last - 1, last}) check(u);
+      // guide[j] is the sample of the bucket's first u.
+      const int k = inverse_linear(first, t.thr, t.tail);
+      EXPECT_EQ(t.guide[j], k < kTableSize ? k : kTableSize) << "rate " << rate << " j " << j;
+    }
+    for (int k = 0; k < kTableSize; ++k)
+      for (std::uint64_t d = 0; d < 3; ++d) {
+        check(t.thr[k] + d);
+        if (t.thr[k] >= d + 1) check(t.thr[k] - d - 1);
+      }
+    rng::Xoroshiro128p s = rng::seed_stream(kSeed, 7);
+    for (int i = 0; i < 200'000; ++i) check(rng::next53(s));
+    EXPECT_GT(checked, std::size_t{200'000});
+  }
+}
+
+// The serial sampler (guided) against a plain linear walk over the same streams.
+TEST(Poisson, SerialEqualsLinearWalk) {
+  const std::size_t n = kStreams + 1000;
+  std::vector<std::int32_t> out(n);
+  serial(out.data(), n, kSeed, default_table());
+  for (std::uint64_t t = 0; t < kStreams; t += 97) {
+    auto s = rng::seed_stream(kSeed, t);
+    for (std::size_t i = t; i < n; i += kStreams)
+      ASSERT_EQ(out[i], inverse_linear(rng::next53(s), default_table().thr, default_table().tail))
+          << i;
+  }
+}
+
 TEST(Poisson, TailWalkContinuesTheRecurrence) {
   // A rate whose mass lies past the table exercises sample_tail: mean and variance still fit.
   const CdfTable t = make_table(60.0);
   std::vector<std::int32_t> x(200000);
   for (std::size_t i = 0; i < x.size(); ++i) {
     auto s = rng::seed_stream(99, i);
-    x[i] = sample_fast(s, t.thr, t.tail);
+    x[i] = sample_fast(s, t.thr, t.guide, t.tail);
   }
   const SampleStats st = sample_stats(x, 60.0);
   EXPECT_LT(std::fabs(st.z_mean), 4.0);
@@ -127,7 +173,8 @@ TEST(Poisson, SampleIsStreamIModuloT) {
   for (std::uint64_t t : {std::uint64_t{0}, std::uint64_t{5}, kStreams - 1}) {
     auto s = rng::seed_stream(kSeed, t);
     for (std::size_t i = t; i < n; i += kStreams)
-      EXPECT_EQ(out[i], sample_fast(s, default_table().thr, default_table().tail)) << i;
+      EXPECT_EQ(out[i], inverse_linear(rng::next53(s), default_table().thr, default_table().tail))
+          << i;
   }
 }
 
