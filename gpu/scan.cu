@@ -9,6 +9,7 @@
 
 #include "common/cuda_check.hpp"
 #include "gpu/kernel_stats.cuh"
+#include "gpu/thrust_scratch.cuh"
 #include "gpu/scan.hpp"
 
 namespace tb::gpu {
@@ -245,59 +246,10 @@ void launch_scan(const T* in, T* out, std::size_t n, int block, void* scratch,
   CUDA_CHECK_LAUNCH();
 }
 
-// Thrust's temporary storage: one cached device block, grown when a larger one is asked for.
-// Without it every inclusive_scan would cudaMalloc and cudaFree (which synchronises the device)
-// inside the timed region. Reuse is safe for calls ordered on one stream; a second request while
-// the block is lent out gets its own allocation.
-struct ScratchCache {
-  std::mutex mutex;
-  char* ptr = nullptr;
-  std::size_t bytes = 0;
-  bool lent = false;
-};
-
-ScratchCache& scratch_cache() {
-  static ScratchCache* cache = new ScratchCache;  // never destroyed: no cudaFree after teardown
-  return *cache;
-}
-
-class CachedAllocator {
- public:
-  using value_type = char;
-  char* allocate(std::ptrdiff_t n) {
-    const auto want = static_cast<std::size_t>(n);
-    ScratchCache& c = scratch_cache();
-    std::lock_guard lock(c.mutex);
-    if (c.lent) {
-      char* p = nullptr;
-      CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), want));
-      return p;
-    }
-    if (want > c.bytes) {
-      if (c.ptr) CUDA_CHECK(cudaFree(c.ptr));
-      c.ptr = nullptr;
-      c.bytes = 0;
-      CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&c.ptr), want));
-      c.bytes = want;
-    }
-    c.lent = true;
-    return c.ptr;
-  }
-  void deallocate(char* p, std::size_t) {
-    ScratchCache& c = scratch_cache();
-    std::lock_guard lock(c.mutex);
-    if (p == c.ptr) {
-      c.lent = false;  // kept: the next call on the stream reuses it in stream order
-    } else {
-      CUDA_CHECK_NOEXCEPT(cudaFree(p));
-    }
-  }
-};
-
 template <class T>
 void launch_thrust(const T* in, T* out, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  CachedAllocator alloc;
+  ThrustScratch alloc;
   thrust::inclusive_scan(thrust::cuda::par_nosync(alloc).on(stream), in, in + n, out);
   CUDA_CHECK_LAUNCH();
 }
