@@ -88,6 +88,7 @@ class VectorAddTarget : public Target {
     fill_uniform(b_.span(), vector_add::kSeed + 1, -1.f, 1.f);
     CUDA_CHECK(cudaMemcpy(da_.data(), a_.data(), da_.bytes(), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(db_.data(), b_.data(), db_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
   }
   std::size_t n() const override { return n_; }
   WorkModel work() const override { return vector_add::work(n_); }

@@ -282,6 +282,7 @@ ErrorStats check_once(DeviceData& d, Dir dir, HostData& h) {
     return compare_bytes(h.check.data(), h.pattern.data(), d.bytes);
   }
   CUDA_CHECK(cudaMemcpy(d.dev.data(), h.pattern.data(), d.bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
   std::memset(d.host, kPoison, d.bytes);
   prepare(d, dir, h);
   transfer(d, dir);

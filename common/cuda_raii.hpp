@@ -155,7 +155,12 @@ void copy_to_host(T* dst, const T* src, std::size_t n, cudaStream_t s) {
 template <class T>
 DeviceBuffer<T> upload(std::span<const T> host) {
   DeviceBuffer<T> d(host.size());
-  if (!host.empty()) CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+  if (!host.empty()) {
+    CUDA_CHECK(cudaMemcpy(d.data(), host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return once the data is staged, before the DMA has
+    // landed; kernels on non-blocking streams are not ordered after it. Wait for it.
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
   return d;
 }
 template <class T>

@@ -155,6 +155,7 @@ TEST(SgemmGpu, OptimizedUnalignedFallsBack) {
   DeviceBuffer<float> da(n * n + 1), db(n * n + 1), dc(n * n + 1);
   CUDA_CHECK(cudaMemcpy(da.data() + 1, c.a.data(), n * n * 4, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(db.data() + 1, c.b.data(), n * n * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
   gpu::sgemm_cuda_optimized(da.data() + 1, db.data() + 1, dc.data() + 1, n, s);
   s.synchronize();
   std::vector<float> out(n * n);
