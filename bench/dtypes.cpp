@@ -24,29 +24,6 @@ namespace {
 using std::int32_t;
 using std::int8_t;
 
-// Tolerances, relative to max(|ref|, floor). Values are O(1) (axpy) and O(16 x) (fma, whose
-// chains converge to 4x each), so the floors are the data's own scale.
-template <class T>
-Tolerance axpy_tolerance() {
-  if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};  // fma vs mul+add: 1 rounding
-  if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};    // ditto in float
-  // GPU: one rounding to half (__hfma2); CPU: float mul, float add, round to half. At most ~1
-  // half ulp (2^-11 relative) apart, and cancellation in a*x + y is covered by the floor.
-  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
-  return {0.0};  // int8: integer arithmetic, exact
-}
-template <class T>
-Tolerance fma_tolerance() {
-  // Each step rounds once (GPU fma) or twice (CPU mul, add); the chain contracts errors by
-  // a = 0.75 per step, so they stay below ~ulp / (1 - a) = 4 ulp of the value.
-  if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
-  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
-  // GPU chains round to half every step, the CPU's run in float. The error is absolute, on the
-  // chain's scale (|v| <= 4), not relative to a value that may be near 0: the floor is 4. The
-  // H200 showed 1.56e-2 absolute (8 half ulp at 2..4) on 4M chains of 1024; 1e-2 x 4 = 0.04.
-  if constexpr (std::is_same_v<T, f16>) return {1e-2, 4.0};
-  return {0.0};  // int8 dp4a chains: exact integer arithmetic
-}
 
 // Inputs in [-1, 1) (floats) or [-128, 127] (int8), generated as float/int32 and narrowed.
 template <class T>
@@ -201,26 +178,6 @@ constexpr gpu::DtypeId dtype_id() {
   return gpu::DtypeId::int8;
 }
 
-// The scalar a each launcher takes (fp16 takes a float and rounds it to half; 0.5 and 0.75 are
-// exact).
-template <class T>
-auto axpy_a() {
-  if constexpr (std::is_same_v<T, int8_t>)
-    return kAxpyAInt8;
-  else if constexpr (std::is_same_v<T, double>)
-    return kAxpyA;
-  else
-    return static_cast<float>(kAxpyA);
-}
-template <class T>
-auto fma_a() {
-  if constexpr (std::is_same_v<T, int8_t>)
-    return 0;
-  else if constexpr (std::is_same_v<T, double>)
-    return kFmaA;
-  else
-    return static_cast<float>(kFmaA);
-}
 
 template <class T>
 struct AxpyDevice {

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "common/harness.hpp"
 #include "common/validate.hpp"
@@ -119,6 +120,52 @@ constexpr std::int32_t dp4a(std::int32_t a, std::int32_t b, std::int32_t c) {
   for (int j = 0; j < 4; ++j)
     c += static_cast<std::int8_t>(a >> (8 * j)) * static_cast<std::int8_t>(b >> (8 * j));
   return c;
+}
+
+// Shared by the benchmarks and the tests, so the two cannot drift apart.
+// Tolerances, relative to max(|ref|, floor). Values are O(1) (axpy) and O(16 x) (fma, whose
+// chains converge to 4x each), so the floors are the data's own scale.
+template <class T>
+Tolerance axpy_tolerance() {
+  if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};  // fma vs mul+add: 1 rounding
+  if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};    // ditto in float
+  // GPU: one rounding to half (__hfma2); CPU: float mul, float add, round to half. At most ~1
+  // half ulp (2^-11 relative) apart, and cancellation in a*x + y is covered by the floor.
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
+  return {0.0};  // int8: integer arithmetic, exact
+}
+template <class T>
+Tolerance fma_tolerance() {
+  // Each step rounds once (GPU fma) or twice (CPU mul, add); the chain contracts errors by
+  // a = 0.75 per step, so they stay below ~ulp / (1 - a) = 4 ulp of the value.
+  if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
+  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
+  // GPU chains round to half every step, the CPU's run in float. The error is absolute, on the
+  // chain's scale (|v| <= 4), not relative to a value that may be near 0: the floor is 4. The
+  // H200 showed 1.56e-2 absolute (8 half ulp at 2..4) on 4M chains of 1024; 1e-2 x 4 = 0.04.
+  if constexpr (std::is_same_v<T, f16>) return {1e-2, 4.0};
+  return {0.0};  // int8 dp4a chains: exact integer arithmetic
+}
+
+// The scalar a each launcher takes (fp16 takes a float and rounds it to half; 0.5 and 0.75 are
+// exact).
+template <class T>
+auto axpy_a() {
+  if constexpr (std::is_same_v<T, std::int8_t>)
+    return kAxpyAInt8;
+  else if constexpr (std::is_same_v<T, double>)
+    return kAxpyA;
+  else
+    return static_cast<float>(kAxpyA);
+}
+template <class T>
+auto fma_a() {
+  if constexpr (std::is_same_v<T, std::int8_t>)
+    return 0;
+  else if constexpr (std::is_same_v<T, double>)
+    return kFmaA;
+  else
+    return static_cast<float>(kFmaA);
 }
 
 }  // namespace tb::dtypes

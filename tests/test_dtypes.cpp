@@ -21,21 +21,6 @@ namespace {
 using std::int32_t;
 using std::int8_t;
 
-// The same tolerances as the benchmarks (see bench/dtypes.cpp for why they hold).
-template <class T>
-Tolerance axpy_tol() {
-  if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};
-  if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};
-  if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
-  return {0.0};
-}
-template <class T>
-Tolerance fma_tol() {
-  if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
-  if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
-  if constexpr (std::is_same_v<T, f16>) return {1e-2, 4.0};  // as bench/dtypes.cpp: chain scale
-  return {0.0};
-}
 
 template <class T>
 std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
@@ -124,14 +109,14 @@ void expect_cpu_omp_matches_serial() {
     auto y = y_ref;
     axpy_serial(x.data(), y_ref.data(), n);
     axpy_omp(x.data(), y.data(), n);
-    EXPECT_TRUE(within(y, y_ref, axpy_tol<T>())) << Dtype<T>::name << " axpy n=" << n;
+    EXPECT_TRUE(within(y, y_ref, axpy_tolerance<T>())) << Dtype<T>::name << " axpy n=" << n;
 
     std::vector<Out> ref(fma_outputs<T>(n)), out(fma_outputs<T>(n));
     const int k = 64;  // the chain length does not change the code path; keep the test quick
     fma_serial(x.data(), ref.data(), n, k);
     poison(std::span<Out>(out));
     fma_omp(x.data(), out.data(), n, k);
-    EXPECT_TRUE(within(out, ref, fma_tol<T>())) << Dtype<T>::name << " fma n=" << n;
+    EXPECT_TRUE(within(out, ref, fma_tolerance<T>())) << Dtype<T>::name << " fma n=" << n;
   }
 }
 
@@ -148,7 +133,7 @@ TEST(Dtypes, Fp16ChainsStayNearFloat) {
   std::vector<float> out_f(1000);
   fma_serial(xh.data(), out_h.data(), 1000, kChainLength);
   fma_serial(xf.data(), out_f.data(), 1000, kChainLength);
-  EXPECT_TRUE(within(out_h, out_f, fma_tol<f16>()));
+  EXPECT_TRUE(within(out_h, out_f, fma_tolerance<f16>()));
 }
 
 #if TWINBENCH_HAVE_CUDA
@@ -157,24 +142,6 @@ T* dev(T* p) {
   return p;
 }
 inline std::uint16_t* dev(f16* p) { return reinterpret_cast<std::uint16_t*>(p); }
-template <class T>
-auto axpy_a() {
-  if constexpr (std::is_same_v<T, int8_t>)
-    return kAxpyAInt8;
-  else if constexpr (std::is_same_v<T, double>)
-    return kAxpyA;
-  else
-    return static_cast<float>(kAxpyA);
-}
-template <class T>
-auto fma_a() {
-  if constexpr (std::is_same_v<T, int8_t>)
-    return 0;
-  else if constexpr (std::is_same_v<T, double>)
-    return kFmaA;
-  else
-    return static_cast<float>(kFmaA);
-}
 
 // `offset` elements into the buffers: 1 makes every pointer misaligned for the vector paths.
 template <class T>
@@ -190,7 +157,7 @@ void expect_gpu_axpy(std::size_t n, int block, std::size_t offset) {
   s.synchronize();
   std::vector<T> got(n + offset);
   download(std::span<T>(got), dy);
-  EXPECT_TRUE(within(got, ref, axpy_tol<T>()))
+  EXPECT_TRUE(within(got, ref, axpy_tolerance<T>()))
       << Dtype<T>::name << " axpy n=" << n << " block=" << block << " offset=" << offset;
 }
 
@@ -211,7 +178,7 @@ void expect_gpu_fma(std::size_t n, int block, int k, std::size_t offset) {
   std::vector<Out> got(outs + offset);
   download(std::span<Out>(got), dout);
   std::copy_n(ref.begin(), offset, got.begin());  // the skipped prefix is not an output
-  EXPECT_TRUE(within(got, ref, fma_tol<T>()))
+  EXPECT_TRUE(within(got, ref, fma_tolerance<T>()))
       << Dtype<T>::name << " fma n=" << n << " block=" << block << " k=" << k
       << " offset=" << offset;
 }
