@@ -12,17 +12,17 @@
 
 namespace tb::gpu {
 
-// Items a thread adds up before it reports (see the kernels): small enough that a 1 ms kernel
-// gives the poller many intermediate values, large enough that a barrier or an atomic per report
-// is a small fraction of the work.
-constexpr unsigned kVectorAddItersPerReport = 8;  // float4 iterations: 32 elements a thread
+// Samples a thread adds up before it reports (see gpu/poisson_kernel.cuh): small enough that a
+// long kernel gives the poller many intermediate values, large enough that a barrier or an
+// atomic per report is a small fraction of the work. (vector_add's threads report once, after
+// their 16 elements: gpu/vector_add_kernel.cuh.)
 // 64, not 16: at 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel
 // 14-19% on the H200 (its divergent walks wait for each other at every barrier); at 64 a thread
 // of the 10M run reports once, of the 100M run six times.
 constexpr unsigned kPoissonRowsPerReport = 64;    // samples a thread
 
-// c = a + b with the grid-stride float4 kernel of gpu/vector_add.cu plus progress counting: the
-// counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
+// c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
+// counting: the counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
 void progress_vector_add(tb::progress::Strategy s, tb::progress::CounterRef counter, const float* a,
                          const float* b, float* c, std::size_t n, int block, cudaStream_t stream);
 KernelStats progress_vector_add_stats(tb::progress::Strategy s, std::size_t n, int block);
