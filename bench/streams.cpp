@@ -199,7 +199,9 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
       return worse(worse(vs_baseline, h.check_samples(d.h_out.data())), d.baseline_check);
     });
     if (!ok) return;
-    time_gpu(state, d.streams[0], [&] { d.enqueue(nstreams, chunks); });
+    // Inline: the gate holds one stream only, and at tens of milliseconds per pipeline the
+    // launch latency is noise.
+    time_gpu(state, d.streams[0], [&] { d.enqueue(nstreams, chunks); }, Timing::inline_launch);
 
     // Side::cpu leaves out pct_copy_bw: HBM bandwidth is not this pipeline's ceiling.
     set_work(state, work(n, fma), Side::cpu);

@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -12,16 +14,61 @@
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "gpu/kernel_stats.hpp"
+#include "gpu/launch_gate.hpp"
 
 namespace tb {
 
-// Records a start event on construction and, on destruction, a stop event whose elapsed time
-// becomes this iteration's time (rmm's cuda_event_timer). The destructor must not throw, so
-// errors there are reported and the iteration gets no time.
+// How a GPU benchmark takes its time.
+// gated: the timed work is queued behind a closed LaunchGate, which opens once the host has
+//   enqueued it all; the events then time what the GPU spends on the work, without the host's
+//   launch latency (a few microseconds per call: sync/* measures it), which would otherwise be
+//   a large share of a 20-50 us kernel. What a pipeline of back-to-back kernels sees.
+// inline_launch: the events around work enqueued while the GPU is idle, launch latency inside.
+//   For work that waits for the GPU itself (a Thrust reduction that returns its value, a
+//   pageable copy, the e2e stages): it cannot be queued behind a gate.
+enum class Timing { gated, inline_launch };
+
+// Mapped pinned words for gpu::launch_gate: the host opens the gate by writing `open`, the
+// kernel reports a timeout in `timed_out`. One per timed benchmark; not thread-safe.
+class LaunchGate {
+ public:
+  // Long enough for any host to enqueue a benchmark's launches; short enough that work which
+  // waits for the GPU inside the timed region (and so for the closed gate) costs one
+  // half-second stall before time_gpu falls back to inline_launch.
+  static constexpr unsigned long long kTimeoutNs = 500'000'000ull;
+
+  LaunchGate() : words_(2, cudaHostAllocMapped) {
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_words_), words_.data(), 0));
+  }
+  void close(cudaStream_t stream) {
+    word(kOpen) = 0u;
+    word(kTimedOut) = 0u;
+    gpu::launch_gate(device_words_ + kOpen, device_words_ + kTimedOut, kTimeoutNs, stream);
+  }
+  void open() { word(kOpen) = 1u; }
+  bool timed_out() const { return word(kTimedOut) != 0u; }
+
+ private:
+  static constexpr int kOpen = 0;
+  static constexpr int kTimedOut = 1;
+  // volatile: the GPU reads and writes these words behind the compiler's back.
+  volatile unsigned& word(int i) const { return words_.data()[i]; }
+  PinnedBuffer<unsigned> words_;
+  unsigned* device_words_ = nullptr;
+};
+
+// Records a start event on construction (behind `gate`, closed first, when there is one) and,
+// on destruction, a stop event, opens the gate and waits: the elapsed time becomes this
+// iteration's time (rmm's cuda_event_timer, plus nvbench's blocking kernel). The destructor
+// must not throw, so errors there are reported and the iteration gets no time. A gate that
+// timed out means the work waited for the GPU while the gate held it: that iteration's time
+// includes the stall, so it is not recorded and the benchmark ends with an error.
 class EventTimer {
  public:
-  EventTimer(benchmark::State& state, cudaStream_t stream, const Event& start, const Event& stop)
-      : state_(state), stream_(stream), start_(start), stop_(stop) {
+  EventTimer(benchmark::State& state, cudaStream_t stream, const Event& start, const Event& stop,
+             LaunchGate* gate = nullptr)
+      : state_(state), stream_(stream), start_(start), stop_(stop), gate_(gate) {
+    if (gate_) gate_->close(stream_);
     start_.record(stream_);
   }
   EventTimer(const EventTimer&) = delete;
@@ -29,10 +76,15 @@ class EventTimer {
   ~EventTimer() {
     float ms = 0.f;
     cudaError_t err = cudaEventRecord(stop_.get(), stream_);
+    if (gate_) gate_->open();
     if (err == cudaSuccess) err = cudaEventSynchronize(stop_.get());
     if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start_.get(), stop_.get());
     if (err != cudaSuccess) {
       CUDA_CHECK_NOEXCEPT(err);
+      return;
+    }
+    if (gate_ && gate_->timed_out()) {
+      state_.SkipWithError("the timed work waited for the GPU behind the launch gate");
       return;
     }
     state_.SetIterationTime(static_cast<double>(ms) * 1e-3);
@@ -43,19 +95,52 @@ class EventTimer {
   cudaStream_t stream_;
   const Event& start_;
   const Event& stop_;
+  LaunchGate* gate_;
 };
 
-// Warm up once (module load, first-touch of device pages, clocks), then time each iteration
-// with events around `work`, which only enqueues on `stream`.
+// Runs `work` once behind a closed gate: false when the gate timed out, i.e. the work waited
+// for the GPU (a hidden synchronisation) and so cannot be timed gated.
 template <class Work>
-void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work) {
+bool queues_behind_gate(LaunchGate& gate, cudaStream_t stream, Work& work) {
+  gate.close(stream);
+  work();
+  gate.open();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return !gate.timed_out();
+}
+
+// Above this, a launch latency of a few microseconds is under 0.1% of the time: not worth a
+// second warm-up run behind the gate (lucas' recursive kernel takes 15 s).
+inline constexpr double kGateWorthItSeconds = 0.01;
+
+// Warm up once (module load, which may wait for the whole device and so must not happen
+// behind a closed gate; first-touch of device pages; clocks), then time each iteration with
+// events around `work`, which only enqueues on `stream`. Gated timing falls back to
+// inline_launch, with a note, when a second warm-up behind the gate shows that `work` waits for
+// the GPU, and is skipped for work longer than kGateWorthItSeconds; the counter launch_gated
+// says which timing a row got.
+template <class Work>
+void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
+              Timing timing = Timing::gated) {
   Event start, stop;
+  LaunchGate gate;
+  const auto t0 = std::chrono::steady_clock::now();
   work();
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  const double warm_up_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bool gated = timing == Timing::gated && warm_up_s < kGateWorthItSeconds;
+  if (gated && !queues_behind_gate(gate, stream, work)) {
+    gated = false;
+    std::fprintf(stderr,
+                 "twinbench: this benchmark's work waits for the GPU, so it cannot be queued "
+                 "behind the launch gate: timed with the launch latency included\n");
+  }
   for (auto _ : state) {
-    EventTimer timer(state, stream, start, stop);
+    EventTimer timer(state, stream, start, stop, gated ? &gate : nullptr);
     work();
   }
+  state.counters["launch_gated"] = gated ? 1 : 0;
 }
 
 // A block size the device cannot run, or one that leaves a warp partly empty, is a skip with
@@ -86,7 +171,8 @@ inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
   state.counters["low_occupancy"] = k.low_occupancy() ? 1 : 0;
 }
 
-// kernel: inputs already on the device, events around the kernel alone.
+// kernel: inputs already on the device, events around the kernel alone (gated by default:
+// the launch latency is left out, see Timing).
 // e2e: host-to-device copy of the inputs, kernel, device-to-host copy of the output, from
 // pinned host buffers; allocation stays outside the timed region.
 enum class Mode { kernel, e2e };
@@ -100,6 +186,8 @@ struct GpuStages {
   std::function<void()> compute;   // the kernel(s)
   std::function<void()> download;  // device-to-host copy of the output (timed in e2e)
   std::function<ErrorStats()> check;  // compares the downloaded output with the reference
+  // How kernel mode is timed; e2e is always inline_launch (its uploads wait for the host).
+  Timing kernel_timing = Timing::gated;
 };
 
 // The usual GPU benchmark body: validate once from freshly uploaded inputs into poisoned
@@ -115,11 +203,14 @@ inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t strea
     return s.check();
   });
   if (!ok) return;
-  time_gpu(state, stream, [&] {
-    if (mode == Mode::e2e) s.upload();
-    s.compute();
-    if (mode == Mode::e2e) s.download();
-  });
+  time_gpu(
+      state, stream,
+      [&] {
+        if (mode == Mode::e2e) s.upload();
+        s.compute();
+        if (mode == Mode::e2e) s.download();
+      },
+      mode == Mode::kernel ? s.kernel_timing : Timing::inline_launch);
 }
 
 // NaN in every float (0xFF bytes), so an unwritten element fails validation.
