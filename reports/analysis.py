@@ -210,3 +210,22 @@ def gpu_status_note(context: dict) -> str | None:
     if status.startswith("not built"):
         return f"GPU variants were not built ({status}); only CPU results are shown."
     return f"GPU variants were skipped ({status}); only CPU results are shown."
+
+
+def timing_note(rows: list[Row], listed: int = 8) -> str | None:
+    """How the GPU rows were timed (the launch_gated counter), or None when no row says.
+
+    Gated rows time the GPU's execution only; the others include the host's launch latency
+    (a few microseconds), which matters for kernels of tens of microseconds."""
+    gated = [r for r in rows if r.counter("launch_gated") == 1.0]
+    inline = [r for r in rows if r.counter("launch_gated") == 0.0]
+    if not gated and not inline:
+        return None
+    text = (f"GPU timing: {len(gated)} row(s) timed behind the launch gate (GPU execution "
+            f"only, launch latency left out); {len(inline)} with the launch latency included")
+    if inline:
+        names = [r.name for r in inline[:listed]]
+        more = f", and {len(inline) - listed} more" if len(inline) > listed else ""
+        text += " (work that waits for the GPU, e2e, or longer than 10 ms: " + \
+            ", ".join(names) + more + ")"
+    return text + "."

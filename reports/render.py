@@ -73,6 +73,9 @@ def status_blocks(run: Run) -> list[Block]:
     gpu_note = an.gpu_status_note(run.context)
     if gpu_note:
         blocks.append(Paragraph(gpu_note, note=True))
+    timing = an.timing_note(run.ok_rows)
+    if timing:
+        blocks.append(Paragraph(timing))
     skipped = len(run.skipped_rows)
     if skipped:
         blocks.append(Paragraph(f"{skipped} benchmark(s) were skipped or failed; "

@@ -63,6 +63,19 @@ def test_cpu_only_run_leaves_gpu_charts_out(tmp_path, data_dir):
     assert not (tmp_path / "out" / "occupancy.png").exists()
 
 
+def test_report_says_how_gpu_rows_were_timed(tmp_path):
+    from conftest import single
+    gated = dict(single("conv2d/cuda_tiled/w:64/h:64/f:5/block:32x8/mode:kernel", 0.02),
+                 launch_gated=1)
+    inline = dict(single("dot/thrust/n:1048576/mode:kernel", 0.03), launch_gated=0)
+    path = write_run(tmp_path / "timed.json", [gated, inline])
+    assert main([str(path), "--out", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "1 row(s) timed behind the launch gate" in text
+    assert "1 with the launch latency included" in text
+    assert "dot/thrust/n:1048576/mode:kernel" in text
+
+
 def test_gpu_report_files(gpu_report):
     names = {p.name for p in gpu_report.out_dir.iterdir()}
     assert {"report.md", "report.html", "speedup.png", "roofline.png", "occupancy.png",
