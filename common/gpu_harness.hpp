@@ -5,10 +5,12 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
@@ -109,6 +111,24 @@ bool queues_behind_gate(LaunchGate& gate, cudaStream_t stream, Work& work) {
   return !gate.timed_out();
 }
 
+// The same work timed the inline_launch way (median of a few runs), for the row's
+// launch_included_us counter: what one launch on an idle GPU costs, launch latency included,
+// beside the gated time.
+template <class Work>
+double inline_median_us(cudaStream_t stream, Work& work, int runs = 5) {
+  Event start, stop;
+  std::vector<double> us;
+  for (int i = 0; i < runs; ++i) {
+    start.record(stream);
+    work();
+    stop.record(stream);
+    stop.synchronize();
+    us.push_back(stop.seconds_since(start) * 1e6);
+  }
+  std::nth_element(us.begin(), us.begin() + runs / 2, us.end());
+  return us[runs / 2];
+}
+
 // Above this, a launch latency of a few microseconds is under 0.1% of the time: not worth a
 // second warm-up run behind the gate (lucas' recursive kernel takes 15 s).
 inline constexpr double kGateWorthItSeconds = 0.01;
@@ -141,6 +161,8 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
     work();
   }
   state.counters["launch_gated"] = gated ? 1 : 0;
+  if (gated && !state.error_occurred())
+    state.counters["launch_included_us"] = inline_median_us(stream, work);
 }
 
 // A block size the device cannot run, or one that leaves a warp partly empty, is a skip with
