@@ -31,6 +31,17 @@ std::atomic<int> g_separable_f{0};
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return min(max(v, 0), hi); }
 
+// cp.async takes the shared-memory destination as a 32-bit shared-window address.
+__device__ __forceinline__ void cp_async16(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async4(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 // ---- naive ------------------------------------------------------------------------------
 
 __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
@@ -50,37 +61,30 @@ __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restr
 
 // ---- shared-memory tiles -----------------------------------------------------------------
 
-// The block's input tile: blockDim.x + 2r columns by kRows * blockDim.y + 2r rows, starting
-// r pixels above and left of the block's first output, coordinates clamped to the image (so
-// the borders need no special case later). Column tx < blockDim.x of every row is thread tx's;
-// the 2r columns past them are shared out by a flat index (2r is a compile-time constant, so
-// the division is cheap). Four rows are loaded before any is stored, so each thread has
-// several loads in flight before the barrier: with one at a time, a load phase reaches well under
-// half of DRAM bandwidth.
+// cuda_separable's input tile: blockDim.x + 2r columns by kRows * blockDim.y + 2r rows,
+// starting r pixels above and left of the block's first output, coordinates clamped to the
+// image (so the borders need no special case later). Column tx < blockDim.x of every row is
+// thread tx's; the 2r columns past them are shared out by a flat index (2r is a compile-time
+// constant, so the division is cheap). 4-byte cp.async copies: every copy of the block is in
+// flight before the caller waits (cp_async_wait_all, then a barrier), and no registers stage
+// the values.
 template <int R>
 __device__ __forceinline__ void load_tile(const float* __restrict__ in, float* tile, int w, int h,
                                           int x0, int y0, int tile_w, int tile_h) {
+  const unsigned tile_s = static_cast<unsigned>(__cvta_generic_to_shared(tile));
   const int gx = clamp_to(x0 + static_cast<int>(threadIdx.x) - R, w - 1);
-  const int by = blockDim.y;
   auto row = [&](int ty) {
     return in + static_cast<std::size_t>(clamp_to(y0 + ty - R, h - 1)) * w;
   };
-  int ty = threadIdx.y;
-  for (; ty + 3 * by < tile_h; ty += 4 * by) {
-    float v[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) v[u] = __ldg(row(ty + u * by) + gx);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) tile[(ty + u * by) * tile_w + threadIdx.x] = v[u];
-  }
-  for (; ty < tile_h; ty += by) tile[ty * tile_w + threadIdx.x] = __ldg(row(ty) + gx);
+  for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y)
+    cp_async4(tile_s + 4u * (ty * tile_w + threadIdx.x), row(ty) + gx);
   if constexpr (R > 0) {
     const int bx = blockDim.x;
     const int threads = bx * blockDim.y;
     for (int i = threadIdx.y * bx + threadIdx.x; i < 2 * R * tile_h; i += threads) {
       const int r = i / (2 * R);
       const int tx = bx + i % (2 * R);
-      tile[r * tile_w + tx] = __ldg(row(r) + clamp_to(x0 + tx - R, w - 1));
+      cp_async4(tile_s + 4u * (r * tile_w + tx), row(r) + clamp_to(x0 + tx - R, w - 1));
     }
   }
 }
@@ -139,17 +143,6 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
-
-// cp.async takes the shared-memory destination as a 32-bit shared-window address.
-__device__ __forceinline__ void cp_async16(unsigned smem, const float* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async4(unsigned smem, const float* gmem) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
 
 // One 16-byte group of a tile row: image columns gx .. gx + 3 of image row y. One 16-byte copy
 // when all four lie in the image and rows are 16-byte aligned (`whole`), else four clamped
@@ -283,6 +276,7 @@ __global__ void conv2d_separable_kernel(const float* __restrict__ in, float* __r
   const int x0 = blockIdx.x * bx;
   const int y0 = blockIdx.y * blockDim.y * kRows;
   load_tile<R>(in, tile, w, h, x0, y0, tile_w, tile_h);
+  cp_async_wait_all();
   __syncthreads();
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
     const float* src = tile + ty * tile_w + threadIdx.x;
