@@ -125,7 +125,7 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   loads, and feeds every output row that the tile row touches. Per output that is
 //   3 (kBlockRows + 2R) / (4 kBlockRows) LDS.128 (~1.1 for 5x5) instead of 10 LDS.32, and the
 //   address arithmetic is paid once per tile row, not per tap: the hot part is F^2 FFMAs (tap
-//   from the constant bank as an operand) plus about two other instructions per output.
+//   from the constant bank as an operand) plus about three other instructions per output.
 // - The tile is copied with cp.async (global -> shared without registers): every thread issues
 //   all of its copies before it waits, so a block has its whole tile in flight at once however
 //   large it is, and no registers hold staged values. Where a 16-byte group of the tile row lies
@@ -140,6 +140,21 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   warp 4 shared-memory wavefronts, the minimum for 16 bytes a lane, when block.x is a multiple
 //   of 8 (ptxas narrows some of them to LDS.64 / LDS.32 where the filter needs fewer floats; at
 //   a 16-byte lane stride those cost the same 4 wavefronts).
+//
+// Cost (ptxas -v / cuobjdump -sass, sm_90, F = 5): 62 registers (F = 3: 53, F = 7: 64; no
+// spills), per thread 800 FFMA + 36 shared loads + ~36 other instructions for 32 outputs, ~31
+// for the eight STG.128 stores, ~17 per 16-byte group copied: ~34 issued instructions per output
+// (was ~90 with one output column per thread and scalar loads). 8.3 M outputs x 34 / 32 lanes /
+// 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of issue, and ~0.18 shared wavefronts (23 B) per
+// output = 5.6 us of shared-memory bandwidth, both well under the ~16 us of DRAM traffic.
+//
+// Block shapes (3840x2160, F = 5): 64 registers a thread allow 1024 threads per SM, so every
+// shape runs 1024 threads an SM at once and covers the image in ~2 such rounds. Small blocks
+// (8x8: 16 blocks an SM; 16x8, 32x4: 8) overlap one block's copy with another's arithmetic
+// best; 32x8 / 16x16 / 64x4 (4 an SM) are close; 32x32 (1 block of 141 KB an SM, 270 blocks:
+// 3 rounds, the last nearly empty, nothing to overlap within an SM) is the slowest. Wider tiles
+// re-read less halo (shared tile / outputs: 8x8 1.33, 32x4 1.20, 32x8 1.13, 32x16 1.10),
+// which costs L2, not DRAM, bandwidth.
 constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)

@@ -108,7 +108,7 @@ TEST(Conv2d, ToleranceCatchesAMissingTap) {
 #if TWINBENCH_HAVE_CUDA
 // The shapes the benchmark sweeps (--sweep=all), plus 64x2.
 std::vector<Block2> blocks() {
-  return {{8, 8},  {16, 8}, {16, 16}, {32, 4},  {32, 8}, {32, 16},
+  return {{8, 8},   {16, 8}, {16, 16}, {32, 4},  {32, 8}, {32, 16},
           {32, 32}, {64, 4}, {128, 2}, {256, 1}, {64, 2}};
 }
 
