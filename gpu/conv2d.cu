@@ -1,6 +1,9 @@
 #include <atomic>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -28,6 +31,17 @@ std::atomic<int> g_separable_f{0};
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return min(max(v, 0), hi); }
 
+// cp.async takes the shared-memory destination as a 32-bit shared-window address.
+__device__ __forceinline__ void cp_async16(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async4(unsigned smem, const float* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 // ---- naive ------------------------------------------------------------------------------
 
 __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
@@ -47,37 +61,30 @@ __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restr
 
 // ---- shared-memory tiles -----------------------------------------------------------------
 
-// The block's input tile: blockDim.x + 2r columns by kRows * blockDim.y + 2r rows, starting
-// r pixels above and left of the block's first output, coordinates clamped to the image (so
-// the borders need no special case later). Column tx < blockDim.x of every row is thread tx's;
-// the 2r columns past them are shared out by a flat index (2r is a compile-time constant, so
-// the division is cheap). Four rows are loaded before any is stored, so each thread has
-// several loads in flight before the barrier: with one at a time, a load phase reaches well under
-// half of DRAM bandwidth.
+// cuda_separable's input tile: blockDim.x + 2r columns by kRows * blockDim.y + 2r rows,
+// starting r pixels above and left of the block's first output, coordinates clamped to the
+// image (so the borders need no special case later). Column tx < blockDim.x of every row is
+// thread tx's; the 2r columns past them are shared out by a flat index (2r is a compile-time
+// constant, so the division is cheap). 4-byte cp.async copies: every copy of the block is in
+// flight before the caller waits (cp_async_wait_all, then a barrier), and no registers stage
+// the values.
 template <int R>
 __device__ __forceinline__ void load_tile(const float* __restrict__ in, float* tile, int w, int h,
                                           int x0, int y0, int tile_w, int tile_h) {
+  const unsigned tile_s = static_cast<unsigned>(__cvta_generic_to_shared(tile));
   const int gx = clamp_to(x0 + static_cast<int>(threadIdx.x) - R, w - 1);
-  const int by = blockDim.y;
   auto row = [&](int ty) {
     return in + static_cast<std::size_t>(clamp_to(y0 + ty - R, h - 1)) * w;
   };
-  int ty = threadIdx.y;
-  for (; ty + 3 * by < tile_h; ty += 4 * by) {
-    float v[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) v[u] = __ldg(row(ty + u * by) + gx);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) tile[(ty + u * by) * tile_w + threadIdx.x] = v[u];
-  }
-  for (; ty < tile_h; ty += by) tile[ty * tile_w + threadIdx.x] = __ldg(row(ty) + gx);
+  for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y)
+    cp_async4(tile_s + 4u * (ty * tile_w + threadIdx.x), row(ty) + gx);
   if constexpr (R > 0) {
     const int bx = blockDim.x;
     const int threads = bx * blockDim.y;
     for (int i = threadIdx.y * bx + threadIdx.x; i < 2 * R * tile_h; i += threads) {
       const int r = i / (2 * R);
       const int tx = bx + i % (2 * R);
-      tile[r * tile_w + tx] = __ldg(row(r) + clamp_to(x0 + tx - R, w - 1));
+      cp_async4(tile_s + 4u * (r * tile_w + tx), row(r) + clamp_to(x0 + tx - R, w - 1));
     }
   }
 }
@@ -108,25 +115,163 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
     if (y + p < h) out[static_cast<std::size_t>(y + p) * w + x] = acc[p];
 }
 
-// Filter taps come from __constant__ memory: every thread of a warp reads the same tap at the
-// same time, which the constant cache serves as one broadcast (and the compile-time index
-// lets each FMA take it as an operand).
+// ---- cuda_tiled: 4 x kBlockRows register blocks over a cp.async tile ----------------------
+//
+// Why this shape (sm_90, 5x5, 3840x2160; facts from ptxas -v and cuobjdump -sass of this file):
+// the kernel must stream one read and one write per pixel near copy bandwidth, so the work per
+// pixel on the SM side has to fit in well under the ~16 us that the DRAM traffic takes.
+// - Each thread owns a 4-wide x kBlockRows-tall block of outputs. It walks the kBlockRows + 2R
+//   tile rows it needs once, reading 12 consecutive floats of each row as three 16-byte shared
+//   loads, and feeds every output row that the tile row touches. Per output that is
+//   3 (kBlockRows + 2R) / (4 kBlockRows) LDS.128 (~1.1 for 5x5) instead of 10 LDS.32, and the
+//   address arithmetic is paid once per tile row, not per tap: the hot part is F^2 FFMAs (tap
+//   from the constant bank as an operand) plus about three other instructions per output.
+// - The tile is copied with cp.async (global -> shared without registers): every thread issues
+//   all of its copies before it waits, so a block has its whole tile in flight at once however
+//   large it is, and no registers hold staged values. Where a 16-byte group of the tile row lies
+//   inside the image (and rows are 16-byte aligned: w % 4 == 0 and aligned pointers) one 16-byte
+//   copy moves it; elsewhere (the left and right image borders, odd widths) four 4-byte copies
+//   with clamped columns do. Rows are clamped once per tile row, so the top and bottom borders
+//   cost nothing extra.
+// - Tile column c holds image column x0 - kPad + c: kPad = 4 >= R keeps the 16-byte groups
+//   aligned both in the image and in shared memory, and the pitch 4 bx + 8 floats is a multiple
+//   of 4, so the three LDS.128 of a thread are aligned and 8 consecutive lanes (a quarter-warp,
+//   the unit a 16-byte shared load is served in) read 128 contiguous bytes: each load costs a
+//   warp 4 shared-memory wavefronts, the minimum for 16 bytes a lane, when block.x is a multiple
+//   of 8 (ptxas narrows some of them to LDS.64 / LDS.32 where the filter needs fewer floats; at
+//   a 16-byte lane stride those cost the same 4 wavefronts).
+//
+// Cost (ptxas -v / cuobjdump -sass, sm_90, F = 5): 62 registers (F = 3: 53, F = 7: 64; no
+// spills), per thread 800 FFMA + 36 shared loads + ~36 other instructions for 32 outputs, ~31
+// for the eight STG.128 stores, ~17 per 16-byte group copied: ~34 issued instructions per output
+// (was ~90 with one output column per thread and scalar loads). 8.3 M outputs x 34 / 32 lanes /
+// 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of issue, and ~0.18 shared wavefronts (23 B) per
+// output = 5.6 us of shared-memory bandwidth, both well under the ~16 us of DRAM traffic.
+//
+// Block shapes (3840x2160, F = 5): 64 registers a thread allow 1024 threads per SM, so every
+// shape runs 1024 threads an SM at once and covers the image in ~2 such rounds. Small blocks
+// (8x8: 16 blocks an SM; 16x8, 32x4: 8) overlap one block's copy with another's arithmetic
+// best; 32x8 / 16x16 / 64x4 (4 an SM) are close; 32x32 (1 block of 141 KB an SM, 270 blocks:
+// 3 rounds, the last nearly empty, nothing to overlap within an SM) is the slowest. Wider tiles
+// re-read less halo (shared tile / outputs: 8x8 1.33, 32x4 1.20, 32x8 1.13, 32x16 1.10),
+// which costs L2, not DRAM, bandwidth.
+constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
+constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
+constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
+
+// One 16-byte group of a tile row: image columns gx .. gx + 3 of image row y. One 16-byte copy
+// when all four lie in the image and rows are 16-byte aligned (`whole`), else four clamped
+// 4-byte copies. Offsets are unsigned (y, w and, for a whole group, gx are >= 0): the 64-bit
+// address is then one IMAD.WIDE.U32 and a LEA pair, not a chain of sign extensions.
+__device__ __forceinline__ void copy_group(unsigned dst, const float* __restrict__ in, int y,
+                                           int gx, int w, bool whole) {
+  const std::size_t row =
+      static_cast<std::size_t>(static_cast<unsigned>(y)) * static_cast<unsigned>(w);
+  if (whole) {
+    cp_async16(dst, in + (row + static_cast<unsigned>(gx)));
+  } else {
+#pragma unroll
+    for (int u = 0; u < kVec; ++u)
+      cp_async4(dst + 4 * u, in + (row + static_cast<unsigned>(clamp_to(gx + u, w - 1))));
+  }
+}
+
+// Rows y0 - R .. y0 + tile_rows - R - 1 (clamped) and columns x0 - kPad .. x0 - kPad + pitch - 1
+// of the image into `tile` (a row is bx + 2 groups of 4 floats). Thread (tx, ty) copies group
+// tx of rows ty, ty + by, ...: its column, and so the choice of a whole 16-byte copy, is fixed
+// (one branch outside the row loop), and all 32 lanes of a warp copy 512 contiguous bytes per
+// row. The two groups past them in each row go to the threads by flat index, two per row.
+// The caller waits and syncs.
+template <int R>
+__device__ __forceinline__ void copy_tile_async(const float* __restrict__ in, float* tile, int w,
+                                                int h, int x0, int y0, int pitch, int tile_rows,
+                                                bool vec) {
+  const unsigned tile_s = static_cast<unsigned>(__cvta_generic_to_shared(tile));
+  const int bx = blockDim.x;
+  const int by = blockDim.y;
+  auto whole = [&](int gx) { return vec && gx >= 0 && gx + kVec <= w; };
+  {
+    const int g = threadIdx.x;
+    const int gx = x0 - kPad + kVec * g;
+    const unsigned dst = tile_s + 4u * (threadIdx.y * pitch + kVec * g);
+    const unsigned step = 4u * by * pitch;
+    int r = threadIdx.y;
+    if (whole(gx)) {
+      for (unsigned d = dst; r < tile_rows; r += by, d += step)
+        copy_group(d, in, clamp_to(y0 - R + r, h - 1), gx, w, true);
+    } else {
+      for (unsigned d = dst; r < tile_rows; r += by, d += step)
+        copy_group(d, in, clamp_to(y0 - R + r, h - 1), gx, w, false);
+    }
+  }
+  const int threads = bx * by;
+  for (int i = threadIdx.y * bx + threadIdx.x; i < 2 * tile_rows; i += threads) {
+    const int r = i >> 1;
+    const int g = bx + (i & 1);
+    const int gx = x0 - kPad + kVec * g;
+    copy_group(tile_s + 4u * (r * pitch + kVec * g), in, clamp_to(y0 - R + r, h - 1), gx, w,
+               whole(gx));
+  }
+}
+
+// Filter taps come from __constant__ memory with compile-time indices: every lane reads the same
+// tap, so each FFMA takes it straight from the constant bank as an operand (no load at all).
+// __launch_bounds__(1024) lets every block shape up to 1024 threads launch (it caps registers
+// at 64; the register block needs 32 accumulators + a 12-float row window).
 template <int F>
-__global__ void conv2d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, int w,
-                                    int h) {
+__global__ void __launch_bounds__(1024)
+    conv2d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                        bool vec) {
   constexpr int R = F / 2;
-  extern __shared__ float tile[];
-  const int tile_w = blockDim.x + 2 * R;
-  const int tile_h = blockDim.y * kRows + 2 * R;
-  const int x0 = blockIdx.x * blockDim.x;
-  const int y0 = blockIdx.y * blockDim.y * kRows;
-  load_tile<R>(in, tile, w, h, x0, y0, tile_w, tile_h);
+  static_assert(R <= kPad, "the tile pad must cover the filter radius");
+  extern __shared__ float4 smem4[];  // float4: 16-byte alignment for cp.async and LDS.128
+  float* tile = reinterpret_cast<float*>(smem4);
+  const int pitch = kVec * static_cast<int>(blockDim.x) + 2 * kPad;
+  const int tile_rows = kBlockRows * static_cast<int>(blockDim.y) + 2 * R;
+  const int x0 = blockIdx.x * blockDim.x * kVec;
+  const int y0 = blockIdx.y * blockDim.y * kBlockRows;
+  copy_tile_async<R>(in, tile, w, h, x0, y0, pitch, tile_rows, vec);
+  cp_async_wait_all();
   __syncthreads();
-  const int x = x0 + threadIdx.x;
-  if (x >= w) return;  // no barrier follows
-  float acc[kRows] = {};
-  column_window<F, F>(tile, tile_w, acc, [](int dy, int dx) { return c_filter2d[dy * F + dx]; });
-  store_rows(out, w, h, x, y0 + threadIdx.y * kRows, acc);
+
+  const int x = x0 + kVec * threadIdx.x;
+  const int y = y0 + kBlockRows * threadIdx.y;
+  if (x >= w || y >= h) return;  // no barrier follows
+  float acc[kBlockRows][kVec] = {};
+  // Tile row i of this thread is image row y - R + i; its float k (of 12) is column x - kPad + k,
+  // so output column x + j with tap dx reads float kPad - R + j + dx.
+  const float* base = tile + kBlockRows * threadIdx.y * pitch + kVec * threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < kBlockRows + 2 * R; ++i) {
+    const float4* row = reinterpret_cast<const float4*>(base + i * pitch);
+    const float4 a = row[0], b = row[1], c = row[2];
+    const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+#pragma unroll
+    for (int dy = 0; dy < F; ++dy) {
+      const int p = i - dy;  // the output row that meets tile row i at tap row dy
+      if (p < 0 || p >= kBlockRows) continue;
+#pragma unroll
+      for (int dx = 0; dx < F; ++dx) {
+        const float tap = c_filter2d[dy * F + dx];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) acc[p][j] = fmaf(tap, win[kPad - R + j + dx], acc[p][j]);
+      }
+    }
+  }
+  float* o = out + static_cast<std::size_t>(y) * w + x;
+  if (vec && x + kVec <= w && y + kBlockRows <= h) {
+    // Interior: 16-byte stores, a warp writes 512 contiguous bytes per row.
+#pragma unroll
+    for (int p = 0; p < kBlockRows; ++p)
+      *reinterpret_cast<float4*>(o + static_cast<std::size_t>(p) * w) =
+          make_float4(acc[p][0], acc[p][1], acc[p][2], acc[p][3]);
+  } else {
+#pragma unroll
+    for (int p = 0; p < kBlockRows; ++p)
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        if (y + p < h && x + j < w) o[static_cast<std::size_t>(p) * w + j] = acc[p][j];
+  }
 }
 
 // Separable: the same tile, then a row pass over every tile row (including the halo rows)
@@ -146,6 +291,7 @@ __global__ void conv2d_separable_kernel(const float* __restrict__ in, float* __r
   const int x0 = blockIdx.x * bx;
   const int y0 = blockIdx.y * blockDim.y * kRows;
   load_tile<R>(in, tile, w, h, x0, y0, tile_w, tile_h);
+  cp_async_wait_all();
   __syncthreads();
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
     const float* src = tile + ty * tile_w + threadIdx.x;
@@ -171,8 +317,10 @@ void check_args(int w, int h, int f, Block2 block) {
   if (block.x <= 0 || block.y <= 0) throw std::invalid_argument("conv2d: empty block");
 }
 
-dim3 make_grid(int w, int h, Block2 block, int rows_per_thread) {
-  const long long gx = (static_cast<long long>(w) + block.x - 1) / block.x;
+// A block covers (cols_per_thread * block.x) x (rows_per_thread * block.y) output pixels.
+dim3 make_grid(int w, int h, Block2 block, int rows_per_thread, int cols_per_thread = 1) {
+  const long long per_block_x = static_cast<long long>(block.x) * cols_per_thread;
+  const long long gx = (static_cast<long long>(w) + per_block_x - 1) / per_block_x;
   const long long per_block = static_cast<long long>(block.y) * rows_per_thread;
   const long long gy = (static_cast<long long>(h) + per_block - 1) / per_block;
   if (gy > 65535 || gx > INT_MAX)
@@ -184,19 +332,56 @@ dim3 make_grid(int w, int h, Block2 block, int rows_per_thread) {
 std::size_t tile_floats(int f, Block2 block) {
   return static_cast<std::size_t>(block.x + f - 1) * (block.y * kRows + f - 1);
 }
-std::size_t tiled_smem(int f, Block2 block) { return tile_floats(f, block) * sizeof(float); }
 std::size_t separable_smem(int f, Block2 block) {
   return (tile_floats(f, block) + static_cast<std::size_t>(block.y * kRows + f - 1) * block.x) *
          sizeof(float);
 }
 
-// Above 48 KiB of dynamic shared memory a kernel must opt in (tall or wide blocks need it).
+// cuda_tiled: pitch (4 bx + 2 kPad) floats by (kBlockRows by + f - 1) rows.
+std::size_t tiled_smem(int f, Block2 block) {
+  return static_cast<std::size_t>(kVec * block.x + 2 * kPad) * (kBlockRows * block.y + f - 1) *
+         sizeof(float);
+}
+
+dim3 tiled_grid(int w, int h, Block2 block) { return make_grid(w, h, block, kBlockRows, kVec); }
+
+// Tall or wide blocks can ask for more shared memory than a block may have (e.g. 1x1024 would
+// need 393 KB): refuse them with the reason instead of a launch error.
+void check_smem(std::size_t bytes, Block2 block, const char* what) {
+  static const int limit = [] {
+    int device = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return optin;
+  }();
+  if (bytes > static_cast<std::size_t>(limit))
+    throw std::invalid_argument(std::string(what) + ": block " + std::to_string(block.x) + "x" +
+                                std::to_string(block.y) + " needs " + std::to_string(bytes) +
+                                " B of shared memory, more than the device's " +
+                                std::to_string(limit) + " B per block");
+}
+
+// The vector paths need rows that start 16 bytes apart from 16-byte aligned buffers.
+bool vector_ok(const float* in, const float* out, int w) {
+  return w % kVec == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+}
+
+// Above 48 KiB of dynamic shared memory a kernel must opt in (tall or wide blocks need it). The
+// attribute is raised once per kernel and size, not on every launch (launchers run inside timed
+// regions). Keyed by the kernel's address: the F = 3, 5, 7 instances share one type.
 template <class Kernel>
 void allow_smem(Kernel kernel, std::size_t bytes) {
   if (bytes <= 48 * 1024) return;
-  CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+  static std::mutex mutex;
+  static std::map<const void*, std::size_t> allowed;
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  std::lock_guard lock(mutex);
+  std::size_t& have = allowed[fn];
+  if (bytes <= have) return;
+  CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(bytes)));
+  have = bytes;
 }
 
 template <class Fn>
@@ -252,20 +437,25 @@ void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 
                        cudaStream_t stream) {
   check_args(w, h, f, block);
   require_loaded(g_tiled_f, f, "conv2d_cuda_tiled");
-  const dim3 grid = make_grid(w, h, block, kRows);
+  if (w > INT_MAX - kVec * block.x - 2 * kPad)  // tile columns are ints
+    throw std::invalid_argument("conv2d_cuda_tiled: image too wide");
+  const dim3 grid = tiled_grid(w, h, block);
   const std::size_t smem = tiled_smem(f, block);
+  check_smem(smem, block, "conv2d_cuda_tiled");
+  const bool vec = vector_ok(in, out, w);
   by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
     allow_smem(conv2d_tiled_kernel<F>, smem);
-    conv2d_tiled_kernel<F><<<grid, dim3(block.x, block.y), smem, stream>>>(in, out, w, h);
+    conv2d_tiled_kernel<F><<<grid, dim3(block.x, block.y), smem, stream>>>(in, out, w, h, vec);
     return 0;
   });
   CUDA_CHECK_LAUNCH();
 }
 
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block) {
-  const dim3 g = make_grid(w, h, block, kRows);
+  const dim3 g = tiled_grid(w, h, block);
   const std::size_t smem = tiled_smem(f, block);
+  check_smem(smem, block, "conv2d_cuda_tiled");
   return by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
     allow_smem(conv2d_tiled_kernel<F>, smem);

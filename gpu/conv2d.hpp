@@ -19,14 +19,21 @@ KernelStats conv2d_cuda_naive_stats(int w, int h, int f, Block2 block);
 // Copies an f x f filter (host memory) into the __constant__ bank that conv2d_cuda_tiled reads,
 // ordered on `stream`. Done once, outside timed regions.
 void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t stream);
-// Shared-memory tile with a halo of f/2 pixels; each thread produces 4 vertically adjacent
-// pixels from a register window, so a block covers block.x x 4*block.y pixels.
+// Shared-memory tile with a halo of f/2 pixels, filter in __constant__ memory. Each thread
+// produces a 4-wide x 8-tall block of pixels from 16-byte shared loads, so a block covers
+// 4*block.x x 8*block.y pixels and needs (4*block.x + 8) x (8*block.y + f - 1) floats of shared
+// memory (a shape that needs more than the device allows per block throws
+// std::invalid_argument). The tile is copied with cp.async: 16-byte copies where the image row
+// allows (w % 4 == 0, 16-byte aligned `in` and `out`, group inside the image), clamped 4-byte
+// copies at the left/right borders and otherwise; any w, h >= 1 works. Blocks up to 1024
+// threads; block.x a multiple of 8 keeps the shared loads free of bank conflicts.
 void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 block,
                        cudaStream_t stream);
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block);
 
 // Copies the 1D kernel g (f taps, host memory) for conv2d_cuda_separable, which computes the
-// 2D filter outer(g) as a row pass and then a column pass.
+// 2D filter outer(g) as a row pass and then a column pass in one kernel (tile of block.x x
+// 4*block.y pixels plus halo, each thread 4 vertically adjacent pixels).
 void conv2d_set_separable_filter(const float* host_g, int f, cudaStream_t stream);
 void conv2d_cuda_separable(const float* in, float* out, int w, int h, int f, Block2 block,
                            cudaStream_t stream);

@@ -18,8 +18,14 @@ namespace tb::conv2d {
 namespace {
 
 // A single pixel, images narrower or shorter than the filter, and sizes that are not
-// multiples of any block (or of the 4 rows a thread of the tiled kernels covers).
-std::vector<Dims2> images() { return {{1, 1}, {2, 3}, {7, 5}, {33, 17}, {130, 67}, {257, 131}}; }
+// multiples of any block, of the 4 x 8 pixels a thread of cuda_tiled covers, or of the 4 rows
+// a thread of cuda_separable covers. Widths that are not multiples of 4 take cuda_tiled's
+// scalar (4-byte) copies and stores everywhere; 264 and 516 (multiples of 4, wider than three
+// tiles of every test block up to 32 threads wide) also run its 16-byte path in interior blocks,
+// with the border blocks beside them.
+std::vector<Dims2> images() {
+  return {{1, 1}, {2, 3}, {7, 5}, {33, 17}, {130, 67}, {257, 131}, {264, 70}, {516, 9}};
+}
 
 struct Case {
   int w, h, f;
@@ -100,7 +106,11 @@ TEST(Conv2d, ToleranceCatchesAMissingTap) {
 }
 
 #if TWINBENCH_HAVE_CUDA
-std::vector<Block2> blocks() { return {{8, 8}, {16, 16}, {32, 8}, {32, 32}, {64, 2}}; }
+// The shapes the benchmark sweeps (--sweep=all), plus 64x2.
+std::vector<Block2> blocks() {
+  return {{8, 8},   {16, 8}, {16, 16}, {32, 4},  {32, 8}, {32, 16},
+          {32, 32}, {64, 4}, {128, 2}, {256, 1}, {64, 2}};
+}
 
 enum class Kind { naive, tiled, separable };
 
@@ -144,6 +154,45 @@ TEST(Conv2dGpu, TiledMatchesSerial) {
 TEST(Conv2dGpu, SeparableMatchesSerial2d) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(Kind::separable);
+}
+
+// cuda_tiled with buffers that start 4 bytes past a 16-byte boundary: the launcher must fall
+// back to 4-byte copies and stores even though the width is a multiple of 4 (a 16-byte copy
+// from a misaligned address faults).
+TEST(Conv2dGpu, TiledHandlesMisalignedBuffers) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  for (int f : kFilterSizes) {
+    Case c({264, 70}, f);
+    std::vector<float> padded(c.in.size() + 1);
+    std::copy(c.in.begin(), c.in.end(), padded.begin() + 1);
+    auto din = upload(std::span<const float>(padded));
+    DeviceBuffer<float> dout(padded.size());
+    gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
+    for (Block2 b : std::vector<Block2>{{8, 8}, {32, 8}}) {
+      CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
+      gpu::conv2d_cuda_tiled(din.data() + 1, dout.data() + 1, c.w, c.h, f, b, s);
+      s.synchronize();
+      std::vector<float> all(padded.size());
+      download(std::span<float>(all), dout);
+      std::vector<float> out(all.begin() + 1, all.end());
+      EXPECT_TRUE(matches(out, c.ref)) << "f=" << f << " block=" << b.x << "x" << b.y;
+    }
+  }
+}
+
+// A block whose tile cannot fit in shared memory is refused with the reason (1x1024 would need
+// 12 x 8198 floats), not launched.
+TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Case c({16, 16}, 3);
+  auto din = upload(std::span<const float>(c.in));
+  DeviceBuffer<float> dout(c.in.size());
+  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 3, {1, 1024}, s),
+               std::invalid_argument);
+  s.synchronize();
 }
 
 // A launch whose filter size differs from the one in constant memory is refused.
