@@ -16,10 +16,14 @@ namespace tb::gpu {
 // long kernel gives the poller many intermediate values, large enough that a barrier or an
 // atomic per report is a small fraction of the work. (vector_add's threads report once, after
 // their 16 elements: gpu/vector_add_kernel.cuh.)
-// 64, not 16: at 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel
-// 14-19% on the H200 (its divergent walks wait for each other at every barrier); at 64 a thread
-// of the 10M run reports once, of the 100M run six times.
-constexpr unsigned kPoissonRowsPerReport = 64;    // samples a thread
+// At 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel 14-19% on
+// the H200 (its divergent walks wait for each other at every barrier). 128: a row is 35
+// instructions (gpu/poisson_kernel.cuh) and a per_block report about 30 plus a barrier, so a
+// report every 128 rows is well under 1% of the issue slots. A thread of the 10M run (39 rows)
+// reports once, of the 100M run (382 rows) three times, of the --progress-demo's 2^28-sample
+// kernels (1024 rows) eight times, each kernel under a few ms: the 1 ms poller still sees the
+// count move at nearly every read.
+constexpr unsigned kPoissonRowsPerReport = 128;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
 // counting: the counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
