@@ -8,6 +8,7 @@
 
 #include "common/poisson_sampler.hpp"
 #include "common/progress.hpp"
+#include "gpu/black_scholes.hpp"
 #include "gpu/kernel_stats.hpp"
 
 namespace tb::gpu {
@@ -44,5 +45,29 @@ void progress_poisson(tb::progress::Strategy s, tb::progress::CounterRef counter
                       std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
                       int block, unsigned rows_per_report, cudaStream_t stream);
 KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+// The cuda variant of black_scholes (gpu/black_scholes.cu's black_scholes_vec4_full_kernel
+// <FastPrice>, same grid, bit-identical prices) with progress counting: every thread reports
+// the options it priced once, at its end; the counter ends at exactly n. All five arrays must be
+// 16-byte aligned (cudaMalloc's are).
+void progress_black_scholes(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                            const float* spot, const float* strike, const float* years, float* call,
+                            float* put, std::size_t n, BlackScholesMarket market, int block,
+                            cudaStream_t stream);
+KernelStats progress_black_scholes_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+// nested_loop's kernels (gpu/nested_loop.cu's, same grid, bit-identical results) with progress
+// counting in inner iterations: the counter ends at exactly n * m. One thread per i (the cuda
+// variant) reports its m iterations at its end; one warp per i (cuda_warp) reports each lane's
+// share at its end (block a multiple of 32 for both kernels' counting strategies but none and
+// per_thread; always for the warp kernel).
+void progress_nested_loop(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                          double* results, std::size_t n, std::size_t m, int block,
+                          cudaStream_t stream);
+KernelStats progress_nested_loop_stats(tb::progress::Strategy s, std::size_t n, int block);
+void progress_nested_loop_warp(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                               double* results, std::size_t n, std::size_t m, int block,
+                               cudaStream_t stream);
+KernelStats progress_nested_loop_warp_stats(tb::progress::Strategy s, std::size_t n, int block);
 
 }  // namespace tb::gpu
