@@ -24,9 +24,10 @@ inline constexpr bool kCounts = !std::is_same_v<Progress, tb::gpu::progress::Non
 //
 // The row loop has nothing but the sample and its store: the thread's row count rows_t is
 // computed once, each chunk's count once, so the instrumented kernels run the very row loop of
-// the uninstrumented one. (A first version checked `t < streams && i < n` and bumped two report
-// counters every row, and compared one with report_every: with those and the policy's state
-// live across the sample, the capped kernel spilled, and per_warp cost 28% on the H200.)
+// the uninstrumented one. (The previous version checked `t < streams && i < n`, bumped two
+// report counters and compared one with report_every in every row; with those and the policy's
+// state live across the sample the capped instrumented kernels spilled in the row loop, and the
+// H200 measured per_block +21% (100M samples), per_warp +28%, strided +42%.)
 //
 // Report points are block-uniform (gpu/progress.cuh): the chunk loop runs to `rows`, the row
 // count of stream 0 (the most any stream has), the same for every thread of the grid, and a
@@ -71,13 +72,15 @@ struct FastSample {
 };
 
 // The table's address, from lane 0 by a shuffle. The value is what it was; the point is that
-// ptxas cannot recompute a shuffle's result, so it keeps the address in a (uniform) register
-// across the row loop. Without it, ptxas (CUDA 13.0, sm_90) kept the address in a uniform
-// register only in fast_kernel<None>: every instrumented policy, even uncapped at 54 registers,
-// recomputed it in every row (S2R SR_CgaCtaId, MOV, LEA: the shared window of the CTA), two
-// more instructions a row than None, one of them a variable-latency S2R. Called by every thread
-// of the block right after a barrier: the mask is the warp's threads (the last warp of a block
-// that is not a multiple of 32 is partial).
+// ptxas cannot recompute a shuffle's result, so it keeps the address in a uniform register
+// across the row loop. Without the shuffle, ptxas (CUDA 13.0, sm_90) did so only in
+// fast_kernel<None>: every instrumented policy, even uncapped (54 registers), recomputed the
+// address in every row (S2R SR_CgaCtaId, MOV, LEA: the CTA's shared window), two instructions
+// a row more than None, one of them a variable-latency S2R. All threads of the block call this
+// right after a barrier, so whole warps are converged. Only for whole warps (blocks that are a
+// multiple of 32, which every counting strategy but none and per_thread requires): a partial
+// warp cannot take the full mask, and a mask computed from threadIdx made ptxas hold the
+// address in an ordinary register, which at the 40-register cap cost spills in every policy.
 __device__ __forceinline__ const tb::poisson::CdfTable* opaque_shared_address(
     const tb::poisson::CdfTable* table) {
   auto addr = static_cast<unsigned>(__cvta_generic_to_shared(table));
@@ -128,12 +131,34 @@ struct ArticleSample {
   }
 };
 
+// The article kernel's row loop: the same samples at the same indices as run_streams, with a
+// bounds check in every row. It is never instrumented, and run_streams's loop gave it 46
+// registers instead of 38 (ptxas, CUDA 13.0, sm_90: 5 blocks of 256 an SM instead of 6), so it
+// keeps the loop it was measured with.
+template <class Sample>
+__device__ void run_streams_checked(std::int32_t* __restrict__ out, std::size_t n,
+                                    std::uint64_t seed, Sample& sample) {
+  const std::uint64_t streams = n < kStreams ? n : kStreams;
+  const std::size_t rows = (n + kStreams - 1) / kStreams;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x; base < streams;
+       base += stride) {
+    const std::uint64_t t = base + threadIdx.x;
+    rng::Xoroshiro128p state = rng::seed_stream(seed, t);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = r * kStreams + t;
+      // t < streams: the last tile's extra threads would otherwise alias the next row.
+      if (t < streams && i < n) out[i] = sample(state);
+    }
+  }
+}
+
 template <class Progress>
 __global__ void article_kernel(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
-                               double rate, unsigned report_every, Progress progress) {
+                               double rate, unsigned /*report_every*/, Progress /*progress*/) {
+  static_assert(!kCounts<Progress>, "article_kernel does not count progress");
   ArticleSample sample{rate};
-  Progress p = progress;
-  run_streams(out, n, seed, report_every, sample, p);
+  run_streams_checked(out, n, seed, sample);
 }
 
 // Blocks for n samples: one thread per stream, at most a full GPU's worth (grid-stride beyond).
