@@ -242,7 +242,8 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
     poisson::serial(ref.data(), n, poisson::kSeed, table);
     DeviceBuffer<std::int32_t> d(n);
     for (Strategy st : kStrategies) {
-      for (unsigned rows : {1u, 2u, 16u}) {
+      // 3 does not divide the 4 rows of the largest n: a partial last chunk.
+      for (unsigned rows : {1u, 2u, 3u, 16u, gpu::kPoissonRowsPerReport}) {
         ctr.reset(s);
         CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
         gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, rows, s);
@@ -250,6 +251,19 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;
         download(std::span<std::int32_t>(got), d);
         EXPECT_EQ(got, ref) << strategy_name(st) << " n=" << n << " rows=" << rows;
+      }
+    }
+    // Blocks that are not a multiple of 32 (none and per_thread allow them): the kernel skips the
+    // shuffle that keeps the table's address in a register (gpu/poisson_kernel.cuh).
+    for (Strategy st : {Strategy::none, Strategy::per_thread}) {
+      for (int block : {33, 100}) {
+        ctr.reset(s);
+        CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+        gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, block, 2, s);
+        s.synchronize();
+        EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;
+        download(std::span<std::int32_t>(got), d);
+        EXPECT_EQ(got, ref) << strategy_name(st) << " n=" << n << " block=" << block;
       }
     }
   }
