@@ -4,10 +4,13 @@
 // and thermal drift hit both), the iteration time is the instrumented kernel's, and
 // overhead_pct = (t - t_none) / t_none * 100. A host thread polls the counter every ~1 ms
 // during the timed loop (quietly) and distinct_updates is the number of distinct values it saw
-// per kernel. Targets: vector_add (memory-bound; bytes model 12 B/element) and poisson
-// (compute-bound; 4 B written per sample). impl cuda_article reproduces the article: an atomic
-// per thread on a device counter, read with cudaMemcpy on the legacy default stream, which
-// waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
+// per kernel. Targets, each the workload's own kernel: vector_add (memory-bound; bytes model
+// 12 B/element), poisson (compute-bound; 4 B written per sample), black_scholes (the cuda
+// variant's kernel; 20 B per option), nested_loop and nested_loop_warp (the cuda and cuda_warp
+// kernels, N = M = n; latency-bound; items and the final count are the N*M inner iterations).
+// impl cuda_article reproduces the article: an atomic per thread on a device counter, read with
+// cudaMemcpy on the legacy default stream, which waits for the kernel, so the host sees only
+// final values (expect distinct_updates = 1).
 #include "common/progress.hpp"
 
 #include <algorithm>
@@ -15,12 +18,15 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
+#include "cpu/black_scholes.hpp"
+#include "cpu/nested_loop.hpp"
 #include "cpu/poisson.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -39,9 +45,21 @@ constexpr std::size_t kPoissonSmall = 10'000'000;
 constexpr std::size_t kPoissonLarge = 100'000'000;
 constexpr std::size_t kPoissonQuick = 1'000'000;
 
-enum class TargetKind { vector_add, poisson };
+enum class TargetKind { vector_add, poisson, black_scholes, nested_loop, nested_loop_warp };
 const char* target_name(TargetKind t) {
-  return t == TargetKind::vector_add ? "vector_add" : "poisson";
+  switch (t) {
+    case TargetKind::vector_add:
+      return "vector_add";
+    case TargetKind::poisson:
+      return "poisson";
+    case TargetKind::black_scholes:
+      return "black_scholes";
+    case TargetKind::nested_loop:
+      return "nested_loop";
+    case TargetKind::nested_loop_warp:
+      return "nested_loop_warp";
+  }
+  return "?";
 }
 
 // progress/<impl>/target:<kernel>/...: the suite's `<workload>/<impl>/<args>` naming, with the
@@ -70,6 +88,8 @@ std::string article_name(TargetKind kind, std::size_t n) {
 struct Target {
   virtual ~Target() = default;
   virtual std::size_t n() const = 0;
+  // What the counter ends at after one instrumented kernel.
+  virtual std::uint64_t items() const { return n(); }
   virtual WorkModel work() const = 0;
   virtual Tolerance tolerance() const = 0;
   virtual void launch(Strategy s, CounterRef counter, cudaStream_t stream) = 0;
@@ -172,11 +192,133 @@ class PoissonTarget : public Target {
   DeviceBuffer<std::int32_t> dout_;
 };
 
+// The cuda variant's kernel (black_scholes_vec4_full_kernel<FastPrice>); each thread reports
+// once, at its end. The article's shape: per_thread on this kernel (an atomic per thread).
+class BlackScholesTarget : public Target {
+ public:
+  explicit BlackScholesTarget(std::size_t n)
+      : n_(n),
+        spot_(n),
+        strike_(n),
+        years_(n),
+        call_(n),
+        put_(n),
+        ref_call_(n),
+        ref_put_(n),
+        dspot_(n),
+        dstrike_(n),
+        dyears_(n),
+        dcall_(n),
+        dput_(n) {
+    using namespace black_scholes;
+    fill_uniform(spot_.span(), kSeed, kSpotLo, kSpotHi);
+    fill_uniform(strike_.span(), kSeed + 1, kStrikeLo, kStrikeHi);
+    fill_uniform(years_.span(), kSeed + 2, kYearsLo, kYearsHi);
+    serial(spot_.data(), strike_.data(), years_.data(), ref_call_.data(), ref_put_.data(), n_);
+    CUDA_CHECK(cudaMemcpy(dspot_.data(), spot_.data(), dspot_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(
+        cudaMemcpy(dstrike_.data(), strike_.data(), dstrike_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dyears_.data(), years_.data(), dyears_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
+  }
+  std::size_t n() const override { return n_; }
+  WorkModel work() const override { return black_scholes::work(n_); }
+  Tolerance tolerance() const override { return black_scholes::kTolerance; }
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
+    gpu::progress_black_scholes(s, counter, dspot_.data(), dstrike_.data(), dyears_.data(),
+                                dcall_.data(), dput_.data(), n_, market(), kBlock, stream);
+  }
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
+    launch(Strategy::per_thread, counter, stream);
+  }
+  void launch_article_baseline(cudaStream_t stream) override {
+    launch(Strategy::none, CounterRef{}, stream);
+  }
+  void poison(cudaStream_t stream) override {
+    poison_device(dcall_, stream);
+    poison_device(dput_, stream);
+    tb::poison(call_.span());
+    tb::poison(put_.span());
+  }
+  ErrorStats check() override {
+    tb::download(call_.span(), dcall_);
+    tb::download(put_.span(), dput_);
+    return black_scholes::compare_prices(call_.data(), put_.data(), ref_call_.data(),
+                                         ref_put_.data(), n_);
+  }
+  gpu::KernelStats stats(Strategy s) const override {
+    return gpu::progress_black_scholes_stats(s, n_, kBlock);
+  }
+
+ private:
+  static gpu::BlackScholesMarket market() {
+    return {black_scholes::kRiskFree, black_scholes::kVolatility};
+  }
+  std::size_t n_;
+  HostArray<float> spot_, strike_, years_, call_, put_;
+  HostArray<double> ref_call_, ref_put_;
+  DeviceBuffer<float> dspot_, dstrike_, dyears_, dcall_, dput_;
+};
+
+// nested_loop's cuda (one thread per i) or cuda_warp (one warp per i) kernel, N = M = n; the
+// counter counts inner iterations. The article's shape: per_thread on the kernel.
+class NestedLoopTarget : public Target {
+ public:
+  NestedLoopTarget(std::size_t n, bool warp) : n_(n), warp_(warp), ref_(n), out_(n), dout_(n) {
+    nested_loop::serial(ref_.data(), n_, n_);
+  }
+  std::size_t n() const override { return n_; }
+  std::uint64_t items() const override { return static_cast<std::uint64_t>(n_) * n_; }
+  WorkModel work() const override { return nested_loop::work(n_); }
+  Tolerance tolerance() const override { return nested_loop::kTolerance; }
+  void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
+    if (warp_)
+      gpu::progress_nested_loop_warp(s, counter, dout_.data(), n_, n_, kBlock, stream);
+    else
+      gpu::progress_nested_loop(s, counter, dout_.data(), n_, n_, kBlock, stream);
+  }
+  void launch_article(CounterRef counter, cudaStream_t stream) override {
+    launch(Strategy::per_thread, counter, stream);
+  }
+  void launch_article_baseline(cudaStream_t stream) override {
+    launch(Strategy::none, CounterRef{}, stream);
+  }
+  void poison(cudaStream_t stream) override {
+    poison_device(dout_, stream);
+    tb::poison(out_.span());
+  }
+  ErrorStats check() override {
+    tb::download(out_.span(), dout_);
+    return compare(std::span<const double>(out_.span()), std::span<const double>(ref_.span()));
+  }
+  gpu::KernelStats stats(Strategy s) const override {
+    return warp_ ? gpu::progress_nested_loop_warp_stats(s, n_, kBlock)
+                 : gpu::progress_nested_loop_stats(s, n_, kBlock);
+  }
+
+ private:
+  std::size_t n_;
+  bool warp_;
+  HostArray<double> ref_, out_;
+  DeviceBuffer<double> dout_;
+};
+
 Target& target(TargetKind kind, std::size_t n) {
   static SingleSlot<std::pair<int, std::size_t>, std::unique_ptr<Target>> slot;
   return *slot.get({static_cast<int>(kind), n}, [&]() -> std::unique_ptr<Target> {
-    if (kind == TargetKind::vector_add) return std::make_unique<VectorAddTarget>(n);
-    return std::make_unique<PoissonTarget>(n);
+    switch (kind) {
+      case TargetKind::vector_add:
+        return std::make_unique<VectorAddTarget>(n);
+      case TargetKind::poisson:
+        return std::make_unique<PoissonTarget>(n);
+      case TargetKind::black_scholes:
+        return std::make_unique<BlackScholesTarget>(n);
+      case TargetKind::nested_loop:
+        return std::make_unique<NestedLoopTarget>(n, false);
+      case TargetKind::nested_loop_warp:
+        return std::make_unique<NestedLoopTarget>(n, true);
+    }
+    throw std::logic_error("progress: unknown target");
   });
 }
 
@@ -273,7 +415,7 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
         .baseline = [&t, stream] { t.launch(Strategy::none, CounterRef{}, stream); },
         .read = [&ctr] { return ctr.read(); },
         .stream = stream,
-        .expected_count = strategy == Strategy::none ? 0 : n,
+        .expected_count = strategy == Strategy::none ? 0 : t.items(),
     };
     if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
     measure(state, s);
@@ -295,7 +437,7 @@ void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
         .baseline = [&t, stream] { t.launch_article_baseline(stream); },
         .read = [&ctr] { return ctr.read_legacy(); },
         .stream = stream,
-        .expected_count = n,
+        .expected_count = t.items(),
     };
     if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
     measure(state, s);
@@ -328,6 +470,12 @@ void register_benchmarks(const RunConfig& cfg) {
     add_all(cfg, TargetKind::vector_add, n);
   for (std::size_t n : sizes_1d(cfg, {kPoissonSmall, kPoissonLarge}, kPoissonQuick))
     add_all(cfg, TargetKind::poisson, n);
+  for (std::size_t n : sizes_1d(cfg, {black_scholes::kDefaultSize}, black_scholes::kQuickSize))
+    add_all(cfg, TargetKind::black_scholes, n);
+  for (std::size_t n : sizes_1d(cfg, {nested_loop::kArticleSize}, nested_loop::kQuickSize)) {
+    add_all(cfg, TargetKind::nested_loop, n);
+    add_all(cfg, TargetKind::nested_loop_warp, n);
+  }
 }
 
 }  // namespace

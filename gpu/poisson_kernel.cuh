@@ -5,43 +5,58 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/poisson_sampler.hpp"
+#include "gpu/progress.cuh"
 
 namespace tb::gpu::poisson_detail {
 
 using tb::poisson::kStreams;
 
+// Whether a policy counts at all: progress::None reports nothing, so its rows need no chunks.
+template <class Progress>
+inline constexpr bool kCounts = !std::is_same_v<Progress, tb::gpu::progress::None>;
+
 // Thread t (grid-stride over the streams) owns stream t and writes its samples t, t + kStreams,
-// t + 2 kStreams, ...: a warp's stores are contiguous. The row loop's bound is the same for
-// every thread and the stream loop's depends only on the block's base, so report points are
-// block-uniform (gpu/progress.cuh). A thread reports every `report_every` rows.
+// t + 2 kStreams, ...: a warp's stores are contiguous. The thread's rows go in chunks of
+// `report_every` (all of them in one chunk with None), with a report after each chunk.
+//
+// The row loop has nothing but the sample and its store: the thread's row count rows_t is
+// computed once, each chunk's count once, so the instrumented kernels run the very row loop of
+// the uninstrumented one. (The previous version checked `t < streams && i < n`, bumped two
+// report counters and compared one with report_every in every row; with those and the policy's
+// state live across the sample the capped instrumented kernels spilled in the row loop, and the
+// H200 measured per_block +21% (100M samples), per_warp +28%, strided +42%.)
+//
+// Report points are block-uniform (gpu/progress.cuh): the chunk loop runs to `rows`, the row
+// count of stream 0 (the most any stream has), the same for every thread of the grid, and a
+// thread with fewer rows (or none: t >= streams in the last tile) reports 0 for the chunks past
+// its end. The stream loop's bound depends only on the block's base.
 template <class Sample, class Progress>
 __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
                             unsigned report_every, Sample& sample, Progress& progress) {
   const std::uint64_t streams = n < kStreams ? n : kStreams;
   const std::size_t rows = (n + kStreams - 1) / kStreams;
+  const std::size_t chunk = kCounts<Progress> ? (report_every > 0 ? report_every : 1u) : rows;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x; base < streams;
        base += stride) {
     const std::uint64_t t = base + threadIdx.x;
+    // Samples i = t + r kStreams < n, for t < streams <= n. 32 bits: n < 2^50.
+    const unsigned rows_t =
+        t < streams ? static_cast<unsigned>((n - t + kStreams - 1) / kStreams) : 0u;
     rng::Xoroshiro128p state = rng::seed_stream(seed, t);
-    unsigned pending = 0;
-    unsigned since_report = 0;
-    for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t i = r * kStreams + t;
-      // t < streams: the last tile's extra threads would otherwise alias the next row.
-      if (t < streams && i < n) {
-        out[i] = sample(state);
-        ++pending;
+    std::int32_t* __restrict__ p = out + (t < streams ? t : 0);
+    for (std::size_t c0 = 0; c0 < rows; c0 += chunk) {
+      const unsigned count =
+          rows_t > c0 ? static_cast<unsigned>(rows_t - c0 < chunk ? rows_t - c0 : chunk) : 0u;
+      for (unsigned k = count; k != 0; --k) {
+        *p = sample(state);
+        p += kStreams;
       }
-      if (++since_report == report_every) {
-        progress.done(pending);
-        pending = 0;
-        since_report = 0;
-      }
+      progress.done(count);
     }
-    if (since_report != 0) progress.done(pending);
   }
   progress.finish();
 }
@@ -50,25 +65,46 @@ __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::
 // differ between lanes. The tail parameters too (read only on the tail path, which rate 5 never
 // takes), rather than held in registers across the row loop.
 struct FastSample {
-  const std::uint64_t* thr;
-  const std::uint8_t* guide;
-  const tb::poisson::TailParams* tail;
+  const tb::poisson::CdfTable* table;
   __device__ int operator()(rng::Xoroshiro128p& s) const {
-    return tb::poisson::sample_fast(s, thr, guide, *tail);
+    return tb::poisson::sample_fast(s, table->thr, table->guide, table->tail);
   }
 };
 
+// The table's address, from lane 0 by a shuffle. The value is what it was; the point is that
+// ptxas cannot recompute a shuffle's result, so it keeps the address in a uniform register
+// across the row loop. Without the shuffle, ptxas (CUDA 13.0, sm_90) did so only in
+// fast_kernel<None>: every instrumented policy, even uncapped (54 registers), recomputed the
+// address in every row (S2R SR_CgaCtaId, MOV, LEA: the CTA's shared window), two instructions
+// a row more than None, one of them a variable-latency S2R. All threads of the block call this
+// right after a barrier, so whole warps are converged. Only for whole warps (blocks that are a
+// multiple of 32, which every counting strategy but none and per_thread requires): a partial
+// warp cannot take the full mask, and a mask computed from threadIdx made ptxas hold the
+// address in an ordinary register, which at the 40-register cap cost spills in every policy.
+__device__ __forceinline__ const tb::poisson::CdfTable* opaque_shared_address(
+    const tb::poisson::CdfTable* table) {
+  auto addr = static_cast<unsigned>(__cvta_generic_to_shared(table));
+  if (blockDim.x % 32u == 0) addr = __shfl_sync(0xffffffffu, addr, 0);
+  return static_cast<const tb::poisson::CdfTable*>(__cvta_shared_to_generic(addr));
+}
+
 // Registers are capped at 40 for every progress policy, so that all of them have the
 // occupancy and the persistent grid (gpu/kernel_stats.cuh persistent_grid, which asks the
-// occupancy API) of the uninstrumented kernel. Uncapped, ptxas gave (sm_90, this code) None 40,
-// PerThread 40, PerWarp 38, PerBlock 48, Strided 46 registers; 48 and 46 round up to 48 a
-// thread, 5 blocks of 256 an SM instead of 6: the instrumented kernel then ran with 1/6 fewer
-// warps to hide the walk's latency and with a different grid (660 blocks instead of 792 for the
-// 1024 stream tiles, so a different wave split) than the `none` baseline it is compared with,
-// which was most of per_block's and strided's measured overhead. At 40: None and PerWarp spill
-// nothing, PerThread spills only on the tail path (never taken at rate 5), PerBlock and Strided
-// reload one or two spilled words a row (L1 hits). 32 registers (8 blocks of 256, all 2^18
-// streams in one wave) spilled in the hot loop of every policy, None included.
+// occupancy API) of the uninstrumented kernel: 40 a thread is 6 blocks of 256 an SM, 792 blocks
+// on the H200. ptxas (CUDA 13.0, sm_90), this code:
+// - at 40: every policy runs the same row (35 instructions from the row loop's head to its
+//   back-branch when the walk ends at its first compare, no local memory); None, PerThread
+//   and PerWarp spill nothing; PerBlock (20 bytes) and Strided (48 bytes) spill only outside
+//   the row loop: one reload a chunk, and a few a stream tile.
+// - uncapped: None 48, PerThread 50, PerWarp 50, PerBlock 49, Strided 52 registers, no spills;
+//   5 blocks of 256 an SM, a different grid (660 blocks for the 1024 stream tiles) and 1/6
+//   fewer warps to hide the walk's latency than at 40. Measured with the previous row loop,
+//   such a grid difference was most of per_block's and strided's overhead.
+// - at 48: the same 35-instruction row, no spills, but 5 blocks an SM (as uncapped).
+// - at 32 (8 blocks, all 2^18 streams in one wave): 41 instructions a row with 3 local loads
+//   in the row loop, for every policy, None included.
+// (The previous row loop, at 40: None 50 instructions a row; PerThread and PerWarp 61, with
+// the table's address recomputed every row; PerBlock 61 with 2 local loads; Strided 73 with 4.)
 // __maxnreg__ rather than __launch_bounds__: it caps registers without limiting the block size.
 constexpr int kFastMaxRegisters = 40;
 
@@ -76,14 +112,14 @@ template <class Progress>
 __global__ void __maxnreg__(kFastMaxRegisters)
     fast_kernel(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
                 tb::poisson::CdfTable table, unsigned report_every, Progress progress) {
-  __shared__ std::uint64_t thr[tb::poisson::kTableSize];
-  __shared__ std::uint8_t guide[tb::poisson::kGuideSize];
-  __shared__ tb::poisson::TailParams tail;
-  for (int k = threadIdx.x; k < tb::poisson::kTableSize; k += blockDim.x) thr[k] = table.thr[k];
-  for (int j = threadIdx.x; j < tb::poisson::kGuideSize; j += blockDim.x) guide[j] = table.guide[j];
-  if (threadIdx.x == 0) tail = table.tail;
+  __shared__ tb::poisson::CdfTable shared;
+  for (int k = threadIdx.x; k < tb::poisson::kTableSize; k += blockDim.x)
+    shared.thr[k] = table.thr[k];
+  for (int j = threadIdx.x; j < tb::poisson::kGuideSize; j += blockDim.x)
+    shared.guide[j] = table.guide[j];
+  if (threadIdx.x == 0) shared.tail = table.tail;
   __syncthreads();
-  FastSample sample{thr, guide, &tail};
+  FastSample sample{opaque_shared_address(&shared)};
   Progress p = progress;
   run_streams(out, n, seed, report_every, sample, p);
 }
@@ -95,12 +131,34 @@ struct ArticleSample {
   }
 };
 
+// The article kernel's row loop: the same samples at the same indices as run_streams, with a
+// bounds check in every row. It is never instrumented, and run_streams's loop gave it 46
+// registers instead of 38 (ptxas, CUDA 13.0, sm_90: 5 blocks of 256 an SM instead of 6), so it
+// keeps the loop it was measured with.
+template <class Sample>
+__device__ void run_streams_checked(std::int32_t* __restrict__ out, std::size_t n,
+                                    std::uint64_t seed, Sample& sample) {
+  const std::uint64_t streams = n < kStreams ? n : kStreams;
+  const std::size_t rows = (n + kStreams - 1) / kStreams;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x; base < streams;
+       base += stride) {
+    const std::uint64_t t = base + threadIdx.x;
+    rng::Xoroshiro128p state = rng::seed_stream(seed, t);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::size_t i = r * kStreams + t;
+      // t < streams: the last tile's extra threads would otherwise alias the next row.
+      if (t < streams && i < n) out[i] = sample(state);
+    }
+  }
+}
+
 template <class Progress>
 __global__ void article_kernel(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
-                               double rate, unsigned report_every, Progress progress) {
+                               double rate, unsigned /*report_every*/, Progress /*progress*/) {
+  static_assert(!kCounts<Progress>, "article_kernel does not count progress");
   ArticleSample sample{rate};
-  Progress p = progress;
-  run_streams(out, n, seed, report_every, sample, p);
+  run_streams_checked(out, n, seed, sample);
 }
 
 // Blocks for n samples: one thread per stream, at most a full GPU's worth (grid-stride beyond).

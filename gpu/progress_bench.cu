@@ -2,7 +2,9 @@
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
+#include "gpu/black_scholes_kernel.cuh"
 #include "gpu/kernel_stats.cuh"
+#include "gpu/nested_loop_kernel.cuh"
 #include "gpu/poisson_kernel.cuh"
 #include "gpu/progress.cuh"
 #include "gpu/progress_bench.hpp"
@@ -37,6 +39,27 @@ template <class Progress>
 long long poisson_grid(std::size_t n, int block) {
   return persistent_grid(poisson_detail::fast_kernel<Progress>, block,
                          static_cast<long long>(poisson_detail::stream_blocks(n, block)));
+}
+
+// gpu/black_scholes.cu's grid for the cuda variant: at least one block, so that the tail (n < 4)
+// still has a thread.
+template <class Progress>
+long long black_scholes_grid(std::size_t n, int block) {
+  const auto groups = static_cast<long long>((n / 4 + block - 1) / block);
+  return persistent_grid(
+      black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice,
+                                                           Progress>,
+      block, groups > 0 ? groups : 1);
+}
+
+// gpu/nested_loop.cu's grids: one thread, or one warp, per i.
+long long blocks_for(std::size_t threads, int block) {
+  return static_cast<long long>((threads + static_cast<std::size_t>(block) - 1) / block);
+}
+
+void check_warp_block(int block) {
+  if (block <= 0 || block % nested_loop_detail::kWarp != 0)
+    throw std::invalid_argument("progress_nested_loop_warp: block must be a multiple of 32");
 }
 
 }  // namespace
@@ -94,6 +117,83 @@ KernelStats progress_poisson_stats(Strategy s, std::size_t n, int block) {
   progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
     using Policy = decltype(policy);
     out = kernel_stats(poisson_detail::fast_kernel<Policy>, block, poisson_grid<Policy>(n, block));
+  });
+  return out;
+}
+
+void progress_black_scholes(Strategy s, tb::progress::CounterRef counter, const float* spot,
+                            const float* strike, const float* years, float* call, float* put,
+                            std::size_t n, BlackScholesMarket market, int block,
+                            cudaStream_t stream) {
+  if (n == 0) return;
+  if (!aligned16(spot) || !aligned16(strike) || !aligned16(years) || !aligned16(call) ||
+      !aligned16(put))
+    throw std::invalid_argument("progress_black_scholes: all arrays must be 16-byte aligned");
+  check_block_for(s, block);
+  progress::dispatch(s, counter, [&](auto policy) {
+    using Policy = decltype(policy);
+    black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice, Policy>
+        <<<static_cast<unsigned>(black_scholes_grid<Policy>(n, block)), block, 0, stream>>>(
+            reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
+            reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
+            reinterpret_cast<float4*>(put), n, black_scholes_detail::coefficients(market), policy);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+KernelStats progress_black_scholes_stats(Strategy s, std::size_t n, int block) {
+  KernelStats out;
+  progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
+    using Policy = decltype(policy);
+    out = kernel_stats(
+        black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice,
+                                                             Policy>,
+        block, black_scholes_grid<Policy>(n, block));
+  });
+  return out;
+}
+
+void progress_nested_loop(Strategy s, tb::progress::CounterRef counter, double* results,
+                          std::size_t n, std::size_t m, int block, cudaStream_t stream) {
+  if (n == 0) return;
+  check_block_for(s, block);
+  progress::dispatch(s, counter, [&](auto policy) {
+    nested_loop_detail::
+        thread_kernel<<<static_cast<unsigned>(blocks_for(n, block)), block, 0, stream>>>(
+            results, static_cast<std::int64_t>(n), static_cast<std::int64_t>(m), policy);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+KernelStats progress_nested_loop_stats(Strategy s, std::size_t n, int block) {
+  KernelStats out;
+  progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
+    using Policy = decltype(policy);
+    out = kernel_stats(nested_loop_detail::thread_kernel<Policy>, block, blocks_for(n, block));
+  });
+  return out;
+}
+
+void progress_nested_loop_warp(Strategy s, tb::progress::CounterRef counter, double* results,
+                               std::size_t n, std::size_t m, int block, cudaStream_t stream) {
+  check_warp_block(block);
+  if (n == 0) return;
+  check_block_for(s, block);
+  progress::dispatch(s, counter, [&](auto policy) {
+    nested_loop_detail::
+        warp_kernel<<<static_cast<unsigned>(blocks_for(n * nested_loop_detail::kWarp, block)),
+                      block, 0, stream>>>(results, static_cast<std::int64_t>(n),
+                                          static_cast<std::int64_t>(m), policy);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+KernelStats progress_nested_loop_warp_stats(Strategy s, std::size_t n, int block) {
+  KernelStats out;
+  progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
+    using Policy = decltype(policy);
+    out = kernel_stats(nested_loop_detail::warp_kernel<Policy>, block,
+                       blocks_for(n * nested_loop_detail::kWarp, block));
   });
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "common/poisson_sampler.hpp"
 #include "common/progress.hpp"
+#include "gpu/black_scholes.hpp"
 #include "gpu/kernel_stats.hpp"
 
 namespace tb::gpu {
@@ -16,10 +17,14 @@ namespace tb::gpu {
 // long kernel gives the poller many intermediate values, large enough that a barrier or an
 // atomic per report is a small fraction of the work. (vector_add's threads report once, after
 // their 16 elements: gpu/vector_add_kernel.cuh.)
-// 64, not 16: at 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel
-// 14-19% on the H200 (its divergent walks wait for each other at every barrier); at 64 a thread
-// of the 10M run reports once, of the 100M run six times.
-constexpr unsigned kPoissonRowsPerReport = 64;    // samples a thread
+// At 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel 14-19% on
+// the H200 (its divergent walks wait for each other at every barrier). 128: a row is 35
+// instructions (gpu/poisson_kernel.cuh) and a per_block report about 30 plus a barrier, so a
+// report every 128 rows is well under 1% of the issue slots. A thread of the 10M run (39 rows)
+// reports once, of the 100M run (382 rows) three times, of the --progress-demo's 2^28-sample
+// kernels (1024 rows) eight times, each kernel under a few ms: the 1 ms poller still sees the
+// count move at nearly every read.
+constexpr unsigned kPoissonRowsPerReport = 128;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
 // counting: the counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
@@ -40,5 +45,29 @@ void progress_poisson(tb::progress::Strategy s, tb::progress::CounterRef counter
                       std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
                       int block, unsigned rows_per_report, cudaStream_t stream);
 KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+// The cuda variant of black_scholes (gpu/black_scholes.cu's black_scholes_vec4_full_kernel
+// <FastPrice>, same grid, bit-identical prices) with progress counting: every thread reports
+// the options it priced once, at its end; the counter ends at exactly n. All five arrays must be
+// 16-byte aligned (cudaMalloc's are).
+void progress_black_scholes(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                            const float* spot, const float* strike, const float* years, float* call,
+                            float* put, std::size_t n, BlackScholesMarket market, int block,
+                            cudaStream_t stream);
+KernelStats progress_black_scholes_stats(tb::progress::Strategy s, std::size_t n, int block);
+
+// nested_loop's kernels (gpu/nested_loop.cu's, same grid, bit-identical results) with progress
+// counting in inner iterations: the counter ends at exactly n * m. One thread per i (the cuda
+// variant) reports its m iterations at its end; one warp per i (cuda_warp) reports each lane's
+// share at its end (block a multiple of 32 for both kernels' counting strategies but none and
+// per_thread; always for the warp kernel).
+void progress_nested_loop(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                          double* results, std::size_t n, std::size_t m, int block,
+                          cudaStream_t stream);
+KernelStats progress_nested_loop_stats(tb::progress::Strategy s, std::size_t n, int block);
+void progress_nested_loop_warp(tb::progress::Strategy s, tb::progress::CounterRef counter,
+                               double* results, std::size_t n, std::size_t m, int block,
+                               cudaStream_t stream);
+KernelStats progress_nested_loop_warp_stats(tb::progress::Strategy s, std::size_t n, int block);
 
 }  // namespace tb::gpu

@@ -8,10 +8,14 @@
 #include <vector>
 
 #include "common/progress.hpp"
+#include "common/random.hpp"
+#include "cpu/black_scholes.hpp"
 #include "cpu/poisson.hpp"
 #include "tests/test_util.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
+#include "gpu/black_scholes.hpp"
+#include "gpu/nested_loop.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
 #endif
@@ -238,7 +242,8 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
     poisson::serial(ref.data(), n, poisson::kSeed, table);
     DeviceBuffer<std::int32_t> d(n);
     for (Strategy st : kStrategies) {
-      for (unsigned rows : {1u, 2u, 16u}) {
+      // 3 does not divide the 4 rows of the largest n: a partial last chunk.
+      for (unsigned rows : {1u, 2u, 3u, 16u, gpu::kPoissonRowsPerReport}) {
         ctr.reset(s);
         CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
         gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, 256, rows, s);
@@ -246,6 +251,104 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
         EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;
         download(std::span<std::int32_t>(got), d);
         EXPECT_EQ(got, ref) << strategy_name(st) << " n=" << n << " rows=" << rows;
+      }
+    }
+    // Blocks that are not a multiple of 32 (none and per_thread allow them): the kernel skips the
+    // shuffle that keeps the table's address in a register (gpu/poisson_kernel.cuh).
+    for (Strategy st : {Strategy::none, Strategy::per_thread}) {
+      for (int block : {33, 100}) {
+        ctr.reset(s);
+        CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+        gpu::progress_poisson(st, ctr.ref(), d.data(), n, poisson::kSeed, table, block, 2, s);
+        s.synchronize();
+        EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n) << strategy_name(st) << " n=" << n;
+        download(std::span<std::int32_t>(got), d);
+        EXPECT_EQ(got, ref) << strategy_name(st) << " n=" << n << " block=" << block;
+      }
+    }
+  }
+}
+
+// The instrumented black_scholes kernel is the cuda variant's: the same prices, bit for bit, and
+// the counter ends at n (sizes below, at and above one float4 group, and not multiples of 4).
+TEST(ProgressGpu, BlackScholesCountsAndPricesMatchUninstrumented) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Counter ctr(CounterKind::device);
+  const gpu::BlackScholesMarket market{black_scholes::kRiskFree, black_scholes::kVolatility};
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{4099},
+                        (std::size_t{1} << 20) + 6}) {
+    std::vector<float> spot(n), strike(n), years(n), want_call(n), want_put(n), call(n), put(n);
+    fill_uniform(std::span<float>(spot), black_scholes::kSeed, black_scholes::kSpotLo,
+                 black_scholes::kSpotHi);
+    fill_uniform(std::span<float>(strike), black_scholes::kSeed + 1, black_scholes::kStrikeLo,
+                 black_scholes::kStrikeHi);
+    fill_uniform(std::span<float>(years), black_scholes::kSeed + 2, black_scholes::kYearsLo,
+                 black_scholes::kYearsHi);
+    auto dspot = upload(std::span<const float>(spot));
+    auto dstrike = upload(std::span<const float>(strike));
+    auto dyears = upload(std::span<const float>(years));
+    DeviceBuffer<float> dcall(n), dput(n);
+    gpu::black_scholes_cuda(dspot.data(), dstrike.data(), dyears.data(), dcall.data(), dput.data(),
+                            n, market, 256, s);
+    s.synchronize();
+    download(std::span<float>(want_call), dcall);
+    download(std::span<float>(want_put), dput);
+    for (Strategy st : kStrategies) {
+      for (int block : test::test_blocks()) {
+        ctr.reset(s);
+        CUDA_CHECK(tb::test::memset_sync(dcall.data(), 0xFF, dcall.bytes()));
+        CUDA_CHECK(tb::test::memset_sync(dput.data(), 0xFF, dput.bytes()));
+        gpu::progress_black_scholes(st, ctr.ref(), dspot.data(), dstrike.data(), dyears.data(),
+                                    dcall.data(), dput.data(), n, market, block, s);
+        s.synchronize();
+        EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n)
+            << strategy_name(st) << " n=" << n << " block=" << block;
+        download(std::span<float>(call), dcall);
+        download(std::span<float>(put), dput);
+        EXPECT_EQ(call, want_call) << strategy_name(st) << " n=" << n << " block=" << block;
+        EXPECT_EQ(put, want_put) << strategy_name(st) << " n=" << n << " block=" << block;
+      }
+    }
+  }
+}
+
+// Both nested_loop kernels, instrumented: the uninstrumented kernel's results bit for bit, and
+// the counter ends at n * m inner iterations (m below, at and above the warp width).
+TEST(ProgressGpu, NestedLoopCountsAndResultsMatchUninstrumented) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Counter ctr(CounterKind::device);
+  struct Shape {
+    std::size_t n, m;
+  };
+  for (Shape sh : {Shape{1, 1}, Shape{5, 31}, Shape{300, 33}, Shape{1000, 1000}, Shape{257, 2}}) {
+    const std::size_t n = sh.n, m = sh.m;
+    std::vector<double> want(n), want_warp(n), got(n);
+    DeviceBuffer<double> d(n);
+    gpu::nested_loop_cuda(d.data(), n, m, 256, s);
+    s.synchronize();
+    download(std::span<double>(want), d);
+    gpu::nested_loop_cuda_warp(d.data(), n, m, 256, s);
+    s.synchronize();
+    download(std::span<double>(want_warp), d);
+    for (Strategy st : kStrategies) {
+      for (int block : test::test_blocks()) {
+        for (bool warp : {false, true}) {
+          ctr.reset(s);
+          CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+          if (warp)
+            gpu::progress_nested_loop_warp(st, ctr.ref(), d.data(), n, m, block, s);
+          else
+            gpu::progress_nested_loop(st, ctr.ref(), d.data(), n, m, block, s);
+          s.synchronize();
+          EXPECT_EQ(ctr.read(), st == Strategy::none ? 0u : n * m)
+              << strategy_name(st) << " warp=" << warp << " n=" << n << " m=" << m
+              << " block=" << block;
+          download(std::span<double>(got), d);
+          EXPECT_EQ(got, warp ? want_warp : want) << strategy_name(st) << " warp=" << warp
+                                                  << " n=" << n << " m=" << m << " block=" << block;
+        }
       }
     }
   }
