@@ -374,13 +374,24 @@ void measure(benchmark::State& state, const Setup& s) {
   double t_sum = 0.0, t_none_sum = 0.0;
   long long iters = 0;
   const auto wall_start = std::chrono::steady_clock::now();
+  // Both kernels are queued behind a gate (common/gpu_harness.hpp) and run back to back: without
+  // it the baseline, launched on an idle GPU, would carry the launch latency while the
+  // instrumented kernel, enqueued while the baseline runs, would not, and the overhead would
+  // come out a few microseconds too low.
+  LaunchGate gate;
   for (auto _ : state) {
+    gate.close(s.stream);
     e0.record(s.stream);
     s.baseline();
     e1.record(s.stream);
     s.instrumented();
     e2.record(s.stream);
+    gate.open();
     e2.synchronize();
+    if (gate.timed_out()) {
+      state.SkipWithError("the kernels waited behind the launch gate until it timed out");
+      break;
+    }
     const double t_none = e1.seconds_since(e0);
     const double t = e2.seconds_since(e1);
     state.SetIterationTime(t);

@@ -17,6 +17,7 @@ using black_scholes_detail::ErfcCdf;
 using black_scholes_detail::FastPrice;
 using black_scholes_detail::kMaxBlock;
 using black_scholes_detail::price;
+using black_scholes_detail::vec4_grid;
 using progress::None;
 
 // The vec4 kernel that each CDF policy launches.
@@ -36,12 +37,6 @@ __global__ void __launch_bounds__(kMaxBlock)
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// At least one block, so that the tail (n < 4) still has a thread.
-template <class Cdf>
-long long vec4_grid(std::size_t n, int block) {
-  const auto groups = static_cast<long long>((n / 4 + block - 1) / block);
-  return persistent_grid(vec4_kernel<Cdf>, block, groups > 0 ? groups : 1);
-}
 
 long long naive_grid(std::size_t n, int block) {
   return static_cast<long long>((n + block - 1) / block);
@@ -69,7 +64,7 @@ void launch_vec4(const float* spot, const float* strike, const float* years, flo
     launch_naive<Cdf>(spot, strike, years, call, put, n, market, block, stream);
     return;
   }
-  vec4_kernel<Cdf><<<static_cast<unsigned>(vec4_grid<Cdf>(n, block)), block, 0, stream>>>(
+  vec4_kernel<Cdf><<<static_cast<unsigned>(vec4_grid(n, block)), block, 0, stream>>>(
       reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
       reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
       reinterpret_cast<float4*>(put), n, coefficients(market), None{});
@@ -85,7 +80,7 @@ void black_scholes_cuda(const float* spot, const float* strike, const float* yea
 }
 
 KernelStats black_scholes_cuda_stats(std::size_t n, int block) {
-  return kernel_stats(vec4_kernel<FastPrice>, block, vec4_grid<FastPrice>(n, block));
+  return kernel_stats(vec4_kernel<FastPrice>, block, vec4_grid(n, block));
 }
 
 void black_scholes_cuda_erfc(const float* spot, const float* strike, const float* years,
@@ -96,7 +91,7 @@ void black_scholes_cuda_erfc(const float* spot, const float* strike, const float
 
 KernelStats black_scholes_cuda_erfc_stats(std::size_t n, int block) {
   return kernel_stats(black_scholes_vec4_kernel<ErfcCdf, None>, block,
-                      vec4_grid<ErfcCdf>(n, block));
+                      vec4_grid(n, block));
 }
 
 void black_scholes_cuda_naive(const float* spot, const float* strike, const float* years,

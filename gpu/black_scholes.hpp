@@ -74,8 +74,7 @@ constexpr void black_scholes_price_fast(const Ops& ops, float spot, float strike
   put = disc_n2_neg - spot_n1_neg;
 }
 
-// Grid-stride over float4 groups of options (three 16-byte streaming loads and two 16-byte
-// streaming stores per thread and step), a grid that fills the GPU once, and
+// One float4 group of options per thread (three 16-byte loads and two 16-byte stores), and
 // black_scholes_price_fast above (fast intrinsics, polynomial CDF instead of erfcf, one exp and
 // one reciprocal for both CDFs), so the math stays under the memory time. Falls back to one
 // option per thread, scalar, for pointers not 16-byte aligned.

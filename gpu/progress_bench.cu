@@ -41,17 +41,6 @@ long long poisson_grid(std::size_t n, int block) {
                          static_cast<long long>(poisson_detail::stream_blocks(n, block)));
 }
 
-// gpu/black_scholes.cu's grid for the cuda variant: at least one block, so that the tail (n < 4)
-// still has a thread.
-template <class Progress>
-long long black_scholes_grid(std::size_t n, int block) {
-  const auto groups = static_cast<long long>((n / 4 + block - 1) / block);
-  return persistent_grid(
-      black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice,
-                                                           Progress>,
-      block, groups > 0 ? groups : 1);
-}
-
 // gpu/nested_loop.cu's grids: one thread, or one warp, per i.
 long long blocks_for(std::size_t threads, int block) {
   return static_cast<long long>((threads + static_cast<std::size_t>(block) - 1) / block);
@@ -133,7 +122,7 @@ void progress_black_scholes(Strategy s, tb::progress::CounterRef counter, const 
   progress::dispatch(s, counter, [&](auto policy) {
     using Policy = decltype(policy);
     black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice, Policy>
-        <<<static_cast<unsigned>(black_scholes_grid<Policy>(n, block)), block, 0, stream>>>(
+        <<<static_cast<unsigned>(black_scholes_detail::vec4_grid(n, block)), block, 0, stream>>>(
             reinterpret_cast<const float4*>(spot), reinterpret_cast<const float4*>(strike),
             reinterpret_cast<const float4*>(years), reinterpret_cast<float4*>(call),
             reinterpret_cast<float4*>(put), n, black_scholes_detail::coefficients(market), policy);
@@ -148,7 +137,7 @@ KernelStats progress_black_scholes_stats(Strategy s, std::size_t n, int block) {
     out = kernel_stats(
         black_scholes_detail::black_scholes_vec4_full_kernel<black_scholes_detail::FastPrice,
                                                              Policy>,
-        block, black_scholes_grid<Policy>(n, block));
+        block, black_scholes_detail::vec4_grid(n, block));
   });
   return out;
 }
