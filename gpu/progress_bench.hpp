@@ -18,13 +18,15 @@ namespace tb::gpu {
 // atomic per report is a small fraction of the work. (vector_add's threads report once, after
 // their 16 elements: gpu/vector_add_kernel.cuh.)
 // At 16 the per_block barrier every 16 samples cost the compute-bound Poisson kernel 14-19% on
-// the H200 (its divergent walks wait for each other at every barrier). 128: a row is 35
-// instructions (gpu/poisson_kernel.cuh) and a per_block report about 30 plus a barrier, so a
-// report every 128 rows is well under 1% of the issue slots. A thread of the 10M run (39 rows)
-// reports once, of the 100M run (382 rows) three times, of the --progress-demo's 2^28-sample
-// kernels (1024 rows) eight times, each kernel under a few ms: the 1 ms poller still sees the
-// count move at nearly every read.
-constexpr unsigned kPoissonRowsPerReport = 128;  // samples a thread
+// the H200 (its divergent walks wait for each other at every barrier). A row is 35
+// instructions (gpu/poisson_kernel.cuh) and a per_block report about 30 plus a barrier. At 128
+// rows a report the H200 measured (device counter, block 256) +1.02% for per_block and +1.19%
+// for per_warp at 100M, +3.2% / +1.2% at 10M (where every thread reports once per stream tile
+// anyway); 256 halves the reports of the 100M run (382 rows: two instead of three). The
+// --progress-demo's 2^28-sample kernels (1024 rows, ~8 ms each) still report four times a
+// thread, at times that differ from block to block, so the 1 ms poller sees the count move at
+// nearly every read.
+constexpr unsigned kPoissonRowsPerReport = 256;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
 // counting: the counter ends at exactly n. a, b and c must be 16-byte aligned (cudaMalloc's are).
