@@ -123,24 +123,25 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
     if (y + p < h) out[static_cast<std::size_t>(y + p) * w + x] = acc[p];
 }
 
-// ---- cuda_tiled: 4 x kBlockRows register blocks over a cp.async tile ----------------------
+// ---- cuda_tiled: 4 x kBlockRows register blocks over double-buffered cp.async bands -------
 //
-// Why this shape (sm_90, 5x5, 3840x2160; facts from ptxas -v and cuobjdump -sass of this file):
+// Why this shape (sm_90, 5x5, 3840x2160; facts from ptxas -v and nvdisasm of this file):
 // the kernel must stream one read and one write per pixel near copy bandwidth, so the work per
-// pixel on the SM side has to fit in well under the ~16 us that the DRAM traffic takes.
+// pixel on the SM side has to fit in well under the ~16 us that the DRAM traffic takes, and it
+// has to run at the same time as that traffic, not after it.
 // - Each thread owns a 4-wide x kBlockRows-tall block of outputs. It walks the kBlockRows + 2R
 //   tile rows it needs once, reading 12 consecutive floats of each row as three 16-byte shared
 //   loads, and feeds every output row that the tile row touches. Per output that is
 //   3 (kBlockRows + 2R) / (4 kBlockRows) LDS.128 (~1.1 for 5x5) instead of 10 LDS.32, and the
 //   address arithmetic is paid once per tile row, not per tap: the hot part is F^2 FFMAs (tap
 //   from the constant bank as an operand) plus about three other instructions per output.
-// - The tile is copied with cp.async (global -> shared without registers): every thread issues
-//   all of its copies before it waits, so a block has its whole tile in flight at once however
-//   large it is, and no registers hold staged values. Where a 16-byte group of the tile row lies
-//   inside the image (and rows are 16-byte aligned: w % 4 == 0 and aligned pointers) one 16-byte
-//   copy moves it; elsewhere (the left and right image borders, odd widths) four 4-byte copies
-//   with clamped columns do. Rows are clamped once per tile row, so the top and bottom borders
-//   cost nothing extra.
+// - The tile is copied with cp.async (global -> shared without registers): a thread issues all
+//   of its copies of a band before it waits, so a whole band is in flight at once however large
+//   it is, and no registers hold staged values. Where a 16-byte group of the tile row lies inside
+//   the image (and rows are 16-byte aligned: w % 4 == 0 and aligned pointers) one 16-byte copy
+//   moves it; elsewhere (the left and right image borders, odd widths) four 4-byte copies with
+//   clamped columns do. Rows are clamped once per tile row, so the top and bottom borders cost
+//   nothing extra.
 // - Tile column c holds image column x0 - kPad + c: kPad = 4 >= R keeps the 16-byte groups
 //   aligned both in the image and in shared memory, and the pitch 4 bx + 8 floats is a multiple
 //   of 4, so the three LDS.128 of a thread are aligned and 8 consecutive lanes (a quarter-warp,
@@ -148,21 +149,47 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   warp 4 shared-memory wavefronts, the minimum for 16 bytes a lane, when block.x is a multiple
 //   of 8 (ptxas narrows some of them to LDS.64 / LDS.32 where the filter needs fewer floats; at
 //   a 16-byte lane stride those cost the same 4 wavefronts).
+// - Copy and arithmetic overlap inside each block. With one tile per block and ~2 waves (the
+//   previous version: 27.3 us at 32x4, 57% of copy bandwidth), the blocks of a wave copied,
+//   waited and computed nearly in lockstep: ncu showed DRAM at 40%, L2 at 72%, 0.48 issued warps
+//   per scheduler while 1.86 were eligible on average, i.e. issue came in bursts (all warps
+//   computing) separated by idle stretches (all warps waiting for their tiles). Now the image is
+//   cut into strips 4 bx wide and each strip into bands 8 by tall (a band is what one block
+//   filters at once); a block walks a contiguous run of bands down a strip (BandCursor) with two
+//   shared buffers: it issues band k + 1's copy into one, waits for band k (wait_group 1), and
+//   filters band k from the other, so every SM has copies in flight while it computes.
+//   Consecutive bands of a run share 2R halo rows, which the same block copied one band earlier:
+//   they come from L2, not DRAM. (Keeping them in shared memory instead, a ring of 2 band + 2R
+//   rows, would save 2R / (8 by + 2R) of the L2 -> SM copy (11% at 32x4, 5x5) and one block an
+//   SM at 32x4, but a thread's 8 + 2R rows could then wrap around the ring, which breaks the
+//   one-base-register + immediate-offset addressing of the 36 shared loads; DRAM traffic would
+//   not change.)
+// - Grid (tiled_plan): the occupancy calculator's blocks per SM x 132 SMs, then the fewest blocks
+//   that keep the longest run the same, ceil(items / ceil(items / capacity)), so runs differ by
+//   at most one band: 3840x2160, 5x5, 32x4: 2040 bands, capacity 5 x 132 = 660, 510 blocks of 4
+//   bands (3.9 blocks, 15.5 warps and ~75 KB of copies in flight per SM; ~32 KB in flight per SM
+//   already covers 4.27 TB/s x ~1 us of latency). Shapes whose two buffers do not fit in a
+//   block's 227 KB (or with more than 512 threads: no 1024-thread shape fits two buffers, since
+//   2 (4 bx + 8)(8 by + 2) floats > 256 KiB) take the one-buffer kernel with one band per block
+//   (32x32: 138 KB, as before).
 //
-// Cost (ptxas -v / cuobjdump -sass, sm_90, F = 5): 62 registers (F = 3: 53, F = 7: 64; no
-// spills), per thread 800 FFMA + 36 shared loads + ~36 other instructions for 32 outputs, ~31
-// for the eight STG.128 stores, ~17 per 16-byte group copied: ~34 issued instructions per output
-// (was ~90 with one output column per thread and scalar loads). 8.3 M outputs x 34 / 32 lanes /
-// 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of issue, and ~0.18 shared wavefronts (23 B) per
-// output = 5.6 us of shared-memory bandwidth, both well under the ~16 us of DRAM traffic.
-//
-// Block shapes (3840x2160, F = 5): 64 registers a thread allow 1024 threads per SM, so every
-// shape runs 1024 threads an SM at once and covers the image in ~2 such rounds. Small blocks
-// (8x8: 16 blocks an SM; 16x8, 32x4: 8) overlap one block's copy with another's arithmetic
-// best; 32x8 / 16x16 / 64x4 (4 an SM) are close; 32x32 (1 block of 141 KB an SM, 270 blocks:
-// 3 rounds, the last nearly empty, nothing to overlap within an SM) is the slowest. Wider tiles
-// re-read less halo (shared tile / outputs: 8x8 1.33, 32x4 1.20, 32x8 1.13, 32x16 1.10),
-// which costs L2, not DRAM, bandwidth.
+// Cost (ptxas -v / nvdisasm, sm_90): the double-buffered kernel uses 64 registers for F = 5 and
+// 7, 61 for F = 3 (one-buffer kernel 64 / 64 / 63); no spills, no stack. Per band a thread runs
+// the same body as before: 800 FFMA (F = 5) + 12 LDS.128 + 24 LDS.64 + 12 LDS.32, eight STG.128,
+// ~17 instructions per 16-byte group copied, two BAR.SYNC, one DEPBAR: ~34 issued instructions
+// per output. 8.3 M outputs x 34 / 32 lanes / 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of
+// issue and ~6.9 us of shared-memory bandwidth (loads + cp.async writes), both well under the
+// ~15.6 us of DRAM traffic, and now overlapped with it.
+// Shared memory per block (two buffers of (4 bx + 8)(8 by + F - 1) floats) and blocks per SM
+// (228 KB an SM, 1 KB reserved per block; registers never limit: 64 x 768 < 64 K), for F = 5:
+// 8x8 21.2 KB (10 an SM), 16x8 / 32x4 38.2 KB (5), 32x8 72.2 KB (3), 64x4 / 16x16 74.2 KB (3),
+// 128x2 81.2 KB (2), 32x16 140.2 KB (1), 256x1 96.8 KB (2); 32x32 one buffer 138.1 KB (1).
+// So 512-768 threads an SM instead of 1024: enough, because each warp now always has a band in
+// flight or in registers instead of waiting with the rest of its wave. The cudaFuncAttribute
+// PreferredSharedMemoryCarveout is set to all-shared (the driver had picked 168 KB).
+// Expected (3840x2160, 5x5, 32x4 or 16x8): DRAM-bound steady state at ~copy bandwidth (15.6 us)
+// plus the last band's arithmetic, which nothing overlaps (~1/4 of 8.5 us, ~2 us), plus the
+// ~2 us of kernel start/drain the suite measures: ~20 us, ~77% of copy bandwidth (was 27.3 us).
 constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
@@ -292,7 +319,7 @@ struct BandCursor {
 // commit groups (no band left to prefetch) are legal and keep wait_group 1 uniform.
 // !kDouble (a shape whose two buffers do not fit): one buffer, copy, wait, filter.
 // __launch_bounds__: a double-buffered block needs 2 (4 bx + 8)(8 by + f - 1) floats, more than
-// the 227 KB a block may have at 1024 threads (>= 262 KB), so the host picks kDouble only up to
+// the 227 KB a block may have at 1024 threads (> 256 KiB), so the host picks kDouble only up to
 // 512 threads; the single-buffer kernel keeps 1024 (e.g. 32x32).
 template <int F, bool kDouble>
 __global__ void __launch_bounds__(kDouble ? 512 : 1024)
