@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(kDouble ? 512 : 1024)
   const int first = static_cast<int>(static_cast<long long>(blockIdx.x) * items / gridDim.x);
   const int last = static_cast<int>(static_cast<long long>(blockIdx.x + 1) * items / gridDim.x);
   BandCursor cur{first / bands, first % bands};  // the band being filtered
-  BandCursor ahead = cur;                          // the next band to copy
+  BandCursor ahead = cur;                        // the next band to copy
   auto copy = [&](const BandCursor& c, float* dst) {
     copy_tile_async<R>(in, dst, w, h, c.strip * strip_w, c.band * band_h, pitch, tile_rows, vec);
     cp_async_commit();
@@ -351,8 +351,10 @@ __global__ void __launch_bounds__(kDouble ? 512 : 1024)
     float* buf = tile;
     if constexpr (kDouble) {
       if (k & 1) buf += buffer_floats;
-      if (item + 1 < last) copy(ahead, (k & 1) ? tile : tile + buffer_floats);
-      else cp_async_commit();  // empty group: wait_group 1 below then covers this band's copy
+      if (item + 1 < last)
+        copy(ahead, (k & 1) ? tile : tile + buffer_floats);
+      else
+        cp_async_commit();  // empty group: wait_group 1 below then covers this band's copy
       ahead.next(bands);
       cp_async_wait_group<1>();
     } else {
