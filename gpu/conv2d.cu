@@ -41,14 +41,6 @@ __device__ __forceinline__ void cp_async4(unsigned smem, const float* gmem) {
 __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Waits until at most N of this thread's committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait_group() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 // ---- naive ------------------------------------------------------------------------------
 
@@ -123,25 +115,24 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
     if (y + p < h) out[static_cast<std::size_t>(y + p) * w + x] = acc[p];
 }
 
-// ---- cuda_tiled: 4 x kBlockRows register blocks over double-buffered cp.async bands -------
+// ---- cuda_tiled: 4 x kBlockRows register blocks over a cp.async tile ----------------------
 //
-// Why this shape (sm_90, 5x5, 3840x2160; facts from ptxas -v and nvdisasm of this file):
+// Why this shape (sm_90, 5x5, 3840x2160; facts from ptxas -v and cuobjdump -sass of this file):
 // the kernel must stream one read and one write per pixel near copy bandwidth, so the work per
-// pixel on the SM side has to fit in well under the ~16 us that the DRAM traffic takes, and it
-// has to run at the same time as that traffic, not after it.
+// pixel on the SM side has to fit in well under the ~16 us that the DRAM traffic takes.
 // - Each thread owns a 4-wide x kBlockRows-tall block of outputs. It walks the kBlockRows + 2R
 //   tile rows it needs once, reading 12 consecutive floats of each row as three 16-byte shared
 //   loads, and feeds every output row that the tile row touches. Per output that is
 //   3 (kBlockRows + 2R) / (4 kBlockRows) LDS.128 (~1.1 for 5x5) instead of 10 LDS.32, and the
 //   address arithmetic is paid once per tile row, not per tap: the hot part is F^2 FFMAs (tap
 //   from the constant bank as an operand) plus about three other instructions per output.
-// - The tile is copied with cp.async (global -> shared without registers): a thread issues all
-//   of its copies of a band before it waits, so a whole band is in flight at once however large
-//   it is, and no registers hold staged values. Where a 16-byte group of the tile row lies inside
-//   the image (and rows are 16-byte aligned: w % 4 == 0 and aligned pointers) one 16-byte copy
-//   moves it; elsewhere (the left and right image borders, odd widths) four 4-byte copies with
-//   clamped columns do. Rows are clamped once per tile row, so the top and bottom borders cost
-//   nothing extra.
+// - The tile is copied with cp.async (global -> shared without registers): every thread issues
+//   all of its copies before it waits, so a block has its whole tile in flight at once however
+//   large it is, and no registers hold staged values. Where a 16-byte group of the tile row lies
+//   inside the image (and rows are 16-byte aligned: w % 4 == 0 and aligned pointers) one 16-byte
+//   copy moves it; elsewhere (the left and right image borders, odd widths) four 4-byte copies
+//   with clamped columns do. Rows are clamped once per tile row, so the top and bottom borders
+//   cost nothing extra.
 // - Tile column c holds image column x0 - kPad + c: kPad = 4 >= R keeps the 16-byte groups
 //   aligned both in the image and in shared memory, and the pitch 4 bx + 8 floats is a multiple
 //   of 4, so the three LDS.128 of a thread are aligned and 8 consecutive lanes (a quarter-warp,
@@ -149,47 +140,21 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   warp 4 shared-memory wavefronts, the minimum for 16 bytes a lane, when block.x is a multiple
 //   of 8 (ptxas narrows some of them to LDS.64 / LDS.32 where the filter needs fewer floats; at
 //   a 16-byte lane stride those cost the same 4 wavefronts).
-// - Copy and arithmetic overlap inside each block. With one tile per block and ~2 waves (the
-//   previous version: 27.3 us at 32x4, 57% of copy bandwidth), the blocks of a wave copied,
-//   waited and computed nearly in lockstep: ncu showed DRAM at 40%, L2 at 72%, 0.48 issued warps
-//   per scheduler while 1.86 were eligible on average, i.e. issue came in bursts (all warps
-//   computing) separated by idle stretches (all warps waiting for their tiles). Now the image is
-//   cut into strips 4 bx wide and each strip into bands 8 by tall (a band is what one block
-//   filters at once); a block walks a contiguous run of bands down a strip (BandCursor) with two
-//   shared buffers: it issues band k + 1's copy into one, waits for band k (wait_group 1), and
-//   filters band k from the other, so every SM has copies in flight while it computes.
-//   Consecutive bands of a run share 2R halo rows, which the same block copied one band earlier:
-//   they come from L2, not DRAM. (Keeping them in shared memory instead, a ring of 2 band + 2R
-//   rows, would save 2R / (8 by + 2R) of the L2 -> SM copy (11% at 32x4, 5x5) and one block an
-//   SM at 32x4, but a thread's 8 + 2R rows could then wrap around the ring, which breaks the
-//   one-base-register + immediate-offset addressing of the 36 shared loads; DRAM traffic would
-//   not change.)
-// - Grid (tiled_plan): the occupancy calculator's blocks per SM x 132 SMs, then the fewest blocks
-//   that keep the longest run the same, ceil(items / ceil(items / capacity)), so runs differ by
-//   at most one band: 3840x2160, 5x5, 32x4: 2040 bands, capacity 5 x 132 = 660, 510 blocks of 4
-//   bands (3.9 blocks, 15.5 warps and ~75 KB of copies in flight per SM; ~32 KB in flight per SM
-//   already covers 4.27 TB/s x ~1 us of latency). Shapes whose two buffers do not fit in a
-//   block's 227 KB (or with more than 512 threads: no 1024-thread shape fits two buffers, since
-//   2 (4 bx + 8)(8 by + 2) floats > 256 KiB) take the one-buffer kernel with one band per block
-//   (32x32: 138 KB, as before).
 //
-// Cost (ptxas -v / nvdisasm, sm_90): the double-buffered kernel uses 64 registers for F = 5 and
-// 7, 61 for F = 3 (one-buffer kernel 64 / 64 / 63); no spills, no stack. Per band a thread runs
-// the same body as before: 800 FFMA (F = 5) + 12 LDS.128 + 24 LDS.64 + 12 LDS.32, eight STG.128,
-// ~17 instructions per 16-byte group copied, two BAR.SYNC, one DEPBAR: ~34 issued instructions
-// per output. 8.3 M outputs x 34 / 32 lanes / 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of
-// issue and ~6.9 us of shared-memory bandwidth (loads + cp.async writes), both well under the
-// ~15.6 us of DRAM traffic, and now overlapped with it.
-// Shared memory per block (two buffers of (4 bx + 8)(8 by + F - 1) floats) and blocks per SM
-// (228 KB an SM, 1 KB reserved per block; registers never limit: 64 x 768 < 64 K), for F = 5:
-// 8x8 21.2 KB (10 an SM), 16x8 / 32x4 38.2 KB (5), 32x8 72.2 KB (3), 64x4 / 16x16 74.2 KB (3),
-// 128x2 81.2 KB (2), 32x16 140.2 KB (1), 256x1 96.8 KB (2); 32x32 one buffer 138.1 KB (1).
-// So 512-768 threads an SM instead of 1024: enough, because each warp now always has a band in
-// flight or in registers instead of waiting with the rest of its wave. The cudaFuncAttribute
-// PreferredSharedMemoryCarveout is set to all-shared (the driver had picked 168 KB).
-// Expected (3840x2160, 5x5, 32x4 or 16x8): DRAM-bound steady state at ~copy bandwidth (15.6 us)
-// plus the last band's arithmetic, which nothing overlaps (~1/4 of 8.5 us, ~2 us), plus the
-// ~2 us of kernel start/drain the suite measures: ~20 us, ~77% of copy bandwidth (was 27.3 us).
+// Cost (ptxas -v / cuobjdump -sass, sm_90, F = 5): 62 registers (F = 3: 53, F = 7: 64; no
+// spills), per thread 800 FFMA + 36 shared loads + ~36 other instructions for 32 outputs, ~31
+// for the eight STG.128 stores, ~17 per 16-byte group copied: ~34 issued instructions per output
+// (was ~90 with one output column per thread and scalar loads). 8.3 M outputs x 34 / 32 lanes /
+// 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of issue, and ~0.18 shared wavefronts (23 B) per
+// output = 5.6 us of shared-memory bandwidth, both well under the ~16 us of DRAM traffic.
+//
+// Block shapes (3840x2160, F = 5): 64 registers a thread allow 1024 threads per SM, so every
+// shape runs 1024 threads an SM at once and covers the image in ~2 such rounds. Small blocks
+// (8x8: 16 blocks an SM; 16x8, 32x4: 8) overlap one block's copy with another's arithmetic
+// best; 32x8 / 16x16 / 64x4 (4 an SM) are close; 32x32 (1 block of 141 KB an SM, 270 blocks:
+// 3 rounds, the last nearly empty, nothing to overlap within an SM) is the slowest. Wider tiles
+// re-read less halo (shared tile / outputs: 8x8 1.33, 32x4 1.20, 32x8 1.13, 32x16 1.10),
+// which costs L2, not DRAM, bandwidth.
 constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
@@ -249,18 +214,29 @@ __device__ __forceinline__ void copy_tile_async(const float* __restrict__ in, fl
   }
 }
 
-// The 4 x kBlockRows outputs of thread (tx, ty) for the band whose first output is (x0, y0), read
-// from `tile` (the band's copied tile) and stored to `out`. Threads past the image's right or
-// bottom edge do nothing (they still copy and reach every barrier: the caller's loop has them).
 // Filter taps come from __constant__ memory with compile-time indices: every lane reads the same
 // tap, so each FFMA takes it straight from the constant bank as an operand (no load at all).
+// __launch_bounds__(1024) lets every block shape up to 1024 threads launch (it caps registers
+// at 64; the register block needs 32 accumulators + a 12-float row window).
 template <int F>
-__device__ __forceinline__ void filter_band(const float* tile, float* __restrict__ out, int w,
-                                            int h, int x0, int y0, int pitch, bool vec) {
+__global__ void __launch_bounds__(1024)
+    conv2d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                        bool vec) {
   constexpr int R = F / 2;
+  static_assert(R <= kPad, "the tile pad must cover the filter radius");
+  extern __shared__ float4 smem4[];  // float4: 16-byte alignment for cp.async and LDS.128
+  float* tile = reinterpret_cast<float*>(smem4);
+  const int pitch = kVec * static_cast<int>(blockDim.x) + 2 * kPad;
+  const int tile_rows = kBlockRows * static_cast<int>(blockDim.y) + 2 * R;
+  const int x0 = blockIdx.x * blockDim.x * kVec;
+  const int y0 = blockIdx.y * blockDim.y * kBlockRows;
+  copy_tile_async<R>(in, tile, w, h, x0, y0, pitch, tile_rows, vec);
+  cp_async_wait_all();
+  __syncthreads();
+
   const int x = x0 + kVec * threadIdx.x;
   const int y = y0 + kBlockRows * threadIdx.y;
-  if (x >= w || y >= h) return;
+  if (x >= w || y >= h) return;  // no barrier follows
   float acc[kBlockRows][kVec] = {};
   // Tile row i of this thread is image row y - R + i; its float k (of 12) is column x - kPad + k,
   // so output column x + j with tap dx reads float kPad - R + j + dx.
@@ -295,76 +271,6 @@ __device__ __forceinline__ void filter_band(const float* tile, float* __restrict
 #pragma unroll
       for (int j = 0; j < kVec; ++j)
         if (y + p < h && x + j < w) o[static_cast<std::size_t>(p) * w + j] = acc[p][j];
-  }
-}
-
-// Work items are bands: band b of strip s is the 4 bx x 8 by outputs whose first is
-// (4 bx s, 8 by b). Items are numbered strip by strip, top to bottom (item = s * bands + b), and
-// block k of a grid of G takes the contiguous items [k items / G, (k + 1) items / G): it walks
-// down one strip (and on into the next if its run crosses a strip's end), so a band's top 2R
-// halo rows were copied by the same block one band earlier and come from L2.
-struct BandCursor {
-  int strip, band;
-  __device__ void next(int bands) {
-    if (++band == bands) {
-      band = 0;
-      ++strip;
-    }
-  }
-};
-
-// kDouble: two tile buffers; band k + 1 is copied into one while band k is filtered from the
-// other. The barrier after the wait publishes band k; the barrier after filtering ends every
-// read of band k's buffer before the next iteration's copy (band k + 2) overwrites it. Empty
-// commit groups (no band left to prefetch) are legal and keep wait_group 1 uniform.
-// !kDouble (a shape whose two buffers do not fit): one buffer, copy, wait, filter.
-// __launch_bounds__: a double-buffered block needs 2 (4 bx + 8)(8 by + f - 1) floats, more than
-// the 227 KB a block may have at 1024 threads (> 256 KiB), so the host picks kDouble only up to
-// 512 threads; the single-buffer kernel keeps 1024 (e.g. 32x32).
-template <int F, bool kDouble>
-__global__ void __launch_bounds__(kDouble ? 512 : 1024)
-    conv2d_tiled_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
-                        int bands, int items, bool vec) {
-  constexpr int R = F / 2;
-  static_assert(R <= kPad, "the tile pad must cover the filter radius");
-  extern __shared__ float4 smem4[];  // float4: 16-byte alignment for cp.async and LDS.128
-  float* const tile = reinterpret_cast<float*>(smem4);
-  const int pitch = kVec * static_cast<int>(blockDim.x) + 2 * kPad;
-  const int tile_rows = kBlockRows * static_cast<int>(blockDim.y) + 2 * R;
-  // A multiple of 4 floats (pitch is), so the second buffer is 16-byte aligned too.
-  const int buffer_floats = pitch * tile_rows;
-  const int strip_w = kVec * static_cast<int>(blockDim.x);
-  const int band_h = kBlockRows * static_cast<int>(blockDim.y);
-  const int first = static_cast<int>(static_cast<long long>(blockIdx.x) * items / gridDim.x);
-  const int last = static_cast<int>(static_cast<long long>(blockIdx.x + 1) * items / gridDim.x);
-  BandCursor cur{first / bands, first % bands};  // the band being filtered
-  BandCursor ahead = cur;                        // the next band to copy
-  auto copy = [&](const BandCursor& c, float* dst) {
-    copy_tile_async<R>(in, dst, w, h, c.strip * strip_w, c.band * band_h, pitch, tile_rows, vec);
-    cp_async_commit();
-  };
-  if constexpr (kDouble) {
-    if (first < last) copy(ahead, tile);
-    ahead.next(bands);
-  }
-  for (int item = first, k = 0; item < last; ++item, ++k) {
-    float* buf = tile;
-    if constexpr (kDouble) {
-      if (k & 1) buf += buffer_floats;
-      if (item + 1 < last)
-        copy(ahead, (k & 1) ? tile : tile + buffer_floats);
-      else
-        cp_async_commit();  // empty group: wait_group 1 below then covers this band's copy
-      ahead.next(bands);
-      cp_async_wait_group<1>();
-    } else {
-      copy(cur, buf);
-      cp_async_wait_group<0>();
-    }
-    __syncthreads();  // band `item` is in `buf` for every thread
-    filter_band<F>(buf, out, w, h, cur.strip * strip_w, cur.band * band_h, pitch, vec);
-    cur.next(bands);
-    __syncthreads();  // every read of `buf` is done before a later copy overwrites it
   }
 }
 
@@ -431,26 +337,24 @@ std::size_t separable_smem(int f, Block2 block) {
          sizeof(float);
 }
 
-// cuda_tiled: one buffer is pitch (4 bx + 2 kPad) floats by (kBlockRows by + f - 1) rows.
-std::size_t tiled_buffer_bytes(int f, Block2 block) {
+// cuda_tiled: pitch (4 bx + 2 kPad) floats by (kBlockRows by + f - 1) rows.
+std::size_t tiled_smem(int f, Block2 block) {
   return static_cast<std::size_t>(kVec * block.x + 2 * kPad) * (kBlockRows * block.y + f - 1) *
          sizeof(float);
 }
 
+dim3 tiled_grid(int w, int h, Block2 block) { return make_grid(w, h, block, kBlockRows, kVec); }
+
 // Tall or wide blocks can ask for more shared memory than a block may have (e.g. 1x1024 would
 // need 393 KB): refuse them with the reason instead of a launch error.
-std::size_t smem_limit() {
+void check_smem(std::size_t bytes, Block2 block, const char* what) {
   static const int limit = [] {
     int device = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     return optin;
   }();
-  return static_cast<std::size_t>(limit);
-}
-void check_smem(std::size_t bytes, Block2 block, const char* what) {
-  const std::size_t limit = smem_limit();
-  if (bytes > limit)
+  if (bytes > static_cast<std::size_t>(limit))
     throw std::invalid_argument(std::string(what) + ": block " + std::to_string(block.x) + "x" +
                                 std::to_string(block.y) + " needs " + std::to_string(bytes) +
                                 " B of shared memory, more than the device's " +
@@ -508,71 +412,6 @@ void require_loaded(const std::atomic<int>& loaded, int f, const char* what) {
                            std::to_string(loaded.load()) + ", not " + std::to_string(f));
 }
 
-// How cuda_tiled runs a launch: items = strips x bands (see BandCursor). Double-buffered when two
-// tiles fit in a block's shared memory (and the block has <= 512 threads, the kernel's launch
-// bound): a grid that fills the GPU at the kernel's occupancy, cut down to the fewest blocks that
-// keep the longest run the same (ceil(items / ceil(items / capacity)) blocks), so every block
-// walks an equal run of bands (within one) and no block is left with one band more than most.
-// Otherwise one buffer and one band per block (the hardware overlaps the blocks), as before.
-// max_blocks > 0 caps the grid (tests use it to give every block many bands).
-struct TiledPlan {
-  bool double_buffer;
-  std::size_t smem;
-  int bands, items;
-  unsigned blocks;
-};
-
-template <class Kernel>
-void prefer_shared(Kernel kernel, std::size_t bytes) {
-  allow_smem(kernel, bytes);
-  // Two tiles per block are what limits blocks per SM: ask for the whole 228 KB as shared memory
-  // (the driver otherwise picked 168 KB for the one-buffer kernel; this kernel's global loads
-  // bypass L1). Once per kernel.
-  static std::mutex mutex;
-  static std::map<const void*, bool> done;
-  const void* fn = reinterpret_cast<const void*>(kernel);
-  std::lock_guard lock(mutex);
-  if (done[fn]) return;
-  CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                  cudaSharedmemCarveoutMaxShared));
-  done[fn] = true;
-}
-
-TiledPlan tiled_plan(int w, int h, int f, Block2 block, long long max_blocks) {
-  // Tile columns and rows are ints: x0 - kPad + pitch and y0 + tile_rows must not overflow.
-  if (w > INT_MAX - kVec * block.x - 2 * kPad || h > INT_MAX - kBlockRows * block.y - 2 * kPad)
-    throw std::invalid_argument("conv2d_cuda_tiled: image too large");
-  const long long strip_w = static_cast<long long>(kVec) * block.x;
-  const long long band_h = static_cast<long long>(kBlockRows) * block.y;
-  const long long strips = (w + strip_w - 1) / strip_w;
-  const long long bands = (h + band_h - 1) / band_h;
-  if (strips * bands > INT_MAX)
-    throw std::invalid_argument("conv2d_cuda_tiled: too many tiles for a " + std::to_string(w) +
-                                "x" + std::to_string(h) + " image with this block");
-  TiledPlan p{};
-  p.bands = static_cast<int>(bands);
-  p.items = static_cast<int>(strips * bands);
-  const std::size_t one = tiled_buffer_bytes(f, block);
-  check_smem(one, block, "conv2d_cuda_tiled");
-  p.double_buffer = 2 * one <= smem_limit() && block.threads() <= 512;
-  p.smem = p.double_buffer ? 2 * one : one;
-  long long blocks = p.items;
-  by_filter(f, [&](auto fc) {
-    constexpr int F = decltype(fc)::value;
-    if (p.double_buffer) {
-      prefer_shared(conv2d_tiled_kernel<F, true>, p.smem);
-      blocks = persistent_grid(conv2d_tiled_kernel<F, true>, block.threads(), p.items, p.smem);
-    } else {
-      prefer_shared(conv2d_tiled_kernel<F, false>, p.smem);
-    }
-    return 0;
-  });
-  if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
-  const long long per_block = (p.items + blocks - 1) / blocks;
-  p.blocks = static_cast<unsigned>((p.items + per_block - 1) / per_block);
-  return p;
-}
-
 }  // namespace
 
 bool conv2d_filter_supported(int f) { return f == 3 || f == 5 || f == 7; }
@@ -595,34 +434,33 @@ void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t strea
 }
 
 void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 block,
-                       cudaStream_t stream, long long max_blocks) {
+                       cudaStream_t stream) {
   check_args(w, h, f, block);
   require_loaded(g_tiled_f, f, "conv2d_cuda_tiled");
-  const TiledPlan p = tiled_plan(w, h, f, block, max_blocks);
+  if (w > INT_MAX - kVec * block.x - 2 * kPad)  // tile columns are ints
+    throw std::invalid_argument("conv2d_cuda_tiled: image too wide");
+  const dim3 grid = tiled_grid(w, h, block);
+  const std::size_t smem = tiled_smem(f, block);
+  check_smem(smem, block, "conv2d_cuda_tiled");
   const bool vec = vector_ok(in, out, w);
   by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
-    auto launch = [&](auto kernel) {
-      kernel<<<p.blocks, dim3(block.x, block.y), p.smem, stream>>>(in, out, w, h, p.bands, p.items,
-                                                                   vec);
-    };
-    if (p.double_buffer)
-      launch(conv2d_tiled_kernel<F, true>);
-    else
-      launch(conv2d_tiled_kernel<F, false>);
+    allow_smem(conv2d_tiled_kernel<F>, smem);
+    conv2d_tiled_kernel<F><<<grid, dim3(block.x, block.y), smem, stream>>>(in, out, w, h, vec);
     return 0;
   });
   CUDA_CHECK_LAUNCH();
 }
 
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block) {
-  check_args(w, h, f, block);
-  const TiledPlan p = tiled_plan(w, h, f, block, 0);
+  const dim3 g = tiled_grid(w, h, block);
+  const std::size_t smem = tiled_smem(f, block);
+  check_smem(smem, block, "conv2d_cuda_tiled");
   return by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
-    return p.double_buffer
-               ? kernel_stats(conv2d_tiled_kernel<F, true>, block.threads(), p.blocks, p.smem)
-               : kernel_stats(conv2d_tiled_kernel<F, false>, block.threads(), p.blocks, p.smem);
+    allow_smem(conv2d_tiled_kernel<F>, smem);
+    return kernel_stats(conv2d_tiled_kernel<F>, block.threads(), static_cast<long long>(g.x) * g.y,
+                        smem);
   });
 }
 

@@ -19,20 +19,16 @@ KernelStats conv2d_cuda_naive_stats(int w, int h, int f, Block2 block);
 // Copies an f x f filter (host memory) into the __constant__ bank that conv2d_cuda_tiled reads,
 // ordered on `stream`. Done once, outside timed regions.
 void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t stream);
-// Shared-memory tiles with a halo of f/2 pixels, filter in __constant__ memory. Each thread
-// produces a 4-wide x 8-tall block of pixels from 16-byte shared loads, so a block filters bands
-// of 4*block.x x 8*block.y pixels. The image is cut into vertical strips 4*block.x wide, each
-// into such bands; every block walks a contiguous run of bands down a strip, copying the next
-// band's tile (cp.async) into one shared buffer while it filters the current one from the other.
-// A band's tile is (4*block.x + 8) x (8*block.y + f - 1) floats; blocks whose two tiles do not fit
-// in a block's shared memory (or with more than 512 threads, e.g. 32x32) use one buffer and one
-// band per block, and a shape whose one tile does not fit throws std::invalid_argument. The grid
-// fills the GPU at the kernel's occupancy; max_blocks > 0 caps it (tests use it to give each
-// block many bands). 16-byte copies and stores where the image allows (w % 4 == 0, 16-byte
-// aligned `in` and `out`), clamped 4-byte copies at the left/right borders and otherwise; any
-// w, h >= 1 works. block.x a multiple of 8 keeps the shared loads free of bank conflicts.
+// Shared-memory tile with a halo of f/2 pixels, filter in __constant__ memory. Each thread
+// produces a 4-wide x 8-tall block of pixels from 16-byte shared loads, so a block covers
+// 4*block.x x 8*block.y pixels and needs (4*block.x + 8) x (8*block.y + f - 1) floats of shared
+// memory (a shape that needs more than the device allows per block throws
+// std::invalid_argument). The tile is copied with cp.async: 16-byte copies where the image row
+// allows (w % 4 == 0, 16-byte aligned `in` and `out`, group inside the image), clamped 4-byte
+// copies at the left/right borders and otherwise; any w, h >= 1 works. Blocks up to 1024
+// threads; block.x a multiple of 8 keeps the shared loads free of bank conflicts.
 void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 block,
-                       cudaStream_t stream, long long max_blocks = 0);
+                       cudaStream_t stream);
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block);
 
 // Copies the 1D kernel g (f taps, host memory) for conv2d_cuda_separable, which computes the

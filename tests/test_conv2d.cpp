@@ -170,53 +170,19 @@ TEST(Conv2dGpu, TiledHandlesMisalignedBuffers) {
     DeviceBuffer<float> dout(padded.size());
     gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
     for (Block2 b : std::vector<Block2>{{8, 8}, {32, 8}}) {
-      // max_blocks 2: every block walks several bands on the scalar path too.
-      for (long long max_blocks : {0LL, 2LL}) {
-        CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
-        gpu::conv2d_cuda_tiled(din.data() + 1, dout.data() + 1, c.w, c.h, f, b, s, max_blocks);
-        s.synchronize();
-        std::vector<float> all(padded.size());
-        download(std::span<float>(all), dout);
-        std::vector<float> out(all.begin() + 1, all.end());
-        EXPECT_TRUE(matches(out, c.ref))
-            << "f=" << f << " block=" << b.x << "x" << b.y << " max_blocks=" << max_blocks;
-      }
-    }
-  }
-}
-
-// cuda_tiled with its grid capped so that every block walks many bands (up to ~130 here):
-// prefetch into the other buffer, buffer reuse, runs that cross from one strip into the next,
-// strip counts not divisible by the grid (130 px = 5 strips of 32 at 8x8; 257 px = 3 strips of
-// 128 at 32x4), heights that end mid-band (700 = 10 * 64 + 60, 1001), and the one-buffer kernel
-// (32x32: two tiles do not fit) walking many bands too. The capped grids leave at most a few
-// blocks on the GPU, so a band that only works when its neighbours run concurrently would fail.
-TEST(Conv2dGpu, TiledWalksManyBandsPerBlock) {
-  TB_REQUIRE_GPU();
-  Stream s;
-  for (Dims2 d : std::vector<Dims2>{{130, 700}, {257, 1001}, {264, 517}, {40, 9}}) {
-    for (int f : kFilterSizes) {
-      Case c(d, f);
-      auto din = upload(std::span<const float>(c.in));
-      DeviceBuffer<float> dout(c.in.size());
-      gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
-      for (Block2 b : std::vector<Block2>{{8, 8}, {32, 4}, {16, 16}, {32, 32}}) {
-        for (long long max_blocks : {1LL, 2LL, 3LL, 7LL}) {
-          CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
-          gpu::conv2d_cuda_tiled(din.data(), dout.data(), c.w, c.h, f, b, s, max_blocks);
-          s.synchronize();
-          std::vector<float> out(c.in.size());
-          download(std::span<float>(out), dout);
-          EXPECT_TRUE(matches(out, c.ref)) << d.w << "x" << d.h << " f=" << f << " block=" << b.x
-                                           << "x" << b.y << " max_blocks=" << max_blocks;
-        }
-      }
+      CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
+      gpu::conv2d_cuda_tiled(din.data() + 1, dout.data() + 1, c.w, c.h, f, b, s);
+      s.synchronize();
+      std::vector<float> all(padded.size());
+      download(std::span<float>(all), dout);
+      std::vector<float> out(all.begin() + 1, all.end());
+      EXPECT_TRUE(matches(out, c.ref)) << "f=" << f << " block=" << b.x << "x" << b.y;
     }
   }
 }
 
 // A block whose tile cannot fit in shared memory is refused with the reason (1x1024 would need
-// 12 x 8198 floats for even one buffer), not launched.
+// 12 x 8198 floats), not launched.
 TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
   TB_REQUIRE_GPU();
   Stream s;
