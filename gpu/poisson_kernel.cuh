@@ -33,14 +33,6 @@ inline constexpr bool kCounts = !std::is_same_v<Progress, tb::gpu::progress::Non
 // count of stream 0 (the most any stream has), the same for every thread of the grid, and a
 // thread with fewer rows (or none: t >= streams in the last tile) reports 0 for the chunks past
 // its end. The stream loop's bound depends only on the block's base.
-//
-// Chunks run across stream tiles: a block that takes two tiles (1024 tiles of 256 streams for
-// 792 blocks on the H200) reports after every report_every rows of its whole walk, not at
-// the end of each tile. At 10M samples (39 rows a tile) a block then reports once, at its very
-// end, where a barrier costs nothing (the block's resources are only freed when its last warp
-// ends anyway), instead of holding its warps at a barrier between its two tiles: per_block
-// measured +3.6% with a report at each tile's end. `carried` (rows since the last report) is
-// the same in every thread of the block, so the reports stay block-uniform.
 template <class Sample, class Progress>
 __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
                             unsigned report_every, Sample& sample, Progress& progress) {
@@ -48,8 +40,6 @@ __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::
   const std::size_t rows = (n + kStreams - 1) / kStreams;
   const std::size_t chunk = kCounts<Progress> ? (report_every > 0 ? report_every : 1u) : rows;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  std::size_t carried = 0;  // rows walked since the last report (block-uniform)
-  unsigned pending = 0;     // this thread's samples since the last report
   for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x; base < streams;
        base += stride) {
     const std::uint64_t t = base + threadIdx.x;
@@ -58,27 +48,16 @@ __device__ void run_streams(std::int32_t* __restrict__ out, std::size_t n, std::
         t < streams ? static_cast<unsigned>((n - t + kStreams - 1) / kStreams) : 0u;
     rng::Xoroshiro128p state = rng::seed_stream(seed, t);
     std::int32_t* __restrict__ p = out + (t < streams ? t : 0);
-    for (std::size_t c0 = 0; c0 < rows;) {
-      const std::size_t c1 = rows - c0 < chunk - carried ? rows : c0 + (chunk - carried);
+    for (std::size_t c0 = 0; c0 < rows; c0 += chunk) {
       const unsigned count =
-          rows_t > c0 ? static_cast<unsigned>((rows_t < c1 ? rows_t : c1) - c0) : 0u;
+          rows_t > c0 ? static_cast<unsigned>(rows_t - c0 < chunk ? rows_t - c0 : chunk) : 0u;
       for (unsigned k = count; k != 0; --k) {
         *p = sample(state);
         p += kStreams;
       }
-      if constexpr (kCounts<Progress>) {
-        pending += count;
-        carried += c1 - c0;
-        if (carried == chunk) {
-          progress.done(pending);
-          pending = 0;
-          carried = 0;
-        }
-      }
-      c0 = c1;
+      progress.done(count);
     }
   }
-  if (carried != 0) progress.done(pending);
   progress.finish();
 }
 
