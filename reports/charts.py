@@ -341,7 +341,7 @@ def chart_progress(rows: list[Row], context: dict | None = None) -> Figure | Non
         # Overheads span -2% (noise) to 10^5%: symlog keeps both readable.
         ax.set_yscale("symlog", linthresh=1.0)
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-        ax.set_xticks(range(len(targets)), [f"{t}\n({int(sizes[(counter, t)]):,})" for t in targets])
+        ax.set_xticks(range(len(targets)), [f"{t}\n({int(sizes[(counter, t)]):,})" for t in targets], fontsize=8, rotation=20)
         ax.set_xlabel("target kernel (size)")
         ax.set_ylabel("overhead over the plain kernel (%), symlog")
         ax.set_title(f"counter in {counter} memory")
