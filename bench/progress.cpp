@@ -93,9 +93,14 @@ struct Target {
   virtual WorkModel work() const = 0;
   virtual Tolerance tolerance() const = 0;
   virtual void launch(Strategy s, CounterRef counter, cudaStream_t stream) = 0;
-  // The article's kernel (one atomic per thread), and its shape without the atomic.
-  virtual void launch_article(CounterRef counter, cudaStream_t stream) = 0;
-  virtual void launch_article_baseline(cudaStream_t stream) = 0;
+  // The article's kernel (one atomic per thread), and its shape without the atomic: by default
+  // the target's own kernel with per_thread, against none.
+  virtual void launch_article(CounterRef counter, cudaStream_t stream) {
+    launch(Strategy::per_thread, counter, stream);
+  }
+  virtual void launch_article_baseline(cudaStream_t stream) {
+    launch(Strategy::none, CounterRef{}, stream);
+  }
   virtual void poison(cudaStream_t stream) = 0;
   virtual ErrorStats check() = 0;  // after the stream is synchronised
   virtual gpu::KernelStats stats(Strategy s) const = 0;
@@ -171,9 +176,6 @@ class PoissonTarget : public Target {
     gpu::progress_poisson(Strategy::per_thread, counter, dout_.data(), n_, poisson::kSeed,
                           poisson::default_table(), kBlock, 1, stream);
   }
-  void launch_article_baseline(cudaStream_t stream) override {
-    launch(Strategy::none, CounterRef{}, stream);
-  }
   void poison(cudaStream_t stream) override {
     poison_device(dout_, stream);
     tb::poison(out_.span());
@@ -228,12 +230,6 @@ class BlackScholesTarget : public Target {
     gpu::progress_black_scholes(s, counter, dspot_.data(), dstrike_.data(), dyears_.data(),
                                 dcall_.data(), dput_.data(), n_, market(), kBlock, stream);
   }
-  void launch_article(CounterRef counter, cudaStream_t stream) override {
-    launch(Strategy::per_thread, counter, stream);
-  }
-  void launch_article_baseline(cudaStream_t stream) override {
-    launch(Strategy::none, CounterRef{}, stream);
-  }
   void poison(cudaStream_t stream) override {
     poison_device(dcall_, stream);
     poison_device(dput_, stream);
@@ -276,12 +272,6 @@ class NestedLoopTarget : public Target {
       gpu::progress_nested_loop_warp(s, counter, dout_.data(), n_, n_, kBlock, stream);
     else
       gpu::progress_nested_loop(s, counter, dout_.data(), n_, n_, kBlock, stream);
-  }
-  void launch_article(CounterRef counter, cudaStream_t stream) override {
-    launch(Strategy::per_thread, counter, stream);
-  }
-  void launch_article_baseline(cudaStream_t stream) override {
-    launch(Strategy::none, CounterRef{}, stream);
   }
   void poison(cudaStream_t stream) override {
     poison_device(dout_, stream);
