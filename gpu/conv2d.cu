@@ -141,21 +141,22 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   of 8 (ptxas narrows some of them to LDS.64 / LDS.32 where the filter needs fewer floats; at
 //   a 16-byte lane stride those cost the same 4 wavefronts).
 //
-// Cost (ptxas -v / cuobjdump -sass, sm_90, F = 5): 62 registers (F = 3: 53, F = 7: 64; no
-// spills), per thread 800 FFMA + 36 shared loads + ~36 other instructions for 32 outputs, ~31
-// for the eight STG.128 stores, ~17 per 16-byte group copied: ~34 issued instructions per output
-// (was ~90 with one output column per thread and scalar loads). 8.3 M outputs x 34 / 32 lanes /
-// 132 SMs / 4 per clock / 1.98 GHz = 8.5 us of issue, and ~0.18 shared wavefronts (23 B) per
-// output = 5.6 us of shared-memory bandwidth, both well under the ~16 us of DRAM traffic.
+// Why 4 x 4 and not 4 x 8 (H200, 3840x2160, 200 back-to-back launches of each build, the
+// same run; results/nvidia-h200/2026-11-30/experiments/conv2d_block_rows.txt): at kBlockRows = 8
+// ptxas gives 62 registers (F = 3: 53, F = 7: 64), 1024 threads an SM, and per thread 800 FFMA
+// + 36 shared loads + ~36 other instructions for 32 outputs (~34 issued an output, against ~90
+// with one output column per thread and scalar loads); 5x5 ran 26.4-28.0 us over the shapes.
+// At 4 it is 32 registers for F = 3, 5 and 7 (no spills), so 2048 threads an SM, twice the
+// warps to cover the copy latency, for ~1.5 instead of ~1.1 shared loads an output: 5x5 ran
+// 24.1-25.1 us (7x7 28.0 vs 30.9, 3x3 23.1 vs 23.5 at the best shapes). At 2: 24.7-25.7 us.
+// Nsight on the 4 x 8 kernel (block 32x4): DRAM 40%, L2 72%, 0.48 issued warps per scheduler,
+// achieved occupancy 43% of 50%: neither memory nor issue saturated, i.e. latency-bound, which
+// more resident warps help.
 //
-// Block shapes (3840x2160, F = 5): 64 registers a thread allow 1024 threads per SM, so every
-// shape runs 1024 threads an SM at once and covers the image in ~2 such rounds. Small blocks
-// (8x8: 16 blocks an SM; 16x8, 32x4: 8) overlap one block's copy with another's arithmetic
-// best; 32x8 / 16x16 / 64x4 (4 an SM) are close; 32x32 (1 block of 141 KB an SM, 270 blocks:
-// 3 rounds, the last nearly empty, nothing to overlap within an SM) is the slowest. Wider tiles
-// re-read less halo (shared tile / outputs: 8x8 1.33, 32x4 1.20, 32x8 1.13, 32x16 1.10),
-// which costs L2, not DRAM, bandwidth.
-constexpr int kBlockRows = 8;  // output rows per thread (the register block is 4 x kBlockRows)
+// Block shapes: small blocks (8x8, 16x8, 32x4) overlap one block's copy with another's
+// arithmetic best; 32x32 (one large tile per block) is the slowest. Wider tiles re-read less
+// halo, which costs L2, not DRAM, bandwidth.
+constexpr int kBlockRows = 4;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
 
@@ -345,8 +346,9 @@ std::size_t tiled_smem(int f, Block2 block) {
 
 dim3 tiled_grid(int w, int h, Block2 block) { return make_grid(w, h, block, kBlockRows, kVec); }
 
-// Tall or wide blocks can ask for more shared memory than a block may have (e.g. 1x1024 would
-// need 393 KB): refuse them with the reason instead of a launch error.
+// Tall or wide blocks can ask for more shared memory than a block may have: refuse them with
+// the reason instead of a launch error. (At 4 rows a thread a 1x1024 block needs 197 KB with
+// F = 7: within the H200's 227 KB, beyond the ~100 KB of GPUs with less shared memory.)
 void check_smem(std::size_t bytes, Block2 block, const char* what) {
   static const int limit = [] {
     int device = 0, optin = 0;

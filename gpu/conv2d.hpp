@@ -20,8 +20,8 @@ KernelStats conv2d_cuda_naive_stats(int w, int h, int f, Block2 block);
 // ordered on `stream`. Done once, outside timed regions.
 void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t stream);
 // Shared-memory tile with a halo of f/2 pixels, filter in __constant__ memory. Each thread
-// produces a 4-wide x 8-tall block of pixels from 16-byte shared loads, so a block covers
-// 4*block.x x 8*block.y pixels and needs (4*block.x + 8) x (8*block.y + f - 1) floats of shared
+// produces a 4-wide x 4-tall block of pixels from 16-byte shared loads, so a block covers
+// 4*block.x x 4*block.y pixels and needs (4*block.x + 8) x (4*block.y + f - 1) floats of shared
 // memory (a shape that needs more than the device allows per block throws
 // std::invalid_argument). The tile is copied with cp.async: 16-byte copies where the image row
 // allows (w % 4 == 0, 16-byte aligned `in` and `out`, group inside the image), clamped 4-byte

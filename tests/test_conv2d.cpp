@@ -18,7 +18,7 @@ namespace tb::conv2d {
 namespace {
 
 // A single pixel, images narrower or shorter than the filter, and sizes that are not
-// multiples of any block, of the 4 x 8 pixels a thread of cuda_tiled covers, or of the 4 rows
+// multiples of any block, of the 4 x 4 pixels a thread of cuda_tiled covers, or of the 4 rows
 // a thread of cuda_separable covers. Widths that are not multiples of 4 take cuda_tiled's
 // scalar (4-byte) copies and stores everywhere; 264 and 516 (multiples of 4, wider than three
 // tiles of every test block up to 32 threads wide) also run its 16-byte path in interior blocks,
@@ -181,8 +181,8 @@ TEST(Conv2dGpu, TiledHandlesMisalignedBuffers) {
   }
 }
 
-// A block whose tile cannot fit in shared memory is refused with the reason (1x1024 would need
-// 12 x 8198 floats), not launched.
+// A block whose tile cannot fit in shared memory is refused with the reason (1x2048 would need
+// 12 x 8194 floats, 393 KB, more than any GPU gives a block), not launched.
 TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
   TB_REQUIRE_GPU();
   Stream s;
@@ -190,7 +190,7 @@ TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
   auto din = upload(std::span<const float>(c.in));
   DeviceBuffer<float> dout(c.in.size());
   gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
-  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 3, {1, 1024}, s),
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 3, {1, 2048}, s),
                std::invalid_argument);
   s.synchronize();
 }
