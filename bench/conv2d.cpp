@@ -2,7 +2,7 @@
 // f x f kernel, f = 3, 5, 7, borders clamp-to-edge. Bytes model: one read and one write per
 // pixel (8 B/pixel; the halo comes from cache); FLOP model: 2 f^2 per pixel (one FMA per tap of
 // the direct 2D filter; cuda_separable reports the same 2D-equivalent count). serial, omp,
-// cuda_naive and cuda_tiled use a seeded random filter; cuda_separable uses a Gaussian
+// cuda_naive, cuda_tiled and cuda_direct use a seeded random filter; cuda_separable uses a Gaussian
 // g and is checked against the serial 2D filter outer(g).
 #include "cpu/conv2d.hpp"
 
@@ -94,13 +94,22 @@ DeviceData& device_data(Dims2 d, int f) {
   return slot.get(Key{d.w, d.h, f}, [d, f] { return DeviceData(host_data(d, f)); });
 }
 
-enum class Kind { naive, tiled, separable };
+enum class Kind { naive, tiled, direct, separable };
 const char* impl_name(Kind k) {
-  return k == Kind::naive ? "cuda_naive" : (k == Kind::tiled ? "cuda_tiled" : "cuda_separable");
+  switch (k) {
+    case Kind::naive:
+      return "cuda_naive";
+    case Kind::tiled:
+      return "cuda_tiled";
+    case Kind::direct:
+      return "cuda_direct";
+    default:
+      return "cuda_separable";
+  }
 }
 
-// cuda_naive / cuda_tiled / cuda_separable with a 2D block; kernel or e2e (upload the image,
-// filter, download the result). The filters are loaded into constant memory before timing.
+// cuda_naive / cuda_tiled / cuda_direct / cuda_separable with a 2D block; kernel or e2e (upload the
+// image, filter, download the result). The filters are loaded into constant memory before timing.
 void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
   const auto name = bench_name(
       "conv2d", impl_name(kind),
@@ -109,7 +118,8 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
     if (!check_block(state, block.threads())) return;
     HostData& h = host_data(dims, f);
     DeviceData& d = device_data(dims, f);
-    if (kind == Kind::tiled) gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
+    if (kind == Kind::tiled || kind == Kind::direct)
+      gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
     if (kind == Kind::separable) gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
     const HostArray<float>& ref = kind == Kind::separable ? h.ref_separable : h.ref;
     const std::size_t px = h.px;
@@ -129,6 +139,10 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
                   break;
                 case Kind::tiled:
                   gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
+                  break;
+                case Kind::direct:
+                  gpu::conv2d_cuda_direct(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
+                                          d.stream);
                   break;
                 case Kind::separable:
                   gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
@@ -151,6 +165,9 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
       case Kind::tiled:
         record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block));
         break;
+      case Kind::direct:
+        record_kernel(state, gpu::conv2d_cuda_direct_stats(h.w, h.h, f, block));
+        break;
       case Kind::separable:
         record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
         break;
@@ -172,7 +189,7 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)
       for (Block2 block : block_sweep_2d(cfg))
-        for (Kind kind : {Kind::naive, Kind::tiled, Kind::separable})
+        for (Kind kind : {Kind::naive, Kind::tiled, Kind::direct, Kind::separable})
           add_cuda(cfg, kind, dims, f, block, mode);
 #endif
   }

@@ -215,6 +215,45 @@ __device__ __forceinline__ void copy_tile_async(const float* __restrict__ in, fl
   }
 }
 
+// Feeds row i of a thread's window (12 floats: columns x - kPad .. x - kPad + 11 of image row
+// y - R + i) into every output row p of its register block that it meets, at tap row i - p:
+// output column x + j with tap dx reads float kPad - R + j + dx.
+template <int F>
+__device__ __forceinline__ void accumulate_row(float (&acc)[kBlockRows][kVec],
+                                               const float (&win)[12], int i) {
+  constexpr int R = F / 2;
+#pragma unroll
+  for (int dy = 0; dy < F; ++dy) {
+    const int p = i - dy;
+    if (p < 0 || p >= kBlockRows) continue;
+#pragma unroll
+    for (int dx = 0; dx < F; ++dx) {
+      const float tap = c_filter2d[dy * F + dx];
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) acc[p][j] = fmaf(tap, win[kPad - R + j + dx], acc[p][j]);
+    }
+  }
+}
+
+// Writes a thread's register block: 16-byte stores in the interior (a warp writes 512
+// contiguous bytes a row), predicated scalar ones at the right and bottom edges.
+__device__ __forceinline__ void store_block(float* __restrict__ out, int w, int h, int x, int y,
+                                            const float (&acc)[kBlockRows][kVec], bool vec) {
+  float* o = out + static_cast<std::size_t>(y) * w + x;
+  if (vec && x + kVec <= w && y + kBlockRows <= h) {
+#pragma unroll
+    for (int p = 0; p < kBlockRows; ++p)
+      *reinterpret_cast<float4*>(o + static_cast<std::size_t>(p) * w) =
+          make_float4(acc[p][0], acc[p][1], acc[p][2], acc[p][3]);
+  } else {
+#pragma unroll
+    for (int p = 0; p < kBlockRows; ++p)
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        if (y + p < h && x + j < w) o[static_cast<std::size_t>(p) * w + j] = acc[p][j];
+  }
+}
+
 // Filter taps come from __constant__ memory with compile-time indices: every lane reads the same
 // tap, so each FFMA takes it straight from the constant bank as an operand (no load at all).
 // __launch_bounds__(1024) lets every block shape up to 1024 threads launch (it caps registers
@@ -239,40 +278,60 @@ __global__ void __launch_bounds__(1024)
   const int y = y0 + kBlockRows * threadIdx.y;
   if (x >= w || y >= h) return;  // no barrier follows
   float acc[kBlockRows][kVec] = {};
-  // Tile row i of this thread is image row y - R + i; its float k (of 12) is column x - kPad + k,
-  // so output column x + j with tap dx reads float kPad - R + j + dx.
+  // Tile row i of this thread is image row y - R + i; its float k (of 12) is column x - kPad + k.
   const float* base = tile + kBlockRows * threadIdx.y * pitch + kVec * threadIdx.x;
 #pragma unroll
   for (int i = 0; i < kBlockRows + 2 * R; ++i) {
     const float4* row = reinterpret_cast<const float4*>(base + i * pitch);
     const float4 a = row[0], b = row[1], c = row[2];
     const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+    accumulate_row<F>(acc, win, i);
+  }
+  store_block(out, w, h, x, y, acc, vec);
+}
+
+// cuda_direct: cuda_tiled's register block and arithmetic without the shared tile. Each thread
+// reads the kBlockRows + 2R image rows it needs itself, 12 floats a row as three 16-byte loads
+// through L1 (the rows and columns that neighbouring threads share are L1 hits), clamped
+// scalar loads where the 12 floats leave the image or rows are not 16-byte aligned. No barrier:
+// a warp starts computing as soon as its own rows arrive instead of waiting, with its whole
+// block, for a tile (Nsight on cuda_tiled: no warp eligible in 51% of cycles).
+template <int F, bool kWhole>
+__device__ __forceinline__ void direct_rows(const float* __restrict__ in, int w, int h, int x,
+                                            int y, float (&acc)[kBlockRows][kVec]) {
+  constexpr int R = F / 2;
 #pragma unroll
-    for (int dy = 0; dy < F; ++dy) {
-      const int p = i - dy;  // the output row that meets tile row i at tap row dy
-      if (p < 0 || p >= kBlockRows) continue;
+  for (int i = 0; i < kBlockRows + 2 * R; ++i) {
+    const float* row = in + static_cast<std::size_t>(clamp_to(y - R + i, h - 1)) * w;
+    float win[12];
+    if constexpr (kWhole) {
+      const float4* r4 = reinterpret_cast<const float4*>(row + (x - kPad));
+      const float4 a = __ldg(r4), b = __ldg(r4 + 1), c = __ldg(r4 + 2);
+      const float v[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
 #pragma unroll
-      for (int dx = 0; dx < F; ++dx) {
-        const float tap = c_filter2d[dy * F + dx];
+      for (int k = 0; k < 12; ++k) win[k] = v[k];
+    } else {
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) acc[p][j] = fmaf(tap, win[kPad - R + j + dx], acc[p][j]);
-      }
+      for (int k = 0; k < 12; ++k) win[k] = __ldg(row + clamp_to(x - kPad + k, w - 1));
     }
+    accumulate_row<F>(acc, win, i);
   }
-  float* o = out + static_cast<std::size_t>(y) * w + x;
-  if (vec && x + kVec <= w && y + kBlockRows <= h) {
-    // Interior: 16-byte stores, a warp writes 512 contiguous bytes per row.
-#pragma unroll
-    for (int p = 0; p < kBlockRows; ++p)
-      *reinterpret_cast<float4*>(o + static_cast<std::size_t>(p) * w) =
-          make_float4(acc[p][0], acc[p][1], acc[p][2], acc[p][3]);
-  } else {
-#pragma unroll
-    for (int p = 0; p < kBlockRows; ++p)
-#pragma unroll
-      for (int j = 0; j < kVec; ++j)
-        if (y + p < h && x + j < w) o[static_cast<std::size_t>(p) * w + j] = acc[p][j];
-  }
+}
+
+template <int F>
+__global__ void __launch_bounds__(1024)
+    conv2d_direct_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                         bool vec) {
+  static_assert(F / 2 <= kPad, "the row window must cover the filter radius");
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
+  const int y = (blockIdx.y * blockDim.y + threadIdx.y) * kBlockRows;
+  if (x >= w || y >= h) return;
+  float acc[kBlockRows][kVec] = {};
+  if (vec && x >= kPad && x + kVec + kPad <= w)
+    direct_rows<F, true>(in, w, h, x, y, acc);
+  else
+    direct_rows<F, false>(in, w, h, x, y, acc);
+  store_block(out, w, h, x, y, acc, vec);
 }
 
 // Separable: the same tile, then a row pass over every tile row (including the halo rows)
@@ -463,6 +522,31 @@ KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block) {
     allow_smem(conv2d_tiled_kernel<F>, smem);
     return kernel_stats(conv2d_tiled_kernel<F>, block.threads(), static_cast<long long>(g.x) * g.y,
                         smem);
+  });
+}
+
+void conv2d_cuda_direct(const float* in, float* out, int w, int h, int f, Block2 block,
+                        cudaStream_t stream) {
+  check_args(w, h, f, block);
+  require_loaded(g_tiled_f, f, "conv2d_cuda_direct");
+  if (w > INT_MAX - kVec * block.x - 2 * kPad)  // window columns are ints
+    throw std::invalid_argument("conv2d_cuda_direct: image too wide");
+  const dim3 grid = tiled_grid(w, h, block);
+  const bool vec = vector_ok(in, out, w);
+  by_filter(f, [&](auto fc) {
+    constexpr int F = decltype(fc)::value;
+    conv2d_direct_kernel<F><<<grid, dim3(block.x, block.y), 0, stream>>>(in, out, w, h, vec);
+    return 0;
+  });
+  CUDA_CHECK_LAUNCH();
+}
+
+KernelStats conv2d_cuda_direct_stats(int w, int h, int f, Block2 block) {
+  const dim3 g = tiled_grid(w, h, block);
+  return by_filter(f, [&](auto fc) {
+    constexpr int F = decltype(fc)::value;
+    return kernel_stats(conv2d_direct_kernel<F>, block.threads(),
+                        static_cast<long long>(g.x) * g.y);
   });
 }
 

@@ -31,6 +31,14 @@ void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 
                        cudaStream_t stream);
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block);
 
+// cuda_tiled's 4 x 4 register block and arithmetic (the same __constant__ filter, loaded with
+// conv2d_set_tiled_filter) without shared memory: each thread reads its f + 3 image rows itself,
+// 16-byte loads through L1 where the row allows, clamped scalar loads at the borders; no
+// barrier. Same grid as cuda_tiled; any w, h >= 1.
+void conv2d_cuda_direct(const float* in, float* out, int w, int h, int f, Block2 block,
+                        cudaStream_t stream);
+KernelStats conv2d_cuda_direct_stats(int w, int h, int f, Block2 block);
+
 // Copies the 1D kernel g (f taps, host memory) for conv2d_cuda_separable, which computes the
 // 2D filter outer(g) as a row pass and then a column pass in one kernel (tile of block.x x
 // 4*block.y pixels plus halo, each thread 4 vertically adjacent pixels).

@@ -112,7 +112,14 @@ std::vector<Block2> blocks() {
           {32, 32}, {64, 4}, {128, 2}, {256, 1}, {64, 2}};
 }
 
-enum class Kind { naive, tiled, separable };
+enum class Kind { naive, tiled, direct, separable };
+
+// Runs one cuda_tiled-family launcher (its filter in constant memory already).
+void launch_2d(Kind kind, const float* in, float* out, const Case& c, int f, Block2 b,
+               cudaStream_t s) {
+  if (kind == Kind::tiled) gpu::conv2d_cuda_tiled(in, out, c.w, c.h, f, b, s);
+  if (kind == Kind::direct) gpu::conv2d_cuda_direct(in, out, c.w, c.h, f, b, s);
+}
 
 void expect_gpu_matches(Kind kind) {
   Stream s;
@@ -122,13 +129,14 @@ void expect_gpu_matches(Kind kind) {
       auto din = upload(std::span<const float>(c.in));
       auto dfilter = upload(std::span<const float>(c.filter));
       DeviceBuffer<float> dout(c.in.size());
-      if (kind == Kind::tiled) gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
+      if (kind == Kind::tiled || kind == Kind::direct)
+        gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
       if (kind == Kind::separable) gpu::conv2d_set_separable_filter(c.gauss.data(), f, s);
       for (Block2 b : blocks()) {
         CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
         if (kind == Kind::naive)
           gpu::conv2d_cuda_naive(din.data(), dout.data(), c.w, c.h, dfilter.data(), f, b, s);
-        if (kind == Kind::tiled) gpu::conv2d_cuda_tiled(din.data(), dout.data(), c.w, c.h, f, b, s);
+        launch_2d(kind, din.data(), dout.data(), c, f, b, s);
         if (kind == Kind::separable)
           gpu::conv2d_cuda_separable(din.data(), dout.data(), c.w, c.h, f, b, s);
         s.synchronize();
@@ -151,34 +159,41 @@ TEST(Conv2dGpu, TiledMatchesSerial) {
   expect_gpu_matches(Kind::tiled);
 }
 
+TEST(Conv2dGpu, DirectMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(Kind::direct);
+}
+
 TEST(Conv2dGpu, SeparableMatchesSerial2d) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(Kind::separable);
 }
 
-// cuda_tiled with buffers that start 4 bytes past a 16-byte boundary: the launcher must fall
-// back to 4-byte copies and stores even though the width is a multiple of 4 (a 16-byte copy
-// from a misaligned address faults).
-TEST(Conv2dGpu, TiledHandlesMisalignedBuffers) {
+// cuda_tiled and cuda_direct with buffers that start 4 bytes past a 16-byte boundary: the
+// launchers must fall back to 4-byte loads, copies and stores even though the width is a
+// multiple of 4 (a 16-byte access at a misaligned address faults).
+TEST(Conv2dGpu, TiledAndDirectHandleMisalignedBuffers) {
   TB_REQUIRE_GPU();
   Stream s;
-  for (int f : kFilterSizes) {
-    Case c({264, 70}, f);
-    std::vector<float> padded(c.in.size() + 1);
-    std::copy(c.in.begin(), c.in.end(), padded.begin() + 1);
-    auto din = upload(std::span<const float>(padded));
-    DeviceBuffer<float> dout(padded.size());
-    gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
-    for (Block2 b : std::vector<Block2>{{8, 8}, {32, 8}}) {
-      CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
-      gpu::conv2d_cuda_tiled(din.data() + 1, dout.data() + 1, c.w, c.h, f, b, s);
-      s.synchronize();
-      std::vector<float> all(padded.size());
-      download(std::span<float>(all), dout);
-      std::vector<float> out(all.begin() + 1, all.end());
-      EXPECT_TRUE(matches(out, c.ref)) << "f=" << f << " block=" << b.x << "x" << b.y;
+  for (Kind kind : {Kind::tiled, Kind::direct})
+    for (int f : kFilterSizes) {
+      Case c({264, 70}, f);
+      std::vector<float> padded(c.in.size() + 1);
+      std::copy(c.in.begin(), c.in.end(), padded.begin() + 1);
+      auto din = upload(std::span<const float>(padded));
+      DeviceBuffer<float> dout(padded.size());
+      gpu::conv2d_set_tiled_filter(c.filter.data(), f, s);
+      for (Block2 b : std::vector<Block2>{{8, 8}, {32, 8}}) {
+        CUDA_CHECK(cudaMemsetAsync(dout.data(), 0xFF, dout.bytes(), s));
+        launch_2d(kind, din.data() + 1, dout.data() + 1, c, f, b, s);
+        s.synchronize();
+        std::vector<float> all(padded.size());
+        download(std::span<float>(all), dout);
+        std::vector<float> out(all.begin() + 1, all.end());
+        EXPECT_TRUE(matches(out, c.ref))
+            << "kind=" << static_cast<int>(kind) << " f=" << f << " block=" << b.x << "x" << b.y;
+      }
     }
-  }
 }
 
 // A block whose tile cannot fit in shared memory is refused with the reason (1x2048 would need
