@@ -3,7 +3,8 @@
 // pixel (8 B/pixel; the halo comes from cache); FLOP model: 2 f^2 per pixel (one FMA per tap of
 // the direct 2D filter; cuda_separable reports the same 2D-equivalent count). serial, omp,
 // cuda_naive, cuda_tiled and cuda_direct use a seeded random filter; cuda_separable uses a Gaussian
-// g and is checked against the serial 2D filter outer(g).
+// g and is checked against the serial 2D filter outer(g). cuda_direct works per warp and takes only
+// the thread count from the block shape (block.threads() / 32 warps, each a 128x16 strip).
 #include "cpu/conv2d.hpp"
 
 #include <algorithm>

@@ -216,21 +216,27 @@ __device__ __forceinline__ void copy_tile_async(const float* __restrict__ in, fl
 }
 
 // Feeds row i of a thread's window (12 floats: columns x - kPad .. x - kPad + 11 of image row
-// y - R + i) into every output row p of its register block that it meets, at tap row i - p:
-// output column x + j with tap dx reads float kPad - R + j + dx.
-template <int F>
-__device__ __forceinline__ void accumulate_row(float (&acc)[kBlockRows][kVec],
-                                               const float (&win)[12], int i) {
+// y - R + i) into every output row p < Rows that it meets, at tap row i - p: output column x + j
+// with tap dx reads float kPad - R + j + dx. Output row p accumulates in acc[p % Slots] (the
+// strips of cuda_direct rotate F slots over their rows and start a row's slot with its first
+// product; cuda_tiled has a zeroed slot per row).
+template <int F, int Rows, int Slots>
+__device__ __forceinline__ void accumulate_row(float (&acc)[Slots][kVec], const float (&win)[12],
+                                               int i) {
   constexpr int R = F / 2;
 #pragma unroll
   for (int dy = 0; dy < F; ++dy) {
     const int p = i - dy;
-    if (p < 0 || p >= kBlockRows) continue;
+    if (p < 0 || p >= Rows) continue;
 #pragma unroll
     for (int dx = 0; dx < F; ++dx) {
       const float tap = c_filter2d[dy * F + dx];
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) acc[p][j] = fmaf(tap, win[kPad - R + j + dx], acc[p][j]);
+      for (int j = 0; j < kVec; ++j) {
+        float& a = acc[p % Slots][j];
+        const float v = win[kPad - R + j + dx];
+        a = (Slots != Rows && dy == 0 && dx == 0) ? tap * v : fmaf(tap, v, a);
+      }
     }
   }
 }
@@ -285,53 +291,107 @@ __global__ void __launch_bounds__(1024)
     const float4* row = reinterpret_cast<const float4*>(base + i * pitch);
     const float4 a = row[0], b = row[1], c = row[2];
     const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
-    accumulate_row<F>(acc, win, i);
+    accumulate_row<F, kBlockRows, kBlockRows>(acc, win, i);
   }
   store_block(out, w, h, x, y, acc, vec);
 }
 
-// cuda_direct: cuda_tiled's register block and arithmetic without the shared tile. Each thread
-// reads the kBlockRows + 2R image rows it needs itself, 12 floats a row as three 16-byte loads
-// through L1 (the rows and columns that neighbouring threads share are L1 hits), clamped
-// scalar loads where the 12 floats leave the image or rows are not 16-byte aligned. No barrier:
-// a warp starts computing as soon as its own rows arrive instead of waiting, with its whole
-// block, for a tile (Nsight on cuda_tiled: no warp eligible in 51% of cycles).
-template <int F, bool kWhole>
-__device__ __forceinline__ void direct_rows(const float* __restrict__ in, int w, int h, int x,
-                                            int y, float (&acc)[kBlockRows][kVec]) {
-  constexpr int R = F / 2;
+// ---- cuda_direct: a register window sliding down 16-row strips, no shared memory -----------
+//
+// Each warp owns a strip of 128 columns x kStripRows rows (lane: 4 columns) and walks it top to
+// bottom once: image row y0 - R + i arrives as a 12-float window per lane (three 16-byte loads
+// through L1; the 8 floats a lane shares with its neighbours are L1 hits), feeds the F output
+// rows that it touches, and the output row that it completes is stored. An input row is loaded
+// once per strip instead of once per output row, the accumulators are F rotating rows of 4, and
+// there is no tile and no barrier: each warp only waits for its own loads, which are issued
+// kPrefetch rows ahead of use.
+//
+// Why (H200, 3840x2160, 200 back-to-back launches, results/nvidia-h200/2026-11-30/experiments/
+// conv2d_strips.md): 5x5 21.1-21.4 us against 24.0 us for cuda_tiled and 23.3 us for the former
+// cuda_direct (cuda_tiled's 4x4 blocks read through L1); a plain copy of the image takes 18.2-18.5
+// us and the same strip walk without arithmetic 18.8-19.1 us. Nsight (5x5, one row of prefetch):
+// DRAM 65%, 0.50 issued warps per scheduler, the warps wait on their loads (L1TEX scoreboard, 2/3
+// of stalls). Tried and slower: the strip through a shared-memory ring filled by cp.async
+// (24.6 us) or by TMA bulk row copies (28.4 us), rows staged through shared memory from registers
+// (24.3), neighbours' columns by shuffles (21.9), L2 or L1 prefetch instructions for later rows
+// (no gain), odd strips walking up so that neighbouring strips share halo rows in time (no gain,
+// more registers), 8, 24 or 32 rows a strip (32: the unrolled walk no longer fits the
+// instruction cache).
+constexpr int kStripRows = 16;
+constexpr int kStripCols = 32 * kVec;  // a warp's columns
+
+// Rows loaded ahead of use: two for F <= 5 (56 registers); at F = 7 a second row of prefetch
+// takes 72 registers and ran 39 us against 30 us with one.
+template <int F>
+constexpr int strip_prefetch() {
+  return F <= 5 ? 2 : 1;
+}
+
+// Columns x - kPad .. x + kPad + 3 of `row`: three 16-byte loads where they lie inside the image
+// and rows are 16-byte aligned (`whole`), else twelve clamped scalar loads.
+__device__ __forceinline__ void load_window(const float* __restrict__ row, int x, int w,
+                                            bool whole, float (&win)[12]) {
+  if (whole) {
+    const float4* r4 = reinterpret_cast<const float4*>(row + (x - kPad));
+    const float4 a = __ldg(r4), b = __ldg(r4 + 1), c = __ldg(r4 + 2);
+    const float v[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
 #pragma unroll
-  for (int i = 0; i < kBlockRows + 2 * R; ++i) {
-    const float* row = in + static_cast<std::size_t>(clamp_to(y - R + i, h - 1)) * w;
-    float win[12];
-    if constexpr (kWhole) {
-      const float4* r4 = reinterpret_cast<const float4*>(row + (x - kPad));
-      const float4 a = __ldg(r4), b = __ldg(r4 + 1), c = __ldg(r4 + 2);
-      const float v[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+    for (int k = 0; k < 12; ++k) win[k] = v[k];
+  } else {
 #pragma unroll
-      for (int k = 0; k < 12; ++k) win[k] = v[k];
-    } else {
-#pragma unroll
-      for (int k = 0; k < 12; ++k) win[k] = __ldg(row + clamp_to(x - kPad + k, w - 1));
-    }
-    accumulate_row<F>(acc, win, i);
+    for (int k = 0; k < 12; ++k) win[k] = __ldg(row + clamp_to(x - kPad + k, w - 1));
   }
 }
 
+// Output row y of a strip: a 16-byte store inside the image, predicated scalar ones at the right
+// edge; rows past the bottom edge are skipped.
+__device__ __forceinline__ void store_row(float* __restrict__ out, int w, int h, int x, int y,
+                                          const float (&acc)[kVec], bool vec) {
+  if (y >= h) return;
+  float* o = out + static_cast<std::size_t>(y) * w + x;
+  if (vec && x + kVec <= w) {
+    *reinterpret_cast<float4*>(o) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+      if (x + j < w) o[j] = acc[j];
+  }
+}
+
+// Register cap: 56 for F <= 5 (36 resident warps an SM; told only "1024 threads a block", ptxas
+// takes 64 and 32 warps fit), 64 for F = 7 (56 would spill). Either lets a 1024-thread block run.
 template <int F>
-__global__ void __launch_bounds__(1024)
+constexpr int strip_registers() {
+  return F <= 5 ? 56 : 64;
+}
+
+// Block (32, warps): warp threadIdx.y of block (bx, by) walks strip (bx, by * warps + threadIdx.y).
+template <int F>
+__global__ void __maxnreg__(strip_registers<F>())
     conv2d_direct_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
                          bool vec) {
-  static_assert(F / 2 <= kPad, "the row window must cover the filter radius");
-  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * kVec;
-  const int y = (blockIdx.y * blockDim.y + threadIdx.y) * kBlockRows;
-  if (x >= w || y >= h) return;
-  float acc[kBlockRows][kVec] = {};
-  if (vec && x >= kPad && x + kVec + kPad <= w)
-    direct_rows<F, true>(in, w, h, x, y, acc);
-  else
-    direct_rows<F, false>(in, w, h, x, y, acc);
-  store_block(out, w, h, x, y, acc, vec);
+  constexpr int R = F / 2;
+  constexpr int kRowsIn = kStripRows + 2 * R;
+  constexpr int D = strip_prefetch<F>();
+  static_assert(R <= kPad, "the row window must cover the filter radius");
+  const int x = blockIdx.x * kStripCols + kVec * threadIdx.x;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kStripRows;
+  if (x >= w || y0 >= h) return;  // no barrier or warp collective follows
+  const bool whole = vec && x >= kPad && x + kVec + kPad <= w;
+  auto load = [&](int i, float (&win)[12]) {
+    load_window(in + static_cast<std::size_t>(clamp_to(y0 - R + i, h - 1)) * w, x, w, whole, win);
+  };
+  float rows[D + 1][12];  // D rows in flight plus the one in use; indices fold at compile time
+#pragma unroll
+  for (int i = 0; i < D; ++i) load(i, rows[i]);
+  float acc[F][kVec];
+#pragma unroll
+  for (int i = 0; i < kRowsIn; ++i) {
+    if (i + D < kRowsIn) load(i + D, rows[(i + D) % (D + 1)]);
+    accumulate_row<F, kStripRows, F>(acc, rows[i % (D + 1)], i);
+    const int done = i - 2 * R;  // the output row that input row i completes
+    if (done >= 0) store_row(out, w, h, x, y0 + done, acc[done % F], vec);
+  }
 }
 
 // Separable: the same tile, then a row pass over every tile row (including the halo rows)
@@ -525,24 +585,39 @@ KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block) {
   });
 }
 
+// cuda_direct: block.threads() / 32 warps stacked vertically, each a 128 x kStripRows strip.
+dim3 direct_block(Block2 block) {
+  if (block.threads() % 32 != 0)
+    throw std::invalid_argument("conv2d_cuda_direct: block " + std::to_string(block.x) + "x" +
+                                std::to_string(block.y) +
+                                " is not a whole number of warps (the kernel works per warp)");
+  return dim3(32, static_cast<unsigned>(block.threads() / 32));
+}
+
+dim3 direct_grid(int w, int h, Block2 block) {
+  return make_grid(w, h, Block2{1, static_cast<int>(direct_block(block).y)}, kStripRows,
+                   kStripCols);
+}
+
 void conv2d_cuda_direct(const float* in, float* out, int w, int h, int f, Block2 block,
                         cudaStream_t stream) {
   check_args(w, h, f, block);
   require_loaded(g_tiled_f, f, "conv2d_cuda_direct");
-  if (w > INT_MAX - kVec * block.x - 2 * kPad)  // window columns are ints
+  if (w > INT_MAX - kStripCols - 2 * kPad)  // window columns are ints
     throw std::invalid_argument("conv2d_cuda_direct: image too wide");
-  const dim3 grid = tiled_grid(w, h, block);
+  const dim3 threads = direct_block(block);
+  const dim3 grid = direct_grid(w, h, block);
   const bool vec = vector_ok(in, out, w);
   by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
-    conv2d_direct_kernel<F><<<grid, dim3(block.x, block.y), 0, stream>>>(in, out, w, h, vec);
+    conv2d_direct_kernel<F><<<grid, threads, 0, stream>>>(in, out, w, h, vec);
     return 0;
   });
   CUDA_CHECK_LAUNCH();
 }
 
 KernelStats conv2d_cuda_direct_stats(int w, int h, int f, Block2 block) {
-  const dim3 g = tiled_grid(w, h, block);
+  const dim3 g = direct_grid(w, h, block);
   return by_filter(f, [&](auto fc) {
     constexpr int F = decltype(fc)::value;
     return kernel_stats(conv2d_direct_kernel<F>, block.threads(),

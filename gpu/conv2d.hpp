@@ -31,10 +31,13 @@ void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 
                        cudaStream_t stream);
 KernelStats conv2d_cuda_tiled_stats(int w, int h, int f, Block2 block);
 
-// cuda_tiled's 4 x 4 register block and arithmetic (the same __constant__ filter, loaded with
-// conv2d_set_tiled_filter) without shared memory: each thread reads its f + 3 image rows itself,
-// 16-byte loads through L1 where the row allows, clamped scalar loads at the borders; no
-// barrier. Same grid as cuda_tiled; any w, h >= 1.
+// No shared memory: each warp walks a strip of 128 columns x 16 rows top to bottom, each lane 4
+// columns, keeping the f rows of accumulators it is building in registers and loading each image
+// row once (16-byte loads through L1 where the row allows, clamped scalar loads at the borders),
+// a row or two ahead of use. The same __constant__ filter as cuda_tiled (load it with
+// conv2d_set_tiled_filter). The kernel works per warp: `block` sets only the thread count,
+// block.threads() / 32 warps stacked vertically (a block covers 128 x 16 * warps pixels); a
+// count that is not a multiple of 32 throws std::invalid_argument. Any w, h >= 1.
 void conv2d_cuda_direct(const float* in, float* out, int w, int h, int f, Block2 block,
                         cudaStream_t stream);
 KernelStats conv2d_cuda_direct_stats(int w, int h, int f, Block2 block);

@@ -210,6 +210,20 @@ TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
   s.synchronize();
 }
 
+// cuda_direct works per warp: a block that is not a whole number of warps is refused.
+TEST(Conv2dGpu, DirectRefusesAPartialWarpBlock) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Case c({16, 16}, 3);
+  auto din = upload(std::span<const float>(c.in));
+  DeviceBuffer<float> dout(c.in.size());
+  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
+  EXPECT_THROW(gpu::conv2d_cuda_direct(din.data(), dout.data(), 16, 16, 3, {8, 2}, s),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::conv2d_cuda_direct_stats(16, 16, 3, {4, 4}), std::invalid_argument);
+  s.synchronize();
+}
+
 // A launch whose filter size differs from the one in constant memory is refused.
 TEST(Conv2dGpu, TiledRefusesAStaleFilter) {
   TB_REQUIRE_GPU();
