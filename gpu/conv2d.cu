@@ -304,19 +304,21 @@ __global__ void __launch_bounds__(1024)
 // rows that it touches, and the output row that it completes is stored. An input row is loaded
 // once per strip instead of once per output row, the accumulators are F rotating rows of 4, and
 // there is no tile and no barrier: each warp only waits for its own loads, which are issued
-// kPrefetch rows ahead of use.
+// strip_prefetch<F>() rows ahead of use.
 //
-// Why (H200, 3840x2160, 200 back-to-back launches, results/nvidia-h200/2026-11-30/experiments/
-// conv2d_strips.md): 5x5 21.1-21.4 us against 24.0 us for cuda_tiled and 23.3 us for the former
-// cuda_direct (cuda_tiled's 4x4 blocks read through L1); a plain copy of the image takes 18.2-18.5
-// us and the same strip walk without arithmetic 18.8-19.1 us. Nsight (5x5, one row of prefetch):
-// DRAM 65%, 0.50 issued warps per scheduler, the warps wait on their loads (L1TEX scoreboard, 2/3
-// of stalls). Tried and slower: the strip through a shared-memory ring filled by cp.async
-// (24.6 us) or by TMA bulk row copies (28.4 us), rows staged through shared memory from registers
-// (24.3), neighbours' columns by shuffles (21.9), L2 or L1 prefetch instructions for later rows
-// (no gain), odd strips walking up so that neighbouring strips share halo rows in time (no gain,
-// more registers), 8, 24 or 32 rows a strip (32: the unrolled walk no longer fits the
-// instruction cache).
+// Why (H200, 3840x2160, results/nvidia-h200/2026-11-30/experiments/conv2d_strips.md): 5x5 in
+// 21.1-21.4 us back to back (the suite, gated: 22.2-22.5 us, ~70% of the copy bandwidth) against
+// 23.9-24.4 us for cuda_tiled and 23.3-23.6 us for the former cuda_direct (cuda_tiled's 4x4
+// blocks read through L1). For scale: a plain copy of the image takes 18.2-18.6 us, the same
+// strip walk without arithmetic 18.8-19.1 us. Nsight: DRAM 64%, L2 70%, 0.55 issued warps per
+// scheduler, warps waiting on their loads (L1TEX scoreboard, 63% of stalls). Tried and slower
+// or no better: the strip through a per-warp shared-memory ring filled by cp.async (best 24.6
+// us) or by TMA bulk row copies (28.4), rows staged into shared memory from registers (24.1),
+// neighbours' columns by shuffles (21.7-21.9), prefetch.global.L2/L1 or bulk L2 prefetch of
+// later rows (no gain), odd strips walking up so that neighbouring strips read their shared
+// halo rows together (no gain), two columns a lane (23.1+), 8 to 24 rows a strip (no better;
+// 32: the unrolled walk outgrows the instruction cache). Most of those lost to register growth:
+// at 56 registers or fewer the walk keeps 36 warps an SM.
 constexpr int kStripRows = 16;
 constexpr int kStripCols = 32 * kVec;  // a warp's columns
 
