@@ -196,45 +196,40 @@ TEST(Conv2dGpu, TiledAndDirectHandleMisalignedBuffers) {
     }
 }
 
+// A 16x16 image and its 3x3 filter on the device (loaded into constant memory), for the tests
+// of launches that must be refused before they run.
+struct SmallImage {
+  Stream s;
+  Case c{{16, 16}, 3};
+  DeviceBuffer<float> in = upload(std::span<const float>(c.in));
+  DeviceBuffer<float> out{c.in.size()};
+  SmallImage() { gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s); }
+};
+
 // A block whose tile cannot fit in shared memory is refused with the reason (1x2048 would need
 // 12 x 8194 floats, 393 KB, more than any GPU gives a block), not launched.
 TEST(Conv2dGpu, TiledRefusesATileTooLargeForSharedMemory) {
   TB_REQUIRE_GPU();
-  Stream s;
-  Case c({16, 16}, 3);
-  auto din = upload(std::span<const float>(c.in));
-  DeviceBuffer<float> dout(c.in.size());
-  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
-  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 3, {1, 2048}, s),
+  SmallImage m;
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(m.in.data(), m.out.data(), 16, 16, 3, {1, 2048}, m.s),
                std::invalid_argument);
-  s.synchronize();
 }
 
 // cuda_direct works per warp: a block that is not a whole number of warps is refused.
 TEST(Conv2dGpu, DirectRefusesAPartialWarpBlock) {
   TB_REQUIRE_GPU();
-  Stream s;
-  Case c({16, 16}, 3);
-  auto din = upload(std::span<const float>(c.in));
-  DeviceBuffer<float> dout(c.in.size());
-  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
-  EXPECT_THROW(gpu::conv2d_cuda_direct(din.data(), dout.data(), 16, 16, 3, {8, 2}, s),
+  SmallImage m;
+  EXPECT_THROW(gpu::conv2d_cuda_direct(m.in.data(), m.out.data(), 16, 16, 3, {8, 2}, m.s),
                std::invalid_argument);
   EXPECT_THROW(gpu::conv2d_cuda_direct_stats(16, 16, 3, {4, 4}), std::invalid_argument);
-  s.synchronize();
 }
 
 // A launch whose filter size differs from the one in constant memory is refused.
 TEST(Conv2dGpu, TiledRefusesAStaleFilter) {
   TB_REQUIRE_GPU();
-  Stream s;
-  Case c({16, 16}, 3);
-  auto din = upload(std::span<const float>(c.in));
-  DeviceBuffer<float> dout(c.in.size());
-  gpu::conv2d_set_tiled_filter(c.filter.data(), 3, s);
-  EXPECT_THROW(gpu::conv2d_cuda_tiled(din.data(), dout.data(), 16, 16, 5, {16, 16}, s),
+  SmallImage m;
+  EXPECT_THROW(gpu::conv2d_cuda_tiled(m.in.data(), m.out.data(), 16, 16, 5, {16, 16}, m.s),
                std::logic_error);
-  s.synchronize();
 }
 #endif
 

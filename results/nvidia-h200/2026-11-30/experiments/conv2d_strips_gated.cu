@@ -1,5 +1,9 @@
 // Scratch: the strip kernels timed both back to back and the suite's way (each launch queued
-// behind a gate kernel, events around the one kernel, median of 200).
+// behind a gate kernel, events around the one kernel, median of 200). Runs 8, 9 and 10 of
+// conv2d_strips.md: build with -DRUN=0 -DGRUN=8, 9 or 10.
+#ifndef GRUN
+#define GRUN 10
+#endif
 #define main strips_unused_main
 #include "conv2d_strips.cu"
 #undef main
@@ -244,10 +248,24 @@ template <int F> void run_g(Img& big, Img& odd) {
 #define G2(S, WPB, D) strip("ldg2 S" #S " W" #WPB " D" #D, ldg2_kernel<F, S, WPB, D, 0>, launch_ldg2<F, S, WPB, D, 0>)
 #define GM(S, WPB, D) strip("ldgm S" #S " W" #WPB " D" #D, ldgm_kernel<F, S, WPB, D>, launch_ldgm<F, S, WPB, D>)
 #define GS(S, WPB, D) strip("shf128 S" #S " W" #WPB " D" #D, shf128_kernel<F, S, WPB, D>, launch_shf128<F, S, WPB, D>)
-  if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
 #define GL(S, WPB, D) strip("ldgs S" #S " W" #WPB " D" #D, ldgs_kernel<F, S, WPB, D>, launch_ldgs<F, S, WPB, D>)
+#if GRUN == 8
+  if constexpr (F <= 5) {
+    G(16, 2, 2); G(16, 1, 2); G(16, 4, 2); G(14, 1, 2); G(14, 2, 2); G(12, 2, 2); G(12, 1, 2); G(10, 2, 2); G(8, 2, 2); G(8, 1, 2); G(20, 2, 2);
+  } else {
+    G(16, 2, 1); G(14, 2, 1); G(12, 2, 1); G(8, 2, 1);
+  }
+#elif GRUN == 9
+  if constexpr (F <= 5) {
+    G(16, 2, 2); GM(16, 2, 2); GM(16, 4, 2);
+    G2(16, 2, 1); G2(16, 2, 2); G2(16, 4, 2); G2(16, 4, 3); G2(8, 2, 2); G2(8, 4, 2); G2(16, 8, 2); G2(24, 4, 2); G2(12, 4, 2);
+    G(16, 2, 2);
+  }
+#else
+  if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
   GL(16, 2, 2); GL(16, 2, 3); GL(16, 4, 2); GL(8, 2, 2); GL(16, 1, 2);
   if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
+#endif
 }
 
 int main() {
@@ -263,6 +281,9 @@ int main() {
     printf("%-30s b2b %6.2f us %5.1f%%  gated %6.2f us %5.1f%%\n", name, b, 100.0 * 8.0 * n / (b * 1e-6) / g_bw, g, 100.0 * 8.0 * n / (g * 1e-6) / g_bw); };
   cp("memcpy of the image", [&] { cudaMemcpyAsync(big.dout, big.din, n * 4, cudaMemcpyDeviceToDevice); });
   cp("copy4 kernel block 256", [&] { copy4<<<(n / 4 + 255) / 256, 256>>>((const float4*)big.din, (float4*)big.dout, n / 4); });
-  run_g<5>(big, odd); run_g<3>(big, odd); run_g<7>(big, odd);
+  run_g<5>(big, odd); run_g<3>(big, odd);
+#if GRUN != 9
+  run_g<7>(big, odd);
+#endif
   return 0;
 }
