@@ -1,6 +1,6 @@
 // Scratch: the strip kernels timed both back to back and the suite's way (each launch queued
 // behind a gate kernel, events around the one kernel, median of 200). Runs 8, 9 and 10 of
-// conv2d_strips.md: build with -DRUN=0 -DGRUN=8, 9, 10 or 11.
+// conv2d_strips.md: build with -DRUN=0 -DGRUN=8, 9, 10, 11 or 12.
 #ifndef GRUN
 #define GRUN 10
 #endif
@@ -266,6 +266,121 @@ template <int F, int S, int K, int WPB> void launch_tma2(const Img& im, bool vec
   tma2_kernel<F, S, K, WPB><<<grid, dim3(32, WPB)>>>(im.din, im.dout, im.w, im.h, vec);
 }
 
+// Run 12: the suite's cuda_direct source (gpu/conv2d.cu at b5e3912), copied verbatim.
+namespace suitecopy {
+constexpr int kVec = 4;
+constexpr int kPad = 4;
+__constant__ float c_filter2d[49];
+__device__ __forceinline__ int clamp_to(int v, int hi) { return min(max(v, 0), hi); }
+
+template <int F, int Rows, int Slots>
+__device__ __forceinline__ void accumulate_row(float (&acc)[Slots][kVec], const float (&win)[12],
+                                               int i) {
+  constexpr int R = F / 2;
+#pragma unroll
+  for (int dy = 0; dy < F; ++dy) {
+    const int p = i - dy;
+    if (p < 0 || p >= Rows) continue;
+#pragma unroll
+    for (int dx = 0; dx < F; ++dx) {
+      const float tap = c_filter2d[dy * F + dx];
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        float& a = acc[p % Slots][j];
+        const float v = win[kPad - R + j + dx];
+        a = (Slots != Rows && dy == 0 && dx == 0) ? tap * v : fmaf(tap, v, a);
+      }
+    }
+  }
+}
+
+
+constexpr int kStripRows = 16;
+constexpr int kStripCols = 32 * kVec;  // a warp's columns
+
+// Rows loaded ahead of use: two for F <= 5 (56 registers); at F = 7 a second row of prefetch
+// takes 72 registers and ran 39 us against 30 us with one.
+template <int F>
+constexpr int strip_prefetch() {
+  return F <= 5 ? 2 : 1;
+}
+
+// Columns x - kPad .. x + kPad + 3 of `row`: three 16-byte loads where they lie inside the image
+// and rows are 16-byte aligned (`whole`), else twelve clamped scalar loads.
+__device__ __forceinline__ void load_window(const float* __restrict__ row, int x, int w,
+                                            bool whole, float (&win)[12]) {
+  if (whole) {
+    const float4* r4 = reinterpret_cast<const float4*>(row + (x - kPad));
+    const float4 a = __ldg(r4), b = __ldg(r4 + 1), c = __ldg(r4 + 2);
+    const float v[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+#pragma unroll
+    for (int k = 0; k < 12; ++k) win[k] = v[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < 12; ++k) win[k] = __ldg(row + clamp_to(x - kPad + k, w - 1));
+  }
+}
+
+// Output row y of a strip: a 16-byte store inside the image, predicated scalar ones at the right
+// edge; rows past the bottom edge are skipped.
+__device__ __forceinline__ void store_row(float* __restrict__ out, int w, int h, int x, int y,
+                                          const float (&acc)[kVec], bool vec) {
+  if (y >= h) return;
+  float* o = out + static_cast<std::size_t>(y) * w + x;
+  if (vec && x + kVec <= w) {
+    *reinterpret_cast<float4*>(o) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+      if (x + j < w) o[j] = acc[j];
+  }
+}
+
+// Register cap: 56 for F <= 5 (36 resident warps an SM; told only "1024 threads a block", ptxas
+// takes 64 and 32 warps fit), 64 for F = 7 (56 would spill). Either lets a 1024-thread block run.
+template <int F>
+constexpr int strip_registers() {
+  return F <= 5 ? 56 : 64;
+}
+
+// Block (32, warps): warp threadIdx.y of block (bx, by) walks strip (bx, by * warps + threadIdx.y).
+template <int F>
+__global__ void __maxnreg__(strip_registers<F>())
+    conv2d_direct_kernel(const float* __restrict__ in, float* __restrict__ out, int w, int h,
+                         bool vec) {
+  constexpr int R = F / 2;
+  constexpr int kRowsIn = kStripRows + 2 * R;
+  constexpr int D = strip_prefetch<F>();
+  static_assert(R <= kPad, "the row window must cover the filter radius");
+  const int x = blockIdx.x * kStripCols + kVec * threadIdx.x;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * kStripRows;
+  if (x >= w || y0 >= h) return;  // no barrier or warp collective follows
+  const bool whole = vec && x >= kPad && x + kVec + kPad <= w;
+  auto load = [&](int i, float (&win)[12]) {
+    load_window(in + static_cast<std::size_t>(clamp_to(y0 - R + i, h - 1)) * w, x, w, whole, win);
+  };
+  float rows[D + 1][12];  // D rows in flight plus the one in use; indices fold at compile time
+#pragma unroll
+  for (int i = 0; i < D; ++i) load(i, rows[i]);
+  float acc[F][kVec];
+#pragma unroll
+  for (int i = 0; i < kRowsIn; ++i) {
+    if (i + D < kRowsIn) load(i + D, rows[(i + D) % (D + 1)]);
+    accumulate_row<F, kStripRows, F>(acc, rows[i % (D + 1)], i);
+    const int done = i - 2 * R;  // the output row that input row i completes
+    if (done >= 0) store_row(out, w, h, x, y0 + done, acc[done % F], vec);
+  }
+}
+
+
+}  // namespace suitecopy
+
+
+template <int F> void launch_copy(const Img& im, bool vec) {
+  dim3 grid((im.w + 127) / 128, (im.h + 31) / 32);
+  suitecopy::conv2d_direct_kernel<F><<<grid, dim3(32, 2)>>>(im.din, im.dout, im.w, im.h, vec);
+}
+
 static unsigned* g_flags; static unsigned* g_dflags;
 template <class L> static double gated_us(L launch, int reps = 200) {
   cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
@@ -301,11 +416,11 @@ template <int F> void run_g(Img& big, Img& odd) {
     report(name, stats(big.w, big.h, F, bs).regs_per_thread, e1, e2, b, g);
   };
   suite("suite tiled 32x4", tb::gpu::conv2d_cuda_tiled, tb::gpu::conv2d_cuda_tiled_stats, tb::Block2{32, 4});
-#if GRUN != 11
+#if GRUN < 11
   suite("suite direct 32x1", tb::gpu::conv2d_cuda_direct, tb::gpu::conv2d_cuda_direct_stats, tb::Block2{32, 1});
 #endif
   suite("suite direct 8x8", tb::gpu::conv2d_cuda_direct, tb::gpu::conv2d_cuda_direct_stats, tb::Block2{8, 8});
-#if GRUN != 11
+#if GRUN < 11
   suite("suite direct 32x4", tb::gpu::conv2d_cuda_direct, tb::gpu::conv2d_cuda_direct_stats, tb::Block2{32, 4});
 #endif
   auto strip = [&](const char* name, auto kern, auto launch) {
@@ -336,6 +451,13 @@ template <int F> void run_g(Img& big, Img& odd) {
 #elif GRUN == 11
   if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
   GT(16, 3, 2); GT(16, 4, 2); GT(16, 6, 2); GT(16, 4, 4); GT(8, 4, 2); GT(16, 8, 2); GT(12, 4, 2); GT(16, 4, 1);
+#elif GRUN == 12
+  if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
+  CK(cudaMemcpyToSymbol(suitecopy::c_filter2d, filt.data(), F * F * 4));
+  strip("suite code, this module", suitecopy::conv2d_direct_kernel<F>, launch_copy<F>);
+  if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
+  suite("suite direct 8x8 again", tb::gpu::conv2d_cuda_direct, tb::gpu::conv2d_cuda_direct_stats, tb::Block2{8, 8});
+  strip("suite code, this module", suitecopy::conv2d_direct_kernel<F>, launch_copy<F>);
 #else
   if constexpr (F <= 5) G(16, 2, 2); else G(16, 2, 1);
   GL(16, 2, 2); GL(16, 2, 3); GL(16, 4, 2); GL(8, 2, 2); GL(16, 1, 2);
