@@ -535,6 +535,16 @@ void require_loaded(const std::atomic<int>& loaded, int f, const char* what) {
                            std::to_string(loaded.load()) + ", not " + std::to_string(f));
 }
 
+// What every launcher checks before it enqueues: the arguments, that the constant bank holds a
+// filter of this size, and that the columns a block reads (up to w + `past_edge`, the tile or
+// window reaching past the right edge) still fit an int.
+void check_launch(int w, int h, int f, Block2 block, const std::atomic<int>& loaded,
+                  const char* what, long long past_edge) {
+  check_args(w, h, f, block);
+  require_loaded(loaded, f, what);
+  if (w > INT_MAX - past_edge) throw std::invalid_argument(std::string(what) + ": image too wide");
+}
+
 }  // namespace
 
 bool conv2d_filter_supported(int f) { return f == 3 || f == 5 || f == 7; }
@@ -558,10 +568,8 @@ void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t strea
 
 void conv2d_cuda_tiled(const float* in, float* out, int w, int h, int f, Block2 block,
                        cudaStream_t stream) {
-  check_args(w, h, f, block);
-  require_loaded(g_tiled_f, f, "conv2d_cuda_tiled");
-  if (w > INT_MAX - kVec * block.x - 2 * kPad)  // tile columns are ints
-    throw std::invalid_argument("conv2d_cuda_tiled: image too wide");
+  check_launch(w, h, f, block, g_tiled_f, "conv2d_cuda_tiled",
+               static_cast<long long>(kVec) * block.x + 2 * kPad);
   const dim3 grid = tiled_grid(w, h, block);
   const std::size_t smem = tiled_smem(f, block);
   check_smem(smem, block, "conv2d_cuda_tiled");
@@ -603,10 +611,7 @@ dim3 direct_grid(int w, int h, Block2 block) {
 
 void conv2d_cuda_direct(const float* in, float* out, int w, int h, int f, Block2 block,
                         cudaStream_t stream) {
-  check_args(w, h, f, block);
-  require_loaded(g_tiled_f, f, "conv2d_cuda_direct");
-  if (w > INT_MAX - kStripCols - 2 * kPad)  // window columns are ints
-    throw std::invalid_argument("conv2d_cuda_direct: image too wide");
+  check_launch(w, h, f, block, g_tiled_f, "conv2d_cuda_direct", kStripCols + 2 * kPad);
   const dim3 threads = direct_block(block);
   const dim3 grid = direct_grid(w, h, block);
   const bool vec = vector_ok(in, out, w);
@@ -633,8 +638,7 @@ void conv2d_set_separable_filter(const float* host_g, int f, cudaStream_t stream
 
 void conv2d_cuda_separable(const float* in, float* out, int w, int h, int f, Block2 block,
                            cudaStream_t stream) {
-  check_args(w, h, f, block);
-  require_loaded(g_separable_f, f, "conv2d_cuda_separable");
+  check_launch(w, h, f, block, g_separable_f, "conv2d_cuda_separable", 0);
   const dim3 grid = make_grid(w, h, block, kRows);
   const std::size_t smem = separable_smem(f, block);
   by_filter(f, [&](auto fc) {

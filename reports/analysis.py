@@ -82,22 +82,23 @@ def speedup(baseline: Row | None, row: Row) -> float | None:
     return baseline.time_s / row.time_s
 
 
-def gb_per_s(row: Row) -> float | None:
-    if row.bytes_per_second is not None:
-        return row.bytes_per_second / 1e9
-    bytes_iter = row.counter("bytes_per_iter")
-    if bytes_iter and row.time_s:
-        return bytes_iter / row.time_s / 1e9
+def _giga_per_s(rate: float | None, row: Row, per_iter_counter: str) -> float | None:
+    """A rate in units of 1e9 per second: the one Google Benchmark reported, else the row's
+    per-iteration counter over its time."""
+    if rate is not None:
+        return rate / 1e9
+    per_iter = row.counter(per_iter_counter)
+    if per_iter and row.time_s:
+        return per_iter / row.time_s / 1e9
     return None
+
+
+def gb_per_s(row: Row) -> float | None:
+    return _giga_per_s(row.bytes_per_second, row, "bytes_per_iter")
 
 
 def gflop_per_s(row: Row) -> float | None:
-    if row.flop_per_s is not None:
-        return row.flop_per_s / 1e9
-    flop_iter = row.counter("flop_per_iter")
-    if flop_iter and row.time_s:
-        return flop_iter / row.time_s / 1e9
-    return None
+    return _giga_per_s(row.flop_per_s, row, "flop_per_iter")
 
 
 def achieved_flop_per_s(row: Row) -> float | None:
