@@ -156,6 +156,14 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 // Block shapes: small blocks (8x8, 16x8, 32x4) overlap one block's copy with another's
 // arithmetic best; 32x32 (one large tile per block) is the slowest. Wider tiles re-read less
 // halo, which costs L2, not DRAM, bandwidth.
+//
+// Why one tile a block and cp.async, not a pipeline (H200, results/nvidia-h200/2026-11-30/
+// experiments/conv2d_pipelines.md): persistent blocks with 2-6 shared-memory stages fed by 2D TMA
+// tensor copies or cp.async ran 25.7-61 us at 5x5, per-warp strips fed by 2D TMA 23.9 us at
+// best, register-staged tiles 27-44 us. Without any arithmetic, staging this image's tiles and halos through
+// shared memory takes 22.8-25.1 us with cp.async or TMA and 21.9-22.4 us through registers, so
+// no shared-memory variant here can reach the 22.2 us of 70% of the copy bandwidth; cuda_direct
+// (reading through L1) is the faster design on this GPU.
 constexpr int kBlockRows = 4;  // output rows per thread (the register block is 4 x kBlockRows)
 constexpr int kVec = 4;        // consecutive output columns per thread (one float4)
 constexpr int kPad = 4;        // tile columns left and right of the block's outputs (>= R)
