@@ -1,9 +1,14 @@
-// Scratch (fourth session): a persistent, multi-stage shared-memory tile pipeline for conv2d.
-// Each block loops over tiles (4bx x 4by outputs) with a grid stride; S tiles are in flight in
-// S shared-memory stages while the block computes the oldest. MODE 0: one thread issues a TMA
-// 2D tensor copy per tile (zero fill outside the image, then the border tiles are fixed up to
-// clamp-to-edge in shared memory); MODE 1: every thread issues cp.async copies (clamped at the
-// borders) in commit groups.
+// Scratch (fourth session, experiments/conv2d_pipelines.md): shared-memory conv2d designs and
+// their copy-only twins, timed beside the suite's cuda_tiled and cuda_direct.
+// - pipe_kernel: a persistent block loops over tiles (4bx x 4by outputs) with a grid stride; S
+//   tiles are in flight in S shared-memory stages while the block computes the oldest. MODE 0: one
+//   thread issues a 2D TMA tensor copy per tile (zero fill outside the image, then the border
+//   tiles are fixed up to clamp-to-edge in shared memory); MODE 2: the same with 128-byte aligned
+//   boxes; MODE 1: every thread issues cp.async copies (clamped at the borders) in commit groups;
+//   MODE 3: register staging. MODE + 10: the same data movement without the arithmetic.
+// - wtma_kernel / wring_kernel: per-warp strips whose rows arrive by 2D TMA (all at once / a ring).
+// - rpipe_kernel: register-staged, double-buffered persistent tiles.
+// - ldgcopy_kernel: cuda_direct's loads without its arithmetic.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
