@@ -277,6 +277,23 @@ static double g_bw;
 static CUtensorMapL2promotion g_promo = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 static int g_sms;
 
+// A 2D float32 tensor map of the image, box_w x box_h boxes, zero fill outside the image.
+static bool encode_image_map(CUtensorMap& tmap, const Img& im, int box_w, int box_h) {
+  cuuint64_t dims[2] = {(cuuint64_t)im.w, (cuuint64_t)im.h}, strides[1] = {(cuuint64_t)im.w * 4};
+  cuuint32_t box[2] = {(cuuint32_t)box_w, (cuuint32_t)box_h}, es[2] = {1, 1};
+  CUresult r = encode_fn()(&tmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, im.din, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                           CU_TENSOR_MAP_SWIZZLE_NONE, g_promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) printf("encode failed %d\n", (int)r);
+  return r == CUDA_SUCCESS;
+}
+// Opts a kernel into `smem` bytes of dynamic shared memory; its blocks an SM and registers.
+template <class K>
+static void prepare(K k, int threads, size_t smem, int& occ, int& regs) {
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, threads, smem));
+  cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); regs = fa.numRegs;
+}
+
 template <int F, int S, int MODE_> struct Pipe {
   static constexpr int MODE = MODE_ % 10;
   int bx, by, per_sm_cap; Geo g; CUtensorMap tmap{}; int grid = 0, occ = 0, regs = 0; size_t smem = 0; bool ok = true;
@@ -287,20 +304,12 @@ template <int F, int S, int MODE_> struct Pipe {
     g.tiles_x = (im.w + kVec * bx - 1) / (kVec * bx);
     g.tiles = g.tiles_x * ((im.h + kBR * by - 1) / (kBR * by));
     smem = 128 + (size_t)S * g.stage_bytes;
-    auto k = pipe_kernel<F, S, MODE_>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, bx * by, smem));
-    cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); regs = fa.numRegs;
+    prepare(pipe_kernel<F, S, MODE_>, bx * by, smem, occ, regs);
     int per = per_sm_cap > 0 ? std::min(occ, per_sm_cap) : occ;
     grid = per_sm_cap < 0 ? g.tiles : std::min(g.tiles, per * g_sms);  // cap -1: one tile a block
     if (MODE == 0 || MODE == 2) {
       if (!vec || im.w % 4) { ok = false; return; }
-      cuuint64_t dims[2] = {(cuuint64_t)im.w, (cuuint64_t)im.h}, strides[1] = {(cuuint64_t)im.w * 4};
-      cuuint32_t box[2] = {(cuuint32_t)g.pitch, (cuuint32_t)g.rows}, es[2] = {1, 1};
-      CUresult r = encode_fn()(&tmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, im.din, dims, strides, box, es,
-                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                               g_promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-      if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); ok = false; }
+      ok = encode_image_map(tmap, im, g.pitch, g.rows);
     }
   }
   void launch(const Img& im, bool vec) {
@@ -308,6 +317,41 @@ template <int F, int S, int MODE_> struct Pipe {
   }
 };
 
+
+// One row of a per-warp strip walk (wtma_kernel, wring_kernel): the lane's 12-float window of
+// input row i from shared memory, fed into the F rotating accumulator rows (or, copy-only, the
+// centre kept), and the output row that row i completes stored.
+template <int F, int S, bool kArith>
+__device__ __forceinline__ void strip_row(float (&acc)[F][kVec], const float* row_s, int i, float* __restrict__ out,
+                                          int w, int h, int x, int y0) {
+  constexpr int R = F / 2;
+  const float4* row = reinterpret_cast<const float4*>(row_s);
+  const float4 a = row[0], b = row[1], c = row[2];
+  const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+  if (!kArith) {  // copy-only: output row i - 2R is input row i - R's center
+    if (i >= R) { acc[(i - R) % F][0] = b.x; acc[(i - R) % F][1] = b.y; acc[(i - R) % F][2] = b.z; acc[(i - R) % F][3] = b.w; }
+  } else {
+#pragma unroll
+    for (int dy = 0; dy < F; ++dy) {
+      const int p = i - dy;
+      if (p < 0 || p >= S) continue;
+#pragma unroll
+      for (int dx = 0; dx < F; ++dx)
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          float& q = acc[p % F][j];
+          const float v = win[kPad - R + j + dx];
+          q = (dy == 0 && dx == 0) ? c_f[0] * v : fmaf(c_f[dy * F + dx], v, q);
+        }
+    }
+  }
+  const int done = i - 2 * R;
+  if (done >= 0 && y0 + done < h && x < w) {
+    float* o = out + (size_t)(y0 + done) * w + x;
+    if (x + kVec <= w) *reinterpret_cast<float4*>(o) = make_float4(acc[done % F][0], acc[done % F][1], acc[done % F][2], acc[done % F][3]);
+    else for (int j = 0; j < kVec; ++j) if (x + j < w) o[j] = acc[done % F][j];
+  }
+}
 
 // Per-warp strip (128 columns x S rows) whose input rows arrive by 2D TMA in chunks of C rows
 // (box 136 x C), all issued by lane 0 at the start, one mbarrier a chunk; the walk waits for a
@@ -374,32 +418,7 @@ __global__ void __launch_bounds__(32 * WPB) wtma_kernel(const __grid_constant__ 
 #else
     const int r = i;
 #endif
-    const float4* row = reinterpret_cast<const float4*>(tile + r * kP + kVec * lane);
-    const float4 a = row[0], b = row[1], c = row[2];
-    const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
-    constexpr int RR = R;
-    if (!kArith) {  // copy-only: output row i - 2R is input row i - R's center
-      if (i >= R) { acc[(i - R) % F][0] = b.x; acc[(i - R) % F][1] = b.y; acc[(i - R) % F][2] = b.z; acc[(i - R) % F][3] = b.w; }
-    } else
-#pragma unroll
-    for (int dy = 0; dy < F; ++dy) {
-      const int p = i - dy;
-      if (p < 0 || p >= S) continue;
-#pragma unroll
-      for (int dx = 0; dx < F; ++dx)
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) {
-          float& q = acc[p % F][j];
-          const float v = win[kPad - RR + j + dx];
-          q = (dy == 0 && dx == 0) ? c_f[0] * v : fmaf(c_f[dy * F + dx], v, q);
-        }
-    }
-    const int done = i - 2 * R;
-    if (done >= 0 && y0 + done < h && x < w) {
-      float* o = out + (size_t)(y0 + done) * w + x;
-      if (x + kVec <= w) *reinterpret_cast<float4*>(o) = make_float4(acc[done % F][0], acc[done % F][1], acc[done % F][2], acc[done % F][3]);
-      else for (int j = 0; j < kVec; ++j) if (x + j < w) o[j] = acc[done % F][j];
-    }
+    strip_row<F, S, kArith>(acc, tile + r * kP + kVec * lane, i, out, w, h, x, y0);
   }
 }
 
@@ -409,15 +428,8 @@ template <int F, int S, int C, int WPB, bool kArith = true> struct WTma {
     constexpr int R = F / 2, kIn = S + 2 * R, kChunks = (kIn + C - 1) / C;
     smem = 128 * WPB + (size_t)WPB * kChunks * C * 136 * 4;
     grid = dim3((im.w + 127) / 128, (im.h + S * WPB - 1) / (S * WPB));
-    auto k = wtma_kernel<F, S, C, WPB, kArith>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 32 * WPB, smem));
-    cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); regs = fa.numRegs;
-    cuuint64_t dims[2] = {(cuuint64_t)im.w, (cuuint64_t)im.h}, strides[1] = {(cuuint64_t)im.w * 4};
-    cuuint32_t box[2] = {136, (cuuint32_t)C}, es[2] = {1, 1};
-    CUresult r = encode_fn()(&tmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, im.din, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                             CU_TENSOR_MAP_SWIZZLE_NONE, g_promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); exit(1); }
+    prepare(wtma_kernel<F, S, C, WPB, kArith>, 32 * WPB, smem, occ, regs);
+    if (!encode_image_map(tmap, im, 136, C)) exit(1);
   }
   void launch(const Img& im) { wtma_kernel<F, S, C, WPB, kArith><<<grid, dim3(32, WPB), smem>>>(tmap, im.dout, im.w, im.h); }
 };
@@ -517,32 +529,7 @@ __global__ void __launch_bounds__(32 * WPB) wring_kernel(const __grid_constant__
       }
       if (lane == 0 && c + K < kChunks) issue(c + K);  // refills chunk c - 1's slot
     }
-    const float4* row = reinterpret_cast<const float4*>(rowp(i) + kVec * lane);
-    const float4 a = row[0], b = row[1], cc = row[2];
-    const float win[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, cc.x, cc.y, cc.z, cc.w};
-    if (!kArith) {
-      if (i >= R) { acc[(i - R) % F][0] = b.x; acc[(i - R) % F][1] = b.y; acc[(i - R) % F][2] = b.z; acc[(i - R) % F][3] = b.w; }
-    } else {
-#pragma unroll
-      for (int dy = 0; dy < F; ++dy) {
-        const int p = i - dy;
-        if (p < 0 || p >= S) continue;
-#pragma unroll
-        for (int dx = 0; dx < F; ++dx)
-#pragma unroll
-          for (int j = 0; j < kVec; ++j) {
-            float& q = acc[p % F][j];
-            const float v = win[kPad - R + j + dx];
-            q = (dy == 0 && dx == 0) ? c_f[0] * v : fmaf(c_f[dy * F + dx], v, q);
-          }
-      }
-    }
-    const int done = i - 2 * R;
-    if (done >= 0 && y0 + done < h && x < w) {
-      float* o = out + (size_t)(y0 + done) * w + x;
-      if (x + kVec <= w) *reinterpret_cast<float4*>(o) = make_float4(acc[done % F][0], acc[done % F][1], acc[done % F][2], acc[done % F][3]);
-      else for (int j = 0; j < kVec; ++j) if (x + j < w) o[j] = acc[done % F][j];
-    }
+    strip_row<F, S, kArith>(acc, rowp(i) + kVec * lane, i, out, w, h, x, y0);
   }
 }
 template <int F, int S, int C, int K, int WPB, bool kArith = true> struct WRing {
@@ -550,15 +537,8 @@ template <int F, int S, int C, int K, int WPB, bool kArith = true> struct WRing 
   WRing(const Img& im) {
     smem = 128 * WPB + (size_t)WPB * (K + 1) * C * 136 * 4;
     grid = dim3((im.w + 127) / 128, (im.h + S * WPB - 1) / (S * WPB));
-    auto k = wring_kernel<F, S, C, K, WPB, kArith>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 32 * WPB, smem));
-    cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); regs = fa.numRegs;
-    cuuint64_t dims[2] = {(cuuint64_t)im.w, (cuuint64_t)im.h}, strides[1] = {(cuuint64_t)im.w * 4};
-    cuuint32_t box[2] = {136, (cuuint32_t)C}, es[2] = {1, 1};
-    CUresult r = encode_fn()(&tmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, im.din, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                             CU_TENSOR_MAP_SWIZZLE_NONE, g_promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); exit(1); }
+    prepare(wring_kernel<F, S, C, K, WPB, kArith>, 32 * WPB, smem, occ, regs);
+    if (!encode_image_map(tmap, im, 136, C)) exit(1);
   }
   void launch(const Img& im) { wring_kernel<F, S, C, K, WPB, kArith><<<grid, dim3(32, WPB), smem>>>(tmap, im.dout, im.w, im.h); }
 };
@@ -649,10 +629,7 @@ template <int F, bool kArith = true> struct RPipe {
     g.tiles_x = (im.w + kVec * bx - 1) / (kVec * bx);
     g.tiles = g.tiles_x * ((im.h + kBR * by - 1) / (kBR * by));
     smem = 2 * (size_t)g.stage_bytes;
-    auto k = rpipe_kernel<F, kArith>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, bx * by, smem));
-    cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, k)); regs = fa.numRegs;
+    prepare(rpipe_kernel<F, kArith>, bx * by, smem, occ, regs);
     grid = std::min(g.tiles, (per > 0 ? std::min(per, occ) : occ) * g_sms);
   }
   void launch(const Img& im) { rpipe_kernel<F, kArith><<<grid, dim3(bx, by), smem>>>(im.din, im.dout, g); }
