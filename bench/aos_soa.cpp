@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -34,9 +35,12 @@ struct HostData {
   }
 };
 
+// xyz (3n floats) plus x, y, z, ref, out (n floats each).
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 8.0 * sizeof(float) * n}; }
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 // A CPU variant (`run` calls one of the four functions on HostData); 16 B/point.
@@ -49,10 +53,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, void 
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       run(d);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -71,9 +74,14 @@ struct DeviceData {
         hout(h.n) {}
 };
 
+// Device xyz (3n floats) plus x, y, z, out (n each); pinned hout (n floats).
+Footprint device_footprint(std::size_t n) {
+  return {.host_bytes = 1.0 * sizeof(float) * n, .device_bytes = 7.0 * sizeof(float) * n};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
 // A GPU variant, kernel time only (inputs stay on the device: the layout question is about

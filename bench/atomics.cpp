@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -33,9 +34,12 @@ struct HostData {
   }
 };
 
+// in: n int32 (the references are scalars).
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 1.0 * sizeof(std::int32_t) * n}; }
+
 HostData& host_data(std::size_t n, std::size_t n_atomic) {
   static SingleSlot<std::pair<std::size_t, std::size_t>, HostData> slot;
-  return slot.get({n, n_atomic}, [=] { return HostData(n, n_atomic); });
+  return slot.get({n, n_atomic}, host_footprint(n), [=] { return HostData(n, n_atomic); });
 }
 
 // Nanoseconds per element: Google Benchmark divides by the time and kInvert flips it.
@@ -64,7 +68,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, std::
     const bool ok =
         validate_once(state, kExact, [&] { return compare_exact(impl(d.in.data(), used), ref); });
     if (!ok) return;
-    for (auto _ : state) benchmark::DoNotOptimize(impl(d.in.data(), used));
+    measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.in.data(), used)); });
     add_counters(state, used, atomics_per_element * static_cast<double>(used), Side::cpu);
   });
 }
@@ -96,9 +100,19 @@ struct DeviceData {
   }
 };
 
+// Device in (n int32), the spread partials, the sum and CUB's temporary storage (asked of CUB,
+// as the constructor does); pinned: the one 8-byte sum.
+Footprint device_footprint(std::size_t n) {
+  const double partials = *std::max_element(std::begin(kSpreadAddrs), std::end(kSpreadAddrs));
+  return {.host_bytes = sizeof(unsigned long long),
+          .device_bytes = 1.0 * sizeof(std::int32_t) * n +
+                          (partials + 1) * sizeof(unsigned long long) +
+                          static_cast<double>(gpu::atomics_cub_temp_bytes(n))};
+}
+
 DeviceData& device_data(std::size_t n, std::size_t n_atomic) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [=] { return DeviceData(host_data(n, n_atomic)); });
+  return slot.get(n, device_footprint(n), [=] { return DeviceData(host_data(n, n_atomic)); });
 }
 
 using Launch = void (*)(const std::int32_t*, std::size_t, unsigned long long*, int, cudaStream_t);

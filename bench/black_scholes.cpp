@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -46,9 +47,14 @@ struct HostData {
   }
 };
 
+// spot, strike, years, call, put (float) and ref_call, ref_put, out_call, out_put (double).
+Footprint host_footprint(std::size_t n) {
+  return {.host_bytes = (5.0 * sizeof(float) + 4.0 * sizeof(double)) * n};
+}
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 // Wall time of pricing all n options on the CPU; model as in the file comment. The float64
@@ -75,10 +81,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
       return d.check(call, put);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -105,9 +110,14 @@ struct DeviceData {
   }
 };
 
+// Five float arrays of n on the device and their five pinned host copies.
+Footprint device_footprint(std::size_t n) {
+  return {.host_bytes = 5.0 * sizeof(float) * n, .device_bytes = 5.0 * sizeof(float) * n};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
 using GpuLaunch = void (*)(const float*, const float*, const float*, float*, float*, std::size_t,

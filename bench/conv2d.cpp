@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -47,9 +48,16 @@ struct HostData {
   }
 };
 
+// in, out, ref, ref_separable (w*h floats each); the f x f filters and the 1D Gaussian.
+Footprint host_footprint(Dims2 d, int f) {
+  const double px = static_cast<double>(d.w) * d.h;
+  return {.host_bytes = (4.0 * px + 2.0 * f * f + f) * sizeof(float)};
+}
+
 HostData& host_data(Dims2 d, int f) {
   static SingleSlot<Key, HostData> slot;
-  return slot.get(Key{d.w, d.h, f}, [d, f] { return HostData(d.w, d.h, f); });
+  return slot.get(Key{d.w, d.h, f}, host_footprint(d, f),
+                  [d, f] { return HostData(d.w, d.h, f); });
 }
 
 std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_string(d.h); }
@@ -67,10 +75,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, int f, C
                      kTolerance.scale_floor);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(dims, f), Side::cpu);
   });
 }
@@ -90,9 +97,17 @@ struct DeviceData {
   }
 };
 
+// Device in, out (w*h floats each) and the f x f filter; pinned hin, hout.
+Footprint device_footprint(Dims2 d, int f) {
+  const double px = static_cast<double>(d.w) * d.h;
+  return {.host_bytes = 2.0 * px * sizeof(float),
+          .device_bytes = (2.0 * px + 1.0 * f * f) * sizeof(float)};
+}
+
 DeviceData& device_data(Dims2 d, int f) {
   static SingleSlot<Key, DeviceData> slot;
-  return slot.get(Key{d.w, d.h, f}, [d, f] { return DeviceData(host_data(d, f)); });
+  return slot.get(Key{d.w, d.h, f}, device_footprint(d, f),
+                  [d, f] { return DeviceData(host_data(d, f)); });
 }
 
 enum class Kind { naive, tiled, direct, separable };

@@ -1,6 +1,7 @@
 // dot benchmarks: sum a_i * b_i over float32 inputs, float64 accumulation (cpu/dot.hpp says
 // why). Bytes model: read a and b (8 B/element); 2 FLOP/element. n = 1M (the article's) and 256M.
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #include "cpu/dot.hpp"
@@ -23,9 +24,12 @@ struct HostData {
   }
 };
 
+// a, b: two float arrays of n (the reference is two scalars).
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(float) * n}; }
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 ErrorStats check(double got, const HostData& d) { return compare_scalar(got, d.ref.value, d.ref.abs_sum); }
@@ -37,7 +41,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
     HostData& d = host_data(n);
     if (!validate_once(state, kTolerance, [&] { return check(impl(d.a.data(), d.b.data(), n), d); }))
       return;
-    for (auto _ : state) benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n));
+    measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -55,9 +59,15 @@ struct DeviceData {
   }
 };
 
+// Device a, b (n floats each) and a double result; the same again pinned.
+Footprint device_footprint(std::size_t n) {
+  const double bytes = 2.0 * sizeof(float) * n + sizeof(double);
+  return {.host_bytes = bytes, .device_bytes = bytes};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
 void upload_inputs(DeviceData& d, std::size_t n) {

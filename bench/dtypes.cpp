@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -46,6 +47,13 @@ void fill(std::span<T> out, std::uint64_t seed) {
   }
 }
 
+// fill()'s temporary: fp16 and int8 are generated as a float/int32 array of the same length,
+// alive beside the arrays being filled.
+template <class T>
+double fill_temp_bytes(std::size_t n) {
+  return std::is_same_v<T, double> || std::is_same_v<T, float> ? 0.0 : 4.0 * n;
+}
+
 template <class T>
 std::string dtype_name() {
   return std::string(Dtype<T>::name);
@@ -68,10 +76,16 @@ struct AxpyHost {
   }
 };
 
+// x, y0, y, ref (n of T each) and fill()'s temporary.
+template <class T>
+Footprint axpy_host_footprint(std::size_t n) {
+  return {.host_bytes = 4.0 * sizeof(T) * n + fill_temp_bytes<T>(n)};
+}
+
 template <class T>
 AxpyHost<T>& axpy_host(std::size_t n) {
   static SingleSlot<std::size_t, AxpyHost<T>> slot;
-  return slot.get(n, [n] { return AxpyHost<T>(n); });
+  return slot.get(n, axpy_host_footprint<T>(n), [n] { return AxpyHost<T>(n); });
 }
 
 // A CPU axpy: validated from y0, then timed in place (y keeps accumulating a*x, harmless to
@@ -91,10 +105,9 @@ void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
                      axpy_tolerance<T>().scale_floor);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       fn(d.x.data(), d.y.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, axpy_work<T>(n), Side::cpu);
   });
 }
@@ -124,10 +137,18 @@ struct FmaHost {
   }
 };
 
+// x (n of T), ref and out (fma_outputs of the output type each) and fill()'s temporary.
+template <class T>
+Footprint fma_host_footprint(std::size_t n) {
+  using Out = typename Dtype<T>::fma_out;
+  return {.host_bytes = 1.0 * sizeof(T) * n + 2.0 * sizeof(Out) * fma_outputs<T>(n) +
+                        fill_temp_bytes<T>(n)};
+}
+
 template <class T>
 FmaHost<T>& fma_host(std::size_t n) {
   static SingleSlot<std::size_t, FmaHost<T>> slot;
-  return slot.get(n, [n] { return FmaHost<T>(n); });
+  return slot.get(n, fma_host_footprint<T>(n), [n] { return FmaHost<T>(n); });
 }
 
 std::string fma_name(std::string_view impl, std::string_view dtype, std::size_t n) {
@@ -152,10 +173,9 @@ void add_cpu_fma(const RunConfig& cfg, std::string_view impl, std::size_t n,
                      fma_tolerance<T>().scale_floor);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       fn(d.x.data(), d.out.data(), n, kChainLength);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, fma_work<T>(n), Side::cpu);
   });
 }
@@ -191,10 +211,16 @@ struct AxpyDevice {
         hy(h.n) {}
 };
 
+// Device x, y0, y (n of T each); pinned hy.
+template <class T>
+Footprint axpy_device_footprint(std::size_t n) {
+  return {.host_bytes = 1.0 * sizeof(T) * n, .device_bytes = 3.0 * sizeof(T) * n};
+}
+
 template <class T>
 AxpyDevice<T>& axpy_device(std::size_t n) {
   static SingleSlot<std::size_t, AxpyDevice<T>> slot;
-  return slot.get(n, [n] { return AxpyDevice<T>(axpy_host<T>(n)); });
+  return slot.get(n, axpy_device_footprint<T>(n), [n] { return AxpyDevice<T>(axpy_host<T>(n)); });
 }
 
 // A GPU axpy, kernel time (inputs stay on the device); 3 * sizeof(T) B/element. The "upload"
@@ -243,10 +269,18 @@ struct FmaDevice {
       : x(upload(std::span<const T>(h.x.span()))), out(h.ref.size()), hout(h.ref.size()) {}
 };
 
+// Device x (n of T) and out (fma_outputs of the output type); pinned hout.
+template <class T>
+Footprint fma_device_footprint(std::size_t n) {
+  using Out = typename Dtype<T>::fma_out;
+  const double out_bytes = 1.0 * sizeof(Out) * fma_outputs<T>(n);
+  return {.host_bytes = out_bytes, .device_bytes = 1.0 * sizeof(T) * n + out_bytes};
+}
+
 template <class T>
 FmaDevice<T>& fma_device(std::size_t n) {
   static SingleSlot<std::size_t, FmaDevice<T>> slot;
-  return slot.get(n, [n] { return FmaDevice<T>(fma_host<T>(n)); });
+  return slot.get(n, fma_device_footprint<T>(n), [n] { return FmaDevice<T>(fma_host<T>(n)); });
 }
 
 // A GPU fma-chain run, kernel time: 2 * kChains * K ops per element (8 per dp4a).

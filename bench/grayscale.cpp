@@ -1,6 +1,7 @@
 // grayscale benchmarks: RGB float32 (interleaved) to gray float32 on a 3840x2160 image.
 // Bytes model: 12 B read + 4 B written per pixel; 5 FLOP per pixel.
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #include "cpu/grayscale.hpp"
@@ -24,9 +25,12 @@ struct HostData {
   }
 };
 
+// rgb (3 floats per pixel), ref and out (1 each).
+Footprint host_footprint(Dims2 d) { return {.host_bytes = 5.0 * sizeof(float) * pixels(d)}; }
+
 HostData& host_data(Dims2 d) {
   static SingleSlot<Dims2, HostData> slot;
-  return slot.get(d, [d] { return HostData(d); });
+  return slot.get(d, host_footprint(d), [d] { return HostData(d); });
 }
 
 using CpuImpl = void (*)(const float*, float*, int, int);
@@ -40,10 +44,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, CpuImpl 
       return compare(std::span<const float>(d.out.span()), d.ref.span(), kTolerance.scale_floor);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(dims), Side::cpu);
   });
 }
@@ -59,9 +62,15 @@ struct DeviceData {
   }
 };
 
+// Device rgb and gray (4 floats per pixel), and the same again pinned (hrgb, hgray).
+Footprint device_footprint(Dims2 d) {
+  const double bytes = 4.0 * sizeof(float) * pixels(d);
+  return {.host_bytes = bytes, .device_bytes = bytes};
+}
+
 DeviceData& device_data(Dims2 dims) {
   static SingleSlot<Dims2, DeviceData> slot;
-  return slot.get(dims, [dims] { return DeviceData(host_data(dims)); });
+  return slot.get(dims, device_footprint(dims), [dims] { return DeviceData(host_data(dims)); });
 }
 
 using GpuLaunch = void (*)(const float*, float*, int, int, Block2, cudaStream_t);

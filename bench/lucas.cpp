@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
@@ -28,9 +29,12 @@ struct HostData {
   }
 };
 
+// ref, out: L(0..n), n + 1 int64 each.
+Footprint host_footprint(int n) { return {.host_bytes = 2.0 * sizeof(std::int64_t) * (n + 1)}; }
+
 HostData& host_data(int n) {
   static SingleSlot<int, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 using CpuImpl = void (*)(std::int64_t*, int);
@@ -48,10 +52,9 @@ void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uin
       return d.check(d.out.data());
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       fn(d.out.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n, adds), Side::cpu);
   });
 }
@@ -64,9 +67,15 @@ struct DeviceData {
   explicit DeviceData(int n) : out(n + 1), host_out(n + 1) {}
 };
 
+// Device out and pinned host_out: n + 1 int64 each.
+Footprint device_footprint(int n) {
+  const double bytes = 1.0 * sizeof(std::int64_t) * (n + 1);
+  return {.host_bytes = bytes, .device_bytes = bytes};
+}
+
 DeviceData& device_data(int n) {
   static SingleSlot<int, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(n); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
 }
 
 using GpuLaunch = void (*)(std::int64_t*, int, int, cudaStream_t);

@@ -5,6 +5,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -20,12 +22,14 @@
 #include "common/harness.hpp"
 #include "common/progress.hpp"
 #include "common/run_context.hpp"
+#include "common/sampler.hpp"
 #include "common/workload.hpp"
 
 namespace {
 
 constexpr int kExitBadInput = 2;
 constexpr int kExitValidationFailed = 1;
+constexpr int kExitResultsNotWritten = 3;
 
 struct Options {
   tb::RunConfig cfg;
@@ -34,6 +38,9 @@ struct Options {
   bool help = false;
   std::string machine;
   std::optional<double> progress_demo_s;  // --progress-demo[=SECONDS]
+  // The stopping rule's settings given on the command line (common/sampler.hpp).
+  std::optional<double> stop_spread_pct, min_time_s, max_time_s;
+  std::optional<int> min_samples;
 };
 
 struct UsageError {
@@ -58,9 +65,17 @@ void print_usage() {
       "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
       "                             bar, then exit\n"
       "\n"
+      "Stopping rule (each benchmark takes samples until their spread settles):\n"
+      "  --stop-spread=PCT          target relative standard deviation (default 1, quick 5)\n"
+      "  --min-samples=N            samples at least (default 5)\n"
+      "  --min-time=SECONDS         measured time at least (default 0.05, quick 0.002)\n"
+      "  --max-time=SECONDS         wall time per benchmark at most, once N samples are in\n"
+      "                             (default 0.5, quick 0.05)\n"
+      "  --benchmark_min_time=...   Google Benchmark's own loop instead (one sample an iteration)\n"
+      "\n"
       "Google Benchmark options (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
       "--benchmark_out_format=json, --benchmark_repetitions=N) are passed through.\n"
-      "Exit status: 0 ok, 1 a validation failed, 2 bad input.");
+      "Exit status: 0 ok, 1 a validation failed, 2 bad input, 3 the results could not be written.");
 }
 
 std::vector<std::string> split(std::string_view s, char sep) {
@@ -95,6 +110,17 @@ int parse_block(std::string_view text) {
   // 1024 threads per block is the CUDA limit on every architecture; anything above is a typo.
   if (b > 1024) throw UsageError{"--block: " + std::string(text) + " threads per block is above the CUDA limit of 1024"};
   return static_cast<int>(b);
+}
+
+// A positive number of seconds (or percent) no larger than `limit`.
+double parse_seconds(std::string_view text, std::string_view what, double limit) {
+  const std::string t(text);
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0' || !(v > 0) || v > limit)
+    throw UsageError{std::string(what) + ": expected a number in (0, " + std::to_string(static_cast<int>(limit)) +
+                     "], got '" + t + "'"};
+  return v;
 }
 
 std::optional<std::string_view> flag_value(std::string_view arg, std::string_view flag) {
@@ -147,6 +173,16 @@ Options parse_our_flags(int& argc, char** argv) {
       if (text.empty() || *end != '\0' || !(s > 0) || s > 86400)
         throw UsageError{"--progress-demo: expected seconds in (0, 86400], got '" + text + "'"};
       o.progress_demo_s = s;
+    } else if (auto v10 = flag_value(arg, "--stop-spread"); v10) {
+      o.stop_spread_pct = parse_seconds(*v10, "--stop-spread", 100.0);
+    } else if (auto v11 = flag_value(arg, "--min-samples"); v11) {
+      const long long n = parse_positive(*v11, "--min-samples");
+      if (n > 1000000) throw UsageError{"--min-samples: at most 1000000 (got " + std::string(*v11) + ")"};
+      o.min_samples = static_cast<int>(n);
+    } else if (auto v12 = flag_value(arg, "--min-time"); v12) {
+      o.min_time_s = parse_seconds(*v12, "--min-time", 3600.0);
+    } else if (auto v13 = flag_value(arg, "--max-time"); v13) {
+      o.max_time_s = parse_seconds(*v13, "--max-time", 3600.0);
     } else {
       ours = false;
     }
@@ -161,20 +197,104 @@ void print_workloads(std::FILE* out) {
   for (const auto& w : tb::workloads()) std::fprintf(out, "  %-16s %s\n", w.name.c_str(), w.summary.c_str());
 }
 
-// How many registered benchmarks the filter selects, for the "i of N" progress lines. Google
+// How many registered benchmarks the filter selects and will run, for the "k of N" progress
+// lines: GPU benchmarks skip at once where there is no GPU, so they are not counted. Google
 // Benchmark matches a regex against the name; a leading '-' negates it.
-int count_selected(const std::string& filter) {
-  if (filter.empty() || filter == "all" || filter == ".") return static_cast<int>(tb::registered_names().size());
-  const bool negate = filter[0] == '-';
-  int count = 0;
+int count_selected(const std::string& filter, bool count_gpu) {
+  const bool all = filter.empty() || filter == "all" || filter == ".";
+  const bool negate = !all && filter[0] == '-';
+  std::optional<std::regex> re;
   try {
-    const std::regex re(negate ? filter.substr(1) : filter);
-    for (const auto& name : tb::registered_names())
-      if (std::regex_search(name, re) != negate) ++count;
+    if (!all) re.emplace(negate ? filter.substr(1) : filter);
   } catch (const std::regex_error&) {
     return 0;
   }
+  int count = 0;
+  for (const auto& name : tb::registered_names()) {
+    if (re && std::regex_search(name, *re) == negate) continue;
+    if (!count_gpu && tb::is_gpu_benchmark(name)) continue;
+    ++count;
+  }
   return count;
+}
+
+int count_matching(const std::string& filter) {
+  return count_selected(filter, true);
+}
+
+tb::StoppingRule rule_from(const Options& o) {
+  tb::StoppingRule r = o.cfg.quick ? tb::quick_rule() : tb::default_rule();
+  if (o.stop_spread_pct) r.max_rel_stdev = *o.stop_spread_pct / 100.0;
+  if (o.min_samples) r.min_samples = *o.min_samples;
+  if (o.min_time_s) r.min_time_s = *o.min_time_s;
+  if (o.max_time_s) r.max_time_s = *o.max_time_s;
+  return r;
+}
+
+void record_stopping_rule(const tb::StoppingRule& r) {
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  benchmark::AddCustomContext("stop_rule",
+                              tb::classic_loop() ? "google-benchmark" : "stdrel");
+  benchmark::AddCustomContext("stop_max_rel_spread_pct", num(100.0 * r.max_rel_stdev));
+  benchmark::AddCustomContext("stop_min_samples", std::to_string(r.min_samples));
+  benchmark::AddCustomContext("stop_min_time_s", num(r.min_time_s));
+  benchmark::AddCustomContext("stop_max_time_s", num(r.max_time_s));
+}
+
+std::string flag_argument(const std::vector<char*>& args, std::string_view flag) {
+  std::string value;
+  for (const char* a : args)
+    if (a)
+      if (auto v = flag_value(a, flag); v) value = std::string(*v);
+  return value;
+}
+
+bool has_flag(const std::vector<char*>& args, std::string_view flag) {
+  return std::any_of(args.begin(), args.end(), [flag](const char* a) {
+    return a && std::string_view(a).rfind(flag, 0) == 0;
+  });
+}
+
+// Completes the results file once every benchmark has run: the run's wall time and counts in
+// the context (their presence is what says the run is complete: a file without them was cut
+// short), and each row's samples beside it. Written to a temporary file and renamed, so the
+// file is never half-written.
+bool finalize_results(const std::string& path, double wall_s, int planned, int without_gpu) {
+  nlohmann::json doc;
+  try {
+    std::ifstream in(path);
+    doc = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "twinbench: could not read back %s to complete it: %s\n", path.c_str(), e.what());
+    return false;
+  }
+  auto& ctx = doc["context"];
+  ctx["run_complete"] = true;
+  ctx["run_wall_s"] = wall_s;
+  ctx["benchmarks_planned"] = planned;
+  ctx["benchmarks_measured"] = planned - tb::skipped_count();
+  ctx["benchmarks_skipped"] = tb::skipped_count() + without_gpu;
+  const auto& kept = tb::kept_samples();
+  for (auto& b : doc["benchmarks"]) {
+    if (!b.contains("sample_set")) continue;
+    const auto i = static_cast<std::size_t>(b["sample_set"].get<double>());
+    // Google Benchmark's name is ours plus suffixes such as "/manual_time".
+    if (i < kept.size() && b.value("name", "").rfind(kept[i].first, 0) == 0) b["samples_s"] = kept[i].second;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << doc.dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "twinbench: could not write %s\n", tmp.c_str());
+      return false;
+    }
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -204,19 +324,25 @@ int main(int argc, char** argv) {
     }
   }
 
+  const auto run_start = std::chrono::steady_clock::now();
+  // Google Benchmark's own loop when its minimum time is asked for: decided before registering,
+  // since it changes how benchmarks are registered (common/sampler.hpp).
+  std::vector<char*> args(argv, argv + argc);
+  tb::set_classic_loop(has_flag(args, "--benchmark_min_time"));
+  tb::set_stopping_rule(rule_from(opts));
+
   for (const auto& w : tb::workloads()) {
     const bool selected = opts.workloads.empty() ||
                           std::find(opts.workloads.begin(), opts.workloads.end(), w.name) != opts.workloads.end();
     if (selected) w.register_benchmarks(opts.cfg);
   }
 
-  // Quick mode shortens every benchmark unless the user chose a minimum time.
-  std::vector<char*> args(argv, argv + argc);
-  static char quick_min_time[] = "--benchmark_min_time=0.02";
-  const bool has_min_time = std::any_of(args.begin(), args.end(), [](const char* a) {
-    return std::string_view(a).rfind("--benchmark_min_time", 0) == 0;
-  });
-  if (opts.cfg.quick && !has_min_time) args.push_back(quick_min_time);
+  // One Google Benchmark iteration per benchmark, holding all its samples: any minimum time
+  // below one sample's does that (a 1.7 flag in seconds; later versions read it the same).
+  static char one_iteration[] = "--benchmark_min_time=0.000000001";
+  if (!tb::classic_loop()) args.push_back(one_iteration);
+  // Read before Initialize, which takes the flags it knows out of argv.
+  const std::string out_path = flag_argument(args, "--benchmark_out");
   int bench_argc = static_cast<int>(args.size());
   args.push_back(nullptr);
   argv = args.data();
@@ -224,23 +350,33 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
-  const int selected = count_selected(benchmark::GetBenchmarkFilter());
-  if (selected == 0) {
-    std::fprintf(stderr, "twinbench: no benchmark matches the filter '%s'\n",
-                 benchmark::GetBenchmarkFilter().c_str());
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  if (count_matching(filter) == 0) {
+    std::fprintf(stderr, "twinbench: no benchmark matches the filter '%s'\n", filter.c_str());
     print_workloads(stderr);
     return kExitBadInput;
   }
-  tb::set_progress_total(selected);
+  const int planned = count_selected(filter, tb::gpu_info().available);
+  tb::set_progress_total(planned);
 
   tb::record_run_context(opts.machine, opts.cfg);
+  record_stopping_rule(tb::stopping_rule());
+  benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
 
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  tb::release_workload_memory();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const int without_gpu = count_matching(filter) - planned;  // skipped at once: no GPU
+  std::fprintf(stderr, "twinbench: %d benchmarks measured, %d skipped, in %.0f s\n",
+               planned - tb::skipped_count(), tb::skipped_count() + without_gpu, wall_s);
   if (ran == 0) {
     std::fprintf(stderr, "twinbench: no benchmark ran\n");
     return kExitBadInput;
   }
+  if (!out_path.empty() && !finalize_results(out_path, wall_s, planned, without_gpu))
+    return kExitResultsNotWritten;
   if (tb::validation_failures() > 0) {
     std::fprintf(stderr, "twinbench: %d validation failure(s); see the errors above\n",
                  tb::validation_failures());

@@ -5,6 +5,7 @@
 #include "cpu/nested_loop.hpp"
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
@@ -23,9 +24,12 @@ struct HostData {
   }
 };
 
+// ref, out: n doubles each.
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(double) * n}; }
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 ErrorStats check(std::span<const double> got, const HostData& h) {
@@ -44,10 +48,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return check(d.out.span(), d);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.out.data(), n, n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -60,9 +63,15 @@ struct DeviceData {
   explicit DeviceData(std::size_t n) : results(n), host_results(n) {}
 };
 
+// Device results and pinned host_results: n doubles each.
+Footprint device_footprint(std::size_t n) {
+  const double bytes = 1.0 * sizeof(double) * n;
+  return {.host_bytes = bytes, .device_bytes = bytes};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(n); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
 }
 
 using GpuLaunch = void (*)(double*, std::size_t, std::size_t, int, cudaStream_t);

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
@@ -26,9 +27,12 @@ struct HostData {
   }
 };
 
+// ref, out: n int32 each (the CDF table is shared and small).
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(std::int32_t) * n}; }
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 // Whether a variant must reproduce the serial fast samples bit for bit.
@@ -49,10 +53,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, Check
       return check(d.out.span(), d, c);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.out.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -65,9 +68,15 @@ struct DeviceData {
   explicit DeviceData(std::size_t n) : out(n), hout(n) {}
 };
 
+// Device out and pinned hout: n int32 each.
+Footprint device_footprint(std::size_t n) {
+  const double bytes = 1.0 * sizeof(std::int32_t) * n;
+  return {.host_bytes = bytes, .device_bytes = bytes};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(n); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
 }
 
 using GpuLaunch = std::function<void(std::int32_t*, std::size_t, int, cudaStream_t)>;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
@@ -58,10 +59,16 @@ Tolerance tolerance(std::size_t n) {
   }
 }
 
+// in, out (n of T each) and ref (n of Ref<T>: float64 for float32).
+template <class T>
+Footprint host_footprint(std::size_t n) {
+  return {.host_bytes = (2.0 * sizeof(T) + sizeof(Ref<T>)) * n};
+}
+
 template <class T>
 HostData<T>& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData<T>> slot;
-  return slot.get(n, [n] { return HostData<T>(n); });
+  return slot.get(n, host_footprint<T>(n), [n] { return HostData<T>(n); });
 }
 
 template <class T>
@@ -75,10 +82,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
       return d.check();
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.in.data(), d.out.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work<T>(n), Side::cpu);
   });
 }
@@ -94,10 +100,19 @@ struct DeviceData {
       : in(n), out(n), scratch(gpu::scan_cuda_scratch_bytes(n, 32)) {}
 };
 
+// Device in, out (n of T each) and the look-back scratch, sized as the constructor sizes it.
+// Nothing pinned: the untimed copies use HostData's arrays. Thrust's scan allocates its own
+// temporary storage per call (not held here).
+template <class T>
+Footprint device_footprint(std::size_t n) {
+  return {.device_bytes = 2.0 * sizeof(T) * n +
+                          static_cast<double>(gpu::scan_cuda_scratch_bytes(n, 32))};
+}
+
 template <class T>
 DeviceData<T>& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData<T>> slot;
-  return slot.get(n, [n] { return DeviceData<T>(n); });
+  return slot.get(n, device_footprint<T>(n), [n] { return DeviceData<T>(n); });
 }
 
 // Kernel time only: a scan's transfers are those of any copy and would hide the algorithm.

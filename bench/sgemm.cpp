@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -31,9 +32,15 @@ struct HostData {
   }
 };
 
+// a, b, out (n^2 floats each) and the float64 reference's c and bound (n^2 doubles each).
+Footprint host_footprint(std::size_t n) {
+  const double nn = static_cast<double>(n) * n;
+  return {.host_bytes = (3.0 * sizeof(float) + 2.0 * sizeof(double)) * nn};
+}
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
@@ -48,10 +55,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return check(d.out.span(), d.ref);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.a.data(), d.b.data(), d.out.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -70,9 +76,17 @@ struct DeviceData {
   }
 };
 
+// Device a, b, c and pinned ha, hb, hc (n^2 floats each), plus the two cuBLAS handles the
+// struct creates on first use: each takes a default workspace (32 MiB on Hopper) and some state.
+Footprint device_footprint(std::size_t n) {
+  constexpr double kCublasHandles = 2.0 * (32 << 20);
+  const double bytes = 3.0 * sizeof(float) * n * n;
+  return {.host_bytes = bytes, .device_bytes = bytes + kCublasHandles};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
 GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {

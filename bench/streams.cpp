@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -30,6 +31,11 @@ constexpr std::size_t kSamples = 16384;  // GPU outputs checked against the CPU 
 // Same as gpu::streams_chunk_len (kept here too: the CPU-only build has no gpu/ code).
 std::size_t chunk_len(std::size_t n, int chunks) {
   return (n + static_cast<std::size_t>(chunks) - 1) / static_cast<std::size_t>(chunks);
+}
+
+// full_ref and out, n floats each: added by the CPU variants only (ensure_full_reference).
+Footprint full_reference_footprint(std::size_t n) {
+  return {.host_bytes = 2.0 * sizeof(float) * n};
 }
 
 struct HostData {
@@ -68,6 +74,8 @@ struct HostData {
 
   void ensure_full_reference() {
     if (full_ref.size() == n) return;
+    // Grown after the slot made this value, so the slot's check did not cover it.
+    require_memory(full_reference_footprint(n));
     full_ref = HostArray<float>(n);
     out = HostArray<float>(n);
     omp(in.data(), out.data(), n, fma);  // first-touch `out` from the threads that use it
@@ -75,9 +83,13 @@ struct HostData {
   }
 };
 
+// in (n floats); the sample vectors (~16K entries) are noise beside it. The CPU variants'
+// full reference is checked when it is added (full_reference_footprint).
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 1.0 * sizeof(float) * n}; }
+
 HostData& host_data(std::size_t n, int fma) {
   static SingleSlot<std::pair<std::size_t, int>, HostData> slot;
-  return slot.get({n, fma}, [=] { return HostData(n, fma); });
+  return slot.get({n, fma}, host_footprint(n), [=] { return HostData(n, fma); });
 }
 
 using CpuImpl = void (*)(const float*, float*, std::size_t, int);
@@ -93,10 +105,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, int f
                      std::span<const float>(h.full_ref.span()));
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(h.in.data(), h.out.data(), n, fma);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n, fma), Side::cpu);
   });
 }
@@ -178,9 +189,15 @@ struct DeviceData {
   }
 };
 
+// Device d_in, d_out; pinned h_in, h_out; the pageable baseline (n floats each).
+Footprint device_footprint(std::size_t n) {
+  const double bytes = 1.0 * sizeof(float) * n;
+  return {.host_bytes = 3.0 * bytes, .device_bytes = 2.0 * bytes};
+}
+
 DeviceData& device_data(std::size_t n, int fma) {
   static SingleSlot<std::pair<std::size_t, int>, DeviceData> slot;
-  return slot.get({n, fma}, [=] { return DeviceData(host_data(n, fma)); });
+  return slot.get({n, fma}, device_footprint(n), [=] { return DeviceData(host_data(n, fma)); });
 }
 
 void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int chunks) {

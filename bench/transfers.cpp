@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
@@ -34,9 +35,12 @@ struct HostData {
   }
 };
 
+// pattern and check: `bytes` each.
+Footprint host_footprint(std::size_t bytes) { return {.host_bytes = 2.0 * bytes}; }
+
 HostData& host_data(std::size_t bytes) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(bytes, [bytes] { return HostData(bytes); });
+  return slot.get(bytes, host_footprint(bytes), [bytes] { return HostData(bytes); });
 }
 
 void add_counters(benchmark::State& state, std::size_t bytes) {
@@ -58,11 +62,10 @@ void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
       return compare_bytes(h.check.data(), h.pattern.data(), bytes);
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       serial_memcpy(h.check.data(), h.pattern.data(), bytes);
       benchmark::DoNotOptimize(h.check.data());
-      benchmark::ClobberMemory();
-    }
+    });
     add_counters(state, bytes);
   });
 }
@@ -196,9 +199,17 @@ struct DeviceData {
   }
 };
 
+// dev (`bytes` on the GPU) and the kind's host side (`bytes` pageable, pinned or mapped).
+// Managed pages migrate between the two, so the managed buffer counts on both sides.
+Footprint device_footprint(Kind kind, std::size_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return {.host_bytes = b, .device_bytes = is_managed(kind) ? 2.0 * b : b};
+}
+
 DeviceData& device_data(Kind kind, std::size_t bytes) {
   static SingleSlot<std::pair<int, std::size_t>, DeviceData> slot;
-  return slot.get({static_cast<int>(kind), bytes}, [=] { return DeviceData(kind, bytes); });
+  return slot.get({static_cast<int>(kind), bytes}, device_footprint(kind, bytes),
+                  [=] { return DeviceData(kind, bytes); });
 }
 
 // Untimed, before each transfer: put managed pages where the transfer starts from. For h2d the
@@ -301,21 +312,19 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
     prepare(d, dir, h);  // warm-up
     transfer(d, dir);
     d.stream.synchronize();
-    for (auto _ : state) {
-      prepare(d, dir, h);  // untimed: the time is set by hand below
+    measure(state, [&] {
+      prepare(d, dir, h);  // untimed
       if (host_timed(kind, dir)) {
         const auto t0 = std::chrono::steady_clock::now();
         transfer(d, dir);
-        state.SetIterationTime(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      } else {
-        start.record(d.stream);
-        transfer(d, dir);
-        stop.record(d.stream);
-        stop.synchronize();
-        state.SetIterationTime(stop.seconds_since(start));
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-    }
+      start.record(d.stream);
+      transfer(d, dir);
+      stop.record(d.stream);
+      stop.synchronize();
+      return stop.seconds_since(start);
+    });
     add_counters(state, bytes);
     if (kernel_timed(kind, dir)) record_kernel(state, gpu::transfers_copy_stats(bytes, kCopyBlock));
     state.counters["host_timed"] = host_timed(kind, dir) ? 1 : 0;

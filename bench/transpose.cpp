@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -29,9 +30,14 @@ struct HostData {
   }
 };
 
+// in, ref, out: rows * cols floats each.
+Footprint host_footprint(Shape s) {
+  return {.host_bytes = 3.0 * sizeof(float) * static_cast<double>(s.first) * s.second};
+}
+
 HostData& host_data(Shape s) {
   static SingleSlot<Shape, HostData> slot;
-  return slot.get(s, [s] { return HostData(s.first, s.second); });
+  return slot.get(s, host_footprint(s), [s] { return HostData(s.first, s.second); });
 }
 
 std::string name_of(std::string_view impl, Shape s, std::initializer_list<NameArg> extra = {}) {
@@ -52,10 +58,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Shape s, CpuImpl imp
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.in.data(), d.out.data(), d.rows, d.cols);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(d.rows, d.cols), Side::cpu);
   });
 }
@@ -70,9 +75,15 @@ struct DeviceData {
       : in(upload(std::span<const float>(h.in.span()))), out(h.in.size()), hout(h.in.size()) {}
 };
 
+// Device in, out and pinned hout: rows * cols floats each.
+Footprint device_footprint(Shape s) {
+  const double bytes = sizeof(float) * static_cast<double>(s.first) * s.second;
+  return {.host_bytes = bytes, .device_bytes = 2.0 * bytes};
+}
+
 DeviceData& device_data(Shape s) {
   static SingleSlot<Shape, DeviceData> slot;
-  return slot.get(s, [s] { return DeviceData(host_data(s)); });
+  return slot.get(s, device_footprint(s), [s] { return DeviceData(host_data(s)); });
 }
 
 // The copy kernel's mean time over a few launches after a warm-up, so that every transpose

@@ -2,6 +2,7 @@
 // 1 FLOP/element. n = 1M (the article's; ~12 MB, inside the GPU's L2, so launch cost and cache
 // dominate) and 256M (3 GiB, memory bandwidth).
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #include "cpu/vector_add.hpp"
@@ -24,9 +25,12 @@ struct HostData {
   }
 };
 
+// a, b, ref, out: four float arrays of n.
+Footprint host_footprint(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
+
 HostData& host_data(std::size_t n) {
   static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, [n] { return HostData(n); });
+  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
@@ -40,10 +44,9 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    for (auto _ : state) {
+    measure_cpu(state, [&] {
       impl(d.a.data(), d.b.data(), d.out.data(), n);
-      benchmark::ClobberMemory();
-    }
+    });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -59,9 +62,14 @@ struct DeviceData {
   }
 };
 
+// Device a, b, c and their pinned staging copies ha, hb, hc: three float arrays of n each.
+Footprint device_footprint(std::size_t n) {
+  return {.host_bytes = 3.0 * sizeof(float) * n, .device_bytes = 3.0 * sizeof(float) * n};
+}
+
 DeviceData& device_data(std::size_t n) {
   static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, [n] { return DeviceData(host_data(n)); });
+  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
 using GpuLaunch = void (*)(const float*, const float*, float*, std::size_t, int, cudaStream_t);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <stdexcept>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -15,6 +17,7 @@
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 #include "gpu/kernel_stats.hpp"
 #include "gpu/launch_gate.hpp"
 
@@ -59,47 +62,6 @@ class LaunchGate {
   unsigned* device_words_ = nullptr;
 };
 
-// Records a start event on construction (behind `gate`, closed first, when there is one) and,
-// on destruction, a stop event, opens the gate and waits: the elapsed time becomes this
-// iteration's time (rmm's cuda_event_timer, plus nvbench's blocking kernel). The destructor
-// must not throw, so errors there are reported and the iteration gets no time. A gate that
-// timed out means the work waited for the GPU while the gate held it: that iteration's time
-// includes the stall, so it is not recorded and the benchmark ends with an error.
-class EventTimer {
- public:
-  EventTimer(benchmark::State& state, cudaStream_t stream, const Event& start, const Event& stop,
-             LaunchGate* gate = nullptr)
-      : state_(state), stream_(stream), start_(start), stop_(stop), gate_(gate) {
-    if (gate_) gate_->close(stream_);
-    start_.record(stream_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  ~EventTimer() {
-    float ms = 0.f;
-    cudaError_t err = cudaEventRecord(stop_.get(), stream_);
-    if (gate_) gate_->open();
-    if (err == cudaSuccess) err = cudaEventSynchronize(stop_.get());
-    if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, start_.get(), stop_.get());
-    if (err != cudaSuccess) {
-      CUDA_CHECK_NOEXCEPT(err);
-      return;
-    }
-    if (gate_ && gate_->timed_out()) {
-      state_.SkipWithError("the timed work waited for the GPU behind the launch gate");
-      return;
-    }
-    state_.SetIterationTime(static_cast<double>(ms) * 1e-3);
-  }
-
- private:
-  benchmark::State& state_;
-  cudaStream_t stream_;
-  const Event& start_;
-  const Event& stop_;
-  LaunchGate* gate_;
-};
-
 // Runs `work` once behind a closed gate: false when the gate timed out, i.e. the work waited
 // for the GPU (a hidden synchronisation) and so cannot be timed gated.
 template <class Work>
@@ -130,15 +92,50 @@ double inline_median_us(cudaStream_t stream, Work& work, int runs = 5) {
 }
 
 // Above this, a launch latency of a few microseconds is under 0.1% of the time: not worth a
-// second warm-up run behind the gate (lucas' recursive kernel takes 15 s).
+// second warm-up run behind the gate (lucas' recursive kernel takes seconds).
 inline constexpr double kGateWorthItSeconds = 0.01;
 
+// Batched samples (nvbench's "batch" measurement): a gated sample of short work launches it
+// `batch` times between one pair of events and divides, so that the gate, the events and the
+// synchronize (tens of microseconds of host time) are paid once for about kBatchSeconds of GPU
+// work instead of once per 3 us kernel. The time per launch then includes the gap between two
+// back-to-back launches on one stream, as in any pipeline of kernels. kMaxBatch keeps the
+// launches queued behind the closed gate well inside the driver's queue (about a thousand
+// entries; a full queue would block the host while the gate holds the GPU).
+inline constexpr double kBatchSeconds = 0.5e-3;
+inline constexpr int kMaxBatch = 128;
+
+inline int batch_size(double seconds_per_launch) {
+  if (!(seconds_per_launch > 0)) return 1;
+  const double b = std::ceil(kBatchSeconds / seconds_per_launch);
+  return static_cast<int>(std::clamp(b, 1.0, static_cast<double>(kMaxBatch)));
+}
+
+// One sample: `batch` runs of `work` between two events, behind the gate when there is one.
+// Returns seconds per run. A gate that timed out means the work waited for the GPU while the
+// gate held it: the sample would include the stall, so the benchmark ends with an error.
+template <class Work>
+double event_sample(cudaStream_t stream, Work& work, const Event& start, const Event& stop,
+                    LaunchGate* gate, int batch) {
+  if (gate) gate->close(stream);
+  start.record(stream);
+  for (int i = 0; i < batch; ++i) work();
+  const cudaError_t err = cudaEventRecord(stop.get(), stream);
+  if (gate) gate->open();  // open before any throw, or the GPU waits for the gate's timeout
+  CUDA_CHECK(err);
+  stop.synchronize();
+  if (gate && gate->timed_out())
+    throw std::runtime_error("the timed work waited for the GPU behind the launch gate");
+  return stop.seconds_since(start) / batch;
+}
+
 // Warm up once (module load, which may wait for the whole device and so must not happen
-// behind a closed gate; first-touch of device pages; clocks), then time each iteration with
-// events around `work`, which only enqueues on `stream`. Gated timing falls back to
-// inline_launch, with a note, when a second warm-up behind the gate shows that `work` waits for
-// the GPU, and is skipped for work longer than kGateWorthItSeconds; the counter launch_gated
-// says which timing a row got.
+// behind a closed gate; first-touch of device pages; clocks), then take samples with events
+// around `work`, which only enqueues on `stream`, until the stopping rule is met (see
+// common/sampler.hpp). Gated timing falls back to inline_launch, with a note, when a second
+// warm-up behind the gate shows that `work` waits for the GPU, and is skipped for work longer
+// than kGateWorthItSeconds; the counter launch_gated says which timing a row got, `batch` how
+// many launches a sample holds.
 template <class Work>
 void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
               Timing timing = Timing::gated) {
@@ -156,11 +153,12 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
                  "twinbench: this benchmark's work waits for the GPU, so it cannot be queued "
                  "behind the launch gate: timed with the launch latency included\n");
   }
-  for (auto _ : state) {
-    EventTimer timer(state, stream, start, stop, gated ? &gate : nullptr);
-    work();
-  }
+  int batch = 1;
+  if (gated && !classic_loop())
+    batch = batch_size(event_sample(stream, work, start, stop, &gate, 1));
+  measure(state, [&] { return event_sample(stream, work, start, stop, gated ? &gate : nullptr, batch); });
   state.counters["launch_gated"] = gated ? 1 : 0;
+  state.counters["batch"] = batch;
   if (gated && !state.error_occurred())
     state.counters["launch_included_us"] = inline_median_us(stream, work);
 }

@@ -8,8 +8,11 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <regex>
+
+#include "common/sampler.hpp"
 
 #include "common/gpu_context.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -31,28 +34,87 @@ std::map<std::string, Verdict>& verdicts() {
 }
 int g_failures = 0;
 std::vector<std::string> g_names;
-int g_progress_total = 0;
-int g_progress_done = 0;
-std::set<std::string> g_started;
-const auto g_start_time = std::chrono::steady_clock::now();
+std::set<std::string> g_gpu_names;
+std::vector<std::function<void()>> g_releases;
 
-// One line per benchmark on stderr: stdout belongs to Google Benchmark's reporter.
-std::string g_current;
+// Progress for the whole run, one line per benchmark on stderr (stdout belongs to Google
+// Benchmark's reporter). The denominator counts what will run: a benchmark that skips leaves
+// both counts, so "[k/N]" and the estimate of the time left are about measured rows only.
+struct Progress {
+  int total = 0;        // benchmarks expected to run
+  int started = 0;      // announced and not skipped
+  int skipped = 0;
+  std::string current;  // the benchmark running now
+  std::string workload; // its workload: a change releases the previous one's memory
+  std::set<std::string> seen;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point current_start = start;
+  double measured_s = 0.0;  // wall time of the rows that finished without skipping
+  int finished = 0;
+};
+Progress g_progress;
+std::string g_running;  // the benchmark running now, whatever its progress accounting
+
+std::string clock_text(double seconds) {
+  const long s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+double seconds_between(std::chrono::steady_clock::time_point a,
+                       std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// The previous row is done: its wall time feeds the estimate of the time left.
+void finish_current() {
+  if (g_progress.current.empty()) return;
+  g_progress.measured_s += seconds_between(g_progress.current_start, std::chrono::steady_clock::now());
+  ++g_progress.finished;
+  g_progress.current.clear();
+}
+
+std::string workload_of(const std::string& name) { return name.substr(0, name.find('/')); }
 
 void announce(const std::string& name) {
-  g_current = name;
-  if (!g_started.insert(name).second) return;
-  ++g_progress_done;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start_time).count();
-  const int minutes = static_cast<int>(elapsed) / 60;
-  const int seconds = static_cast<int>(elapsed) % 60;
-  if (g_progress_total > 0)
-    std::fprintf(stderr, "[%d/%d %02d:%02d] %s\n", g_progress_done, g_progress_total, minutes, seconds,
-                 name.c_str());
+  g_running = name;
+  const auto now = std::chrono::steady_clock::now();
+  if (!g_progress.current.empty() && g_progress.current != name) finish_current();
+  if (g_progress.current == name) return;  // a repetition of the same row
+  if (const std::string w = workload_of(name); w != g_progress.workload) {
+    release_workload_memory();
+    g_progress.workload = w;
+  }
+  g_progress.current = name;
+  g_progress.current_start = now;
+  if (!g_progress.seen.insert(name).second) return;
+  ++g_progress.started;
+  const double elapsed = seconds_between(g_progress.start, now);
+  std::string eta;
+  const int left = g_progress.total - g_progress.started + 1;
+  if (g_progress.finished >= 3 && left > 0) {
+    const double per_row = g_progress.measured_s / g_progress.finished;
+    eta = " ~" + clock_text(per_row * left) + " left";
+  }
+  if (g_progress.total > 0)
+    std::fprintf(stderr, "[%d/%d %s%s] %s\n", g_progress.started, g_progress.total,
+                 clock_text(elapsed).c_str(), eta.c_str(), name.c_str());
   else
-    std::fprintf(stderr, "[%d %02d:%02d] %s\n", g_progress_done, minutes, seconds, name.c_str());
+    std::fprintf(stderr, "[%d %s] %s\n", g_progress.started, clock_text(elapsed).c_str(), name.c_str());
   std::fflush(stderr);
+}
+
+// A skipped row leaves the progress counts (it is neither done nor to do).
+void uncount_current() {
+  if (g_progress.current.empty()) return;
+  --g_progress.started;
+  --g_progress.total;
+  ++g_progress.skipped;
+  g_progress.current.clear();
 }
 
 // Tests of the failure path (exit code, skip message) set TWINBENCH_INJECT_VALIDATION_FAILURE to
@@ -72,6 +134,8 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   } catch (const DeviceOutOfMemory& e) {
     skip(state, std::string("out of device memory: ") + e.what());
 #endif
+  } catch (const InsufficientMemory& e) {
+    skip(state, e.what());
   } catch (const std::bad_alloc&) {
     skip(state, "out of host memory");
   } catch (const std::exception& e) {
@@ -79,10 +143,12 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   }
 }
 
-// Per-benchmark MinTime would change the names (Google Benchmark appends "min_time:"), so
-// quick mode sets --benchmark_min_time in main() instead.
-benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b, const RunConfig&) {
-  return b->Unit(benchmark::kMicrosecond);
+// Every benchmark takes manual time: common/sampler.hpp takes the samples and sets the
+// iteration's time to their median. One Google Benchmark iteration holds them all (main()
+// passes a minimum time that the first iteration always exceeds; Iterations(1) would add
+// "iterations:1" to every name), unless the user asked for Google Benchmark's own loop.
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
+  return b->Unit(benchmark::kMicrosecond)->UseManualTime();
 }
 
 }  // namespace
@@ -100,28 +166,30 @@ void set_work(benchmark::State& state, const WorkModel& work, Side side) {
         100.0 * work.bytes / copy_bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig& cfg, const std::string& name,
+benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::string& name,
                                                   BenchBody body) {
   g_names.push_back(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     announce(name);
     run_guarded(state, body);
   });
-  return configure(b, cfg)->UseRealTime();
+  return configure(b);
 }
 
-benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig& cfg, const std::string& name,
+benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::string& name,
                                                   BenchBody body) {
   g_names.push_back(name);
+  g_gpu_names.insert(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
-    announce(name);
-    if (!gpu_info().available) {
-      skip(state, gpu_info().status);
+    if (!gpu_info().available) {  // not in the progress counts either (see count_selected)
+      g_running = name;
+      state.SkipWithError(gpu_info().status.c_str());
       return;
     }
+    announce(name);
     run_guarded(state, body);
   });
-  return configure(b, cfg)->UseManualTime();
+  return configure(b);
 }
 
 bool validate_once(benchmark::State& state, const Tolerance& tol,
@@ -147,14 +215,85 @@ bool validate_once(benchmark::State& state, const Tolerance& tol,
   return v.pass;
 }
 
-void skip(benchmark::State& state, const std::string& why) { state.SkipWithError(why.c_str()); }
+void skip(benchmark::State& state, const std::string& why) {
+  uncount_current();
+  state.SkipWithError(why.c_str());
+}
 
-const std::string& current_benchmark() { return g_current; }
+const std::string& current_benchmark() { return g_running; }
 
 int omp_threads() { return omp_get_max_threads(); }
 
 int validation_failures() { return g_failures; }
 const std::vector<std::string>& registered_names() { return g_names; }
-void set_progress_total(int total) { g_progress_total = total; }
+bool is_gpu_benchmark(const std::string& name) { return g_gpu_names.count(name) > 0; }
+void set_progress_total(int total) { g_progress.total = total; }
+int skipped_count() { return g_progress.skipped; }
+
+void on_workload_release(std::function<void()> release) { g_releases.push_back(std::move(release)); }
+
+void release_workload_memory() {
+  for (auto& release : g_releases) release();
+}
+
+double host_memory_available() {
+  double avail = 0.0;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0.0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") {
+      avail = kib * 1024.0;
+      break;
+    }
+  }
+  // A container's memory limit (cgroup v2) is what the OOM killer enforces.
+  std::ifstream max_file("/sys/fs/cgroup/memory.max"), cur_file("/sys/fs/cgroup/memory.current");
+  std::string max_text;
+  double current = 0.0;
+  if (max_file >> max_text && max_text != "max" && cur_file >> current) {
+    const double limit_left = std::strtod(max_text.c_str(), nullptr) - current;
+    if (limit_left < avail) avail = limit_left;
+  }
+  return avail;
+}
+
+double device_memory_available() {
+#if TWINBENCH_HAVE_CUDA
+  if (!gpu_info().available) return 0.0;
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0.0;
+  return static_cast<double>(free_bytes);
+#else
+  return 0.0;
+#endif
+}
+
+namespace {
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+}  // namespace
+
+// Headroom: the process's own code and the other slots, page tables, the allocator's rounding.
+void require_memory(const Footprint& need) {
+  constexpr double kHostHeadroom = 512.0 * 1024 * 1024;
+  constexpr double kDeviceHeadroom = 256.0 * 1024 * 1024;
+  if (need.host_bytes > 0) {
+    const double avail = host_memory_available();
+    if (avail > 0 && need.host_bytes + kHostHeadroom > avail)
+      throw InsufficientMemory("needs " + gib(need.host_bytes) + " of host memory, " + gib(avail) +
+                               " available");
+  }
+  if (need.device_bytes > 0 && gpu_info().available) {
+    const double avail = device_memory_available();
+    if (need.device_bytes + kDeviceHeadroom > avail)
+      throw InsufficientMemory("needs " + gib(need.device_bytes) + " of GPU memory, " + gib(avail) +
+                               " available");
+  }
+}
 
 }  // namespace tb

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,18 +56,59 @@ void skip(benchmark::State& state, const std::string& why);
 int validation_failures();
 // Names of every registered benchmark, in order: main() counts the filtered ones for progress.
 const std::vector<std::string>& registered_names();
+// GPU benchmarks are left out of the progress total where there is no GPU (they skip at once).
+bool is_gpu_benchmark(const std::string& name);
 void set_progress_total(int total);
+// Benchmarks that skipped (no GPU, too little memory, an unsupported block size, ...).
+int skipped_count();
 
-// One entry per (key) kept alive between invocations of a body, replaced when the key changes.
-// Benchmarks run in registration order, so registering all variants of one size together
-// means the inputs of that size are generated (and the reference computed) once.
+// What a workload's inputs and buffers take, estimated before they are allocated.
+struct Footprint {
+  double host_bytes = 0.0;    // pageable and pinned host memory
+  double device_bytes = 0.0;  // GPU memory
+};
+
+// Thrown (and turned into a skip with its message by the registration wrapper) when a
+// footprint does not fit: "needs X GiB of host memory, Y GiB available". Linux overcommits, so
+// an allocation that does not fit succeeds and the process is killed later, while touching it.
+struct InsufficientMemory : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Host memory that can be taken now (MemAvailable, bounded by a cgroup limit where one is set).
+double host_memory_available();
+// Free GPU memory (0 without a GPU).
+double device_memory_available();
+// Throws InsufficientMemory unless `need` fits what is available, with headroom.
+void require_memory(const Footprint& need);
+
+// Releases every SingleSlot's value. Runs when the run moves on to the next workload (the
+// benchmarks of one workload are registered, and so run, together): a workload's buffers live
+// exactly as long as its benchmarks.
+void release_workload_memory();
+void on_workload_release(std::function<void()> release);
+
+// One entry per (key) kept alive between invocations of a body, replaced when the key changes
+// and released when the run moves on to the next workload. Benchmarks run in registration
+// order, so registering all variants of one size together means the inputs of that size are
+// generated (and the reference computed) once.
 template <class Key, class Value>
 class SingleSlot {
  public:
+  SingleSlot() { on_workload_release([this] { clear(); }); }
+  SingleSlot(const SingleSlot&) = delete;
+  SingleSlot& operator=(const SingleSlot&) = delete;
+
   template <class Make>
   Value& get(const Key& key, Make&& make) {
+    return get(key, Footprint{}, std::forward<Make>(make));
+  }
+  // Frees the old value, checks that `need` fits, then makes the new one.
+  template <class Make>
+  Value& get(const Key& key, const Footprint& need, Make&& make) {
     if (!value_ || !(key_ == key)) {
       value_.reset();  // free the old size before allocating the new one
+      require_memory(need);
       value_ = std::make_unique<Value>(make());
       key_ = key;
     }

@@ -6,7 +6,7 @@
 // calling thread is held (cudaMalloc and cudaFree are synchronous, a launch costs CPU time in
 // the driver, a synchronize waits for the device and for the host to be told). Events recorded
 // on a stream only see the device's timeline and would miss most of it. So they register with
-// tb::add_cpu_benchmark (UseRealTime) and skip themselves, with the reason, where no GPU is.
+// tb::add_cpu_benchmark (host wall clock) and skip themselves, with the reason, where no GPU is.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -14,6 +14,7 @@
 
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/sampler.hpp"
 
 namespace tb {
 
@@ -36,12 +37,14 @@ inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunCon
 template <class Iteration>
 void timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
                 Iteration&& iteration) {
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) iteration();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double ops = static_cast<double>(state.iterations()) * ops_per_iter;
-  state.counters[counter] = ops > 0 ? seconds * 1e6 / ops : 0.0;
+  double median_s = 0.0;
+  measure(state, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    iteration();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  median_s = state.counters.count("median_s") ? static_cast<double>(state.counters["median_s"]) : 0.0;
+  state.counters[counter] = ops_per_iter > 0 ? median_s * 1e6 / ops_per_iter : 0.0;
 }
 
 // A check with a count of wrong values as its error (tolerance 0).

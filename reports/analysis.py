@@ -230,3 +230,23 @@ def timing_note(rows: list[Row], listed: int = 8) -> str | None:
         text += " (work that waits for the GPU, e2e, or longer than 10 ms: " + \
             ", ".join(names) + more + ")"
     return text + "."
+
+
+def wall_time_note(context: dict) -> str:
+    """", in 4 min 12 s" for a finished run (twinbench records its wall time)."""
+    wall = context_number(context, "run_wall_s")
+    if wall is None:
+        return ""
+    minutes, seconds = divmod(int(round(wall)), 60)
+    return f", in {minutes} min {seconds} s" if minutes else f", in {seconds} s"
+
+
+def stopping_note(context: dict) -> str:
+    """How each time was taken: the stopping rule recorded in the context."""
+    if context.get("stop_rule") == "stdrel":
+        return ("Each time is the median of samples taken until their relative spread "
+                f"(stdev/mean) fell under {context.get('stop_max_rel_spread_pct', '?')}% "
+                f"with at least {context.get('stop_min_samples', '?')} samples and "
+                f"{context.get('stop_min_time_s', '?')} s measured, or until "
+                f"{context.get('stop_max_time_s', '?')} s had passed.")
+    return "Times are per iteration (median of repetitions when repeated)."

@@ -33,7 +33,7 @@ _GB_RUN_OPTIONS = ("min_time:", "min_warmup_time:", "iterations:", "repeats:")
 
 # Keys Google Benchmark writes for itself; every other numeric key is a counter.
 _GB_KEYS = frozenset({
-    "name", "family_index", "per_family_instance_index", "run_name", "run_type",
+    "samples_s", "name", "family_index", "per_family_instance_index", "run_name", "run_type",
     "repetitions", "repetition_index", "iterations", "real_time", "cpu_time",
     "time_unit", "bytes_per_second", "items_per_second", "label",
     "error_occurred", "error_message", "skipped", "aggregate_name",
@@ -289,8 +289,7 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
 
     name = strip_gb_suffixes(base)
     workload, impl, args = parse_name(name)
-    samples = [s for s in (_seconds(e, "real_time") for e in iterations if not _is_error(e))
-               if s is not None]
+    samples = _samples_of(iterations)
     repetitions = int(chosen.get("repetitions") or max(len(iterations), 1))
 
     row = Row(
@@ -315,6 +314,17 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
     if not errors and not aggregates and 1 < repetitions and len(iterations) < repetitions:
         problem = f"{name}: {len(iterations)} of {repetitions} repetitions present"
     return row, problem
+
+
+def _samples_of(iterations: list[dict]) -> list[float]:
+    """The measured samples: those the suite's stopping rule took (`samples_s`,
+    seconds, one list per repetition), else one per Google Benchmark iteration."""
+    kept = [float(x) for e in iterations if not _is_error(e)
+            for x in (e.get("samples_s") or []) if isinstance(x, (int, float))]
+    if kept:
+        return kept
+    return [s for s in (_seconds(e, "real_time") for e in iterations if not _is_error(e))
+            if s is not None]
 
 
 def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
@@ -345,11 +355,27 @@ def rows_from_entries(entries: list[dict], source: str = "") -> tuple[list[Row],
     return rows, problems
 
 
+def completeness_problem(context: dict, rows: list[Row]) -> str | None:
+    """twinbench marks a run that finished with `run_complete` (and says how many
+    benchmarks it planned at the start): without the mark it was cut short."""
+    if "benchmarks_planned" not in context or context.get("run_complete") in (True, "true"):
+        return None
+    try:
+        planned = int(context["benchmarks_planned"])
+    except (TypeError, ValueError):
+        planned = None
+    measured = sum(1 for r in rows if not r.skipped and r.time_s is not None)
+    of = f" of {planned}" if planned is not None else ""
+    return f"the run was cut short: {measured}{of} benchmarks measured"
+
+
 def load_run(path: str | Path) -> Run:
     """Load one Google Benchmark JSON file. Raises LoadError when unusable."""
     context, entries, problems = read_json(path)
     rows, row_problems = rows_from_entries(entries, source=str(path))
-    return Run(path=str(path), context=context, rows=rows, problems=problems + row_problems)
+    cut = completeness_problem(context, rows)
+    return Run(path=str(path), context=context, rows=rows,
+               problems=([cut] if cut else []) + problems + row_problems)
 
 
 def merge_runs(runs: list[Run]) -> Run:

@@ -68,8 +68,6 @@ def status_blocks(run: Run) -> list[Block]:
         blocks.append(Paragraph("This run holds no benchmarks: nothing was measured "
                                 "(filter matched nothing, or the run stopped before the first one).",
                                 note=True))
-    if run.partial:
-        blocks.append(Paragraph("Partial run: " + "; ".join(run.problems) + ".", note=True))
     gpu_note = an.gpu_status_note(run.context)
     if gpu_note:
         blocks.append(Paragraph(gpu_note, note=True))
@@ -84,11 +82,15 @@ def status_blocks(run: Run) -> list[Block]:
 
 
 def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
-    blocks: list[Block] = [Heading("twinbench report", 1),
-                           Paragraph(f"Source: {run.path}. "
-                                     f"{len(run.ok_rows)} measured benchmark(s), "
-                                     f"{len(run.skipped_rows)} skipped. "
-                                     "Times are per iteration (median of repetitions when repeated).")]
+    # A cut-short run says so before anything else: its first line.
+    blocks: list[Block] = []
+    if run.partial:
+        blocks.append(Paragraph("PARTIAL RUN: " + "; ".join(run.problems) + ".", note=True))
+    blocks += [Heading("twinbench report", 1),
+               Paragraph(f"Source: {run.path}. "
+                         f"{len(run.ok_rows)} measured benchmark(s), "
+                         f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context)}. "
+                         f"{an.stopping_note(run.context)}")]
     blocks += status_blocks(run)
     blocks += [Heading("Run context"), context_table(run.context)]
     blocks += chart_blocks(run, out_dir, result)

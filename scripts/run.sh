@@ -3,6 +3,10 @@
 # when a CUDA device is present), write results/<machine>/<timestamp>.json and its report.
 #
 #   scripts/run.sh [--quick] [--workload=a,b] [--machine=NAME] [-- extra twinbench flags]
+#
+# Exit status: twinbench's (0 ok, 1 a validation failed, 2 bad input, 3 results not written);
+# 130/143 interrupted (SIGINT/SIGTERM), 137 killed (SIGKILL: out of memory, most often). A run
+# cut short still renders the report of what it measured, whose first line says it is partial.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -13,14 +17,26 @@ while (($#)); do
     --workload=*) workload=("$1") ;;
     --machine=*) machine=${1#--machine=} ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
+if [ -n "$machine" ] && ! [[ "$machine" =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]]; then
+  echo "run.sh: --machine: use letters, digits, '.', '_' and '-' (got '$machine')" >&2
+  exit 2
+fi
 
-bash "$root/scripts/deps.sh"
-configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=OFF
+# TWINBENCH_BIN: a twinbench already built (the tests use it; nothing is installed or built).
+# TWINBENCH_RESULTS: where results/ is (default: the repository's).
+bin=${TWINBENCH_BIN:-}
+if [ -z "$bin" ]; then
+  bash "$root/scripts/deps.sh"
+  configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=OFF
+  bin="$root/build/twinbench"
+elif [ ! -x "$root/.venv/bin/python" ]; then
+  bash "$root/scripts/deps.sh" --python-only
+fi
 
 if reason=$(gpu_absent_reason) && [ -n "$reason" ]; then
   echo "twinbench: no GPU on this machine ($reason): running the CPU variants; GPU variants are skipped" >&2
@@ -29,21 +45,66 @@ if [ -z "$machine" ]; then
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
   machine=$(echo "${gpu:-$(hostname -s)}" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9_.-')
 fi
-stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
-out="$root/results/$machine"
+out="${TWINBENCH_RESULTS:-$root/results}/$machine"
 mkdir -p "$out"
+# A stamp to the second plus the process id: two runs started together never share a file.
+stamp=$(date -u +%Y-%m-%dT%H%M%SZ)-$$
 json="$out/$stamp.json"
 
-set +e
-"$root/build/twinbench" "${quick[@]}" "${workload[@]}" --machine="$machine" \
-  --benchmark_out="$json" --benchmark_out_format=json "${extra[@]}"
-status=$?
-set -e
-if [ ! -s "$json" ]; then
-  echo "twinbench: no results written (exit $status)" >&2
-  exit "$status"
+# The cgroup's count of OOM kills, where the kernel exposes it: tells an OOM kill from another
+# SIGKILL.
+oom_kills() { awk '$1 == "oom_kill" {print $2}' /sys/fs/cgroup/memory.events 2>/dev/null || echo 0; }
+oom_before=$(oom_kills)
+
+# twinbench runs in the background so that an interrupt reaches this script while it runs:
+# the script stops it and still renders the partial results below. (A background job of a
+# script ignores SIGINT, so both signals are passed on as SIGTERM.)
+interrupted=""
+"$bin" "${quick[@]}" "${workload[@]}" --machine="$machine" \
+  --benchmark_out="$json" --benchmark_out_format=json "${extra[@]}" &
+child=$!
+trap 'interrupted=INT; kill -TERM $child 2>/dev/null || true' INT
+trap 'interrupted=TERM; kill -TERM $child 2>/dev/null || true' TERM
+status=0
+while :; do
+  wait "$child" && status=0 || status=$?
+  # wait returns early (status > 128) when a trapped signal arrives; wait again for the child.
+  if kill -0 "$child" 2>/dev/null; then continue; fi
+  break
+done
+trap - INT TERM
+
+why=""
+case "$status" in
+  0|1) ;;
+  2) why="bad input (see the message above)" ;;
+  3) why="the results could not be written" ;;
+  130) why="interrupted (SIGINT)" ;;
+  143) why="terminated (SIGTERM)" ;;
+  137)
+    if [ "$(oom_kills)" -gt "$oom_before" ] 2>/dev/null; then
+      why="killed by the kernel's OOM killer (out of memory)"
+    else
+      why="killed (SIGKILL; running out of memory is the usual cause)"
+    fi ;;
+  *) if ((status > 128)); then why="killed by signal $((status - 128))"; else why="exit $status"; fi ;;
+esac
+if [ -n "$interrupted" ]; then
+  why="interrupted (SIG$interrupted)"
+  status=$([ "$interrupted" = INT ] && echo 130 || echo 143)
 fi
-"$root/.venv/bin/python" -m reports render "$json" --out "$out/$stamp"
+
+if [ ! -s "$json" ]; then
+  echo "twinbench: no results written${why:+: $why} (exit $status)" >&2
+  exit $((status ? status : 3))
+fi
+"$root/.venv/bin/python" -m reports render "$json" --out "$out/$stamp" || {
+  echo "twinbench: the report could not be rendered from $json" >&2
+  exit 3
+}
 echo "results: $json"
 echo "report:  $out/$stamp/report.md"
+if [ -n "$why" ]; then
+  echo "twinbench: the run was cut short: $why; the report above is partial (exit $status)" >&2
+fi
 exit "$status"

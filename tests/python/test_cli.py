@@ -50,7 +50,7 @@ def test_empty_benchmark_list_renders_a_report(tmp_path):
 
 def test_partial_run_says_so(tmp_path, data_dir):
     assert main([str(data_dir / "partial_run.json"), "--out", str(tmp_path / "out")]) == 0
-    assert "Partial run: the file ends early" in (tmp_path / "out" / "report.md").read_text()
+    assert "PARTIAL RUN: the file ends early" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_cpu_only_run_leaves_gpu_charts_out(tmp_path, data_dir):
@@ -124,3 +124,17 @@ def test_report_script_bad_input_exit_code(tmp_path):
                           timeout=60)
     assert proc.returncode == 2
     assert "error:" in proc.stderr
+
+
+def test_partial_run_says_so_on_the_report_first_line(tmp_path):
+    run = tmp_path / "cut.json"
+    run.write_text(json.dumps({
+        "context": {"benchmarks_planned": "40", "gpu_status": "available"},
+        "benchmarks": [{"name": "dot/serial/n:1000/manual_time", "run_type": "iteration",
+                        "iterations": 1, "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}]}))
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
+                          cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    first = (out / "report.md").read_text().splitlines()[0]
+    assert "PARTIAL RUN" in first and "1 of 40 benchmarks" in first

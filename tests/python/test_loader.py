@@ -100,3 +100,37 @@ def test_missing_benchmarks_raises(tmp_path):
     path.write_text(json.dumps({"context": {}}))
     with pytest.raises(LoadError, match='no "benchmarks" list'):
         load_run(path)
+
+
+def _suite_entry(name: str, samples: list[float]) -> dict:
+    """A row as twinbench writes it: one iteration, the median as its time, the samples kept."""
+    ordered = sorted(samples)
+    return {"name": name + "/manual_time", "run_name": name + "/manual_time",
+            "run_type": "iteration", "iterations": 1, "time_unit": "us",
+            "real_time": ordered[len(ordered) // 2] * 1e6, "cpu_time": 1.0,
+            "samples": float(len(samples)), "sample_set": 0.0, "samples_s": samples}
+
+
+def test_kept_samples_give_the_spread(tmp_path):
+    path = write_run(tmp_path / "r.json", [_suite_entry("dot/serial/n:1000", [1e-3, 2e-3, 3e-3])],
+                     {"benchmarks_planned": "1", "run_complete": True})
+    run = load_run(path)
+    row = run.rows[0]
+    assert row.samples_s == [1e-3, 2e-3, 3e-3]
+    assert row.time_s == pytest.approx(2e-3)
+    assert row.cv == pytest.approx(0.5)
+    assert "samples_s" not in row.counters
+    assert not run.partial
+
+
+def test_run_without_its_completion_mark_is_partial_with_counts(tmp_path):
+    path = write_run(tmp_path / "r.json", [_suite_entry("dot/serial/n:1000", [1e-3] * 5)],
+                     {"benchmarks_planned": "12"})
+    run = load_run(path)
+    assert run.partial
+    assert "cut short: 1 of 12 benchmarks measured" in run.problems[0]
+
+
+def test_runs_from_before_the_mark_are_not_called_partial(tmp_path):
+    path = write_run(tmp_path / "r.json", [_suite_entry("dot/serial/n:1000", [1e-3] * 5)])
+    assert not load_run(path).partial

@@ -1,0 +1,76 @@
+#pragma once
+// The measurement engine: how many samples a benchmark takes, and what it records about them.
+//
+// Google Benchmark's own loop runs a body until a minimum time has passed and reports the mean;
+// it says nothing about spread and spends the same time on a 3 us kernel as on a 300 ms one.
+// twinbench takes samples until they settle instead (nvbench's stdrel criterion): at least
+// min_samples, at least min_time of measured time, then stop once the relative standard
+// deviation is under the target, or when max_time of wall time has passed (the row then says
+// it did not converge). Each benchmark runs one Google Benchmark iteration whose manual time is
+// the median sample, with the sample count, min, max and spread as counters.
+//
+// `--benchmark_min_time` on the command line hands the loop back to Google Benchmark (each of
+// its iterations one sample), for those who want its method.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tb {
+
+struct StoppingRule {
+  double max_rel_stdev = 0.01;  // target: stdev / mean of the samples
+  int min_samples = 5;          // the floor for CPU rows; GPU rows use the same
+  double min_time_s = 0.05;     // of measured (sample) time
+  double max_time_s = 0.5;      // of wall time; min_samples still wins over it
+  int max_samples = 100000;     // a guard for sub-microsecond work
+};
+
+// The rule for the default run and for --quick.
+StoppingRule default_rule();
+StoppingRule quick_rule();
+
+// The rule in force for this run (main() sets it from the flags).
+const StoppingRule& stopping_rule();
+void set_stopping_rule(const StoppingRule& rule);
+
+// True when the user asked for Google Benchmark's own loop (--benchmark_min_time).
+bool classic_loop();
+void set_classic_loop(bool on);
+
+struct SampleStats {
+  std::vector<double> samples;  // seconds, in the order taken
+  double median = 0.0, min = 0.0, max = 0.0, mean = 0.0;
+  double rel_stdev = 0.0;       // stdev / mean (sample stdev, n - 1)
+  bool converged = false;       // stopped on the spread target rather than on max_time
+  double wall_s = 0.0;          // wall time spent sampling
+};
+
+// Summary of a list of samples (median, min, max, mean, relative stdev).
+SampleStats summarize(std::vector<double> samples);
+
+// Calls `sample` (which returns one sample's time in seconds) until the rule says stop.
+// `now` is the wall clock in seconds, replaceable so tests can drive it.
+SampleStats collect_samples(const StoppingRule& rule, const std::function<double()>& sample,
+                            const std::function<double()>& now);
+SampleStats collect_samples(const StoppingRule& rule, const std::function<double()>& sample);
+
+// Records the samples' statistics as counters on `state` and keeps the samples for the
+// results file (main() writes them beside each row).
+void record_samples(benchmark::State& state, const SampleStats& stats);
+
+// Runs the benchmark's measurement: inside Google Benchmark's loop, one iteration whose
+// manual time is the median sample (or, in classic mode, one sample per iteration).
+// Benchmarks are registered with UseManualTime; main() makes Google Benchmark stop after one
+// iteration unless classic.
+void measure(benchmark::State& state, const std::function<double()>& sample);
+
+// A CPU body: times `work` with the steady clock, one call a sample.
+void measure_cpu(benchmark::State& state, const std::function<void()>& work);
+
+// Samples kept per benchmark name, for the results file.
+const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples();
+
+}  // namespace tb
