@@ -56,8 +56,7 @@ Footprint host_footprint(Dims2 d, int f) {
 
 HostData& host_data(Dims2 d, int f) {
   static SingleSlot<Key, HostData> slot;
-  return slot.get(Key{d.w, d.h, f}, host_footprint(d, f),
-                  [d, f] { return HostData(d.w, d.h, f); });
+  return slot.get(Key{d.w, d.h, f}, host_footprint(d, f), [d, f] { return HostData(d.w, d.h, f); });
 }
 
 std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_string(d.h); }

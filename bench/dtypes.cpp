@@ -84,7 +84,7 @@ Footprint axpy_host_footprint(std::size_t n) {
 
 template <class T>
 AxpyHost<T>& axpy_host(std::size_t n) {
-  static SingleSlot<std::size_t, AxpyHost<T>> slot;
+  static SingleSlot<std::size_t, AxpyHost<T>> slot("dtypes/axpy_host");  // one dtype at a time
   return slot.get(n, axpy_host_footprint<T>(n), [n] { return AxpyHost<T>(n); });
 }
 
@@ -147,7 +147,7 @@ Footprint fma_host_footprint(std::size_t n) {
 
 template <class T>
 FmaHost<T>& fma_host(std::size_t n) {
-  static SingleSlot<std::size_t, FmaHost<T>> slot;
+  static SingleSlot<std::size_t, FmaHost<T>> slot("dtypes/fma_host");
   return slot.get(n, fma_host_footprint<T>(n), [n] { return FmaHost<T>(n); });
 }
 
@@ -219,7 +219,7 @@ Footprint axpy_device_footprint(std::size_t n) {
 
 template <class T>
 AxpyDevice<T>& axpy_device(std::size_t n) {
-  static SingleSlot<std::size_t, AxpyDevice<T>> slot;
+  static SingleSlot<std::size_t, AxpyDevice<T>> slot("dtypes/axpy_device");
   return slot.get(n, axpy_device_footprint<T>(n), [n] { return AxpyDevice<T>(axpy_host<T>(n)); });
 }
 
@@ -279,7 +279,7 @@ Footprint fma_device_footprint(std::size_t n) {
 
 template <class T>
 FmaDevice<T>& fma_device(std::size_t n) {
-  static SingleSlot<std::size_t, FmaDevice<T>> slot;
+  static SingleSlot<std::size_t, FmaDevice<T>> slot("dtypes/fma_device");
   return slot.get(n, fma_device_footprint<T>(n), [n] { return FmaDevice<T>(fma_host<T>(n)); });
 }
 

@@ -67,7 +67,7 @@ Footprint host_footprint(std::size_t n) {
 
 template <class T>
 HostData<T>& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData<T>> slot;
+  static SingleSlot<std::size_t, HostData<T>> slot("scan/host");  // one dtype at a time
   return slot.get(n, host_footprint<T>(n), [n] { return HostData<T>(n); });
 }
 
@@ -111,7 +111,7 @@ Footprint device_footprint(std::size_t n) {
 
 template <class T>
 DeviceData<T>& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData<T>> slot;
+  static SingleSlot<std::size_t, DeviceData<T>> slot("scan/device");
   return slot.get(n, device_footprint<T>(n), [n] { return DeviceData<T>(n); });
 }
 

@@ -232,6 +232,22 @@ int skipped_count() { return g_progress.skipped; }
 
 void on_workload_release(std::function<void()> release) { g_releases.push_back(std::move(release)); }
 
+namespace {
+std::map<std::string, std::vector<std::pair<const void*, std::function<void()>>>>& groups() {
+  static std::map<std::string, std::vector<std::pair<const void*, std::function<void()>>>> g;
+  return g;
+}
+}  // namespace
+
+void join_group(const std::string& group, const void* slot, std::function<void()> release) {
+  groups()[group].emplace_back(slot, std::move(release));
+}
+
+void release_group(const std::string& group, const void* except) {
+  for (auto& [slot, release] : groups()[group])
+    if (slot != except) release();
+}
+
 void release_workload_memory() {
   for (auto& release : g_releases) release();
 }

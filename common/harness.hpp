@@ -92,10 +92,19 @@ void on_workload_release(std::function<void()> release);
 // and released when the run moves on to the next workload. Benchmarks run in registration
 // order, so registering all variants of one size together means the inputs of that size are
 // generated (and the reference computed) once.
+// Slots that hold alternatives (one per element type, say) can share a group: making a value
+// in one releases the others of the group first, so only one alternative is alive at a time.
+void release_group(const std::string& group, const void* except);
+void join_group(const std::string& group, const void* slot, std::function<void()> release);
+
 template <class Key, class Value>
 class SingleSlot {
  public:
   SingleSlot() { on_workload_release([this] { clear(); }); }
+  explicit SingleSlot(std::string group) : group_(std::move(group)) {
+    on_workload_release([this] { clear(); });
+    join_group(group_, this, [this] { clear(); });
+  }
   SingleSlot(const SingleSlot&) = delete;
   SingleSlot& operator=(const SingleSlot&) = delete;
 
@@ -108,6 +117,7 @@ class SingleSlot {
   Value& get(const Key& key, const Footprint& need, Make&& make) {
     if (!value_ || !(key_ == key)) {
       value_.reset();  // free the old size before allocating the new one
+      if (!group_.empty()) release_group(group_, this);
       require_memory(need);
       value_ = std::make_unique<Value>(make());
       key_ = key;
@@ -119,6 +129,7 @@ class SingleSlot {
  private:
   Key key_{};
   std::unique_ptr<Value> value_;
+  std::string group_;
 };
 
 }  // namespace tb

@@ -15,6 +15,7 @@ constexpr int kArticleN = 40;  // L(40) = 228826127
 constexpr int kQuickN = 25;
 constexpr int kMaxN = 90;           // L(90) < 2^63 <= L(91)
 constexpr int kMaxRecursiveN = 40;  // the recursion costs ~1.6 * phi^n calls per index
+constexpr int kDefaultMaxCudaRecursiveN = 30;  // one GPU thread per index: see bench/lucas.cpp
 constexpr std::int64_t kL40 = 228826127;
 
 // Integers: every variant must match the iterative reference exactly.

@@ -82,8 +82,46 @@ def test_quick_run_validates_cpu_and_records_context(tmp_path):
     assert serial["bytes_per_second"] > 0
     omp = next(b for n, b in rows.items() if n.startswith("dot/omp/"))
     assert "/threads:" in omp["name"] and omp["max_rel_err"] < 1e-6
-    # Progress: one line per benchmark on stderr, "[i/N mm:ss] name".
-    assert f"[1/{len(rows)} " in proc.stderr
+    # Progress: one line per benchmark on stderr, "[i/N mm:ss] name", N counting only what
+    # will run (GPU rows skip at once without a device), with the time left after a few rows.
+    measured = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert f"[1/{len(measured)} " in proc.stderr
+    assert " left] " in proc.stderr
+    # The stopping rule: at least 5 samples a row, kept beside it with their statistics.
+    for b in measured:
+        assert b["samples"] >= 5 and len(b["samples_s"]) == b["samples"], b["name"]
+        assert b["min_s"] <= b["median_s"] <= b["max_s"]
+        assert b["rel_spread_pct"] >= 0
+    assert ctx["run_complete"] is True and ctx["run_wall_s"] > 0
+    assert int(ctx["benchmarks_planned"]) == len(measured)
+    assert ctx["stop_rule"] == "stdrel" and ctx["stop_min_samples"] == "5"
+
+
+def test_stopping_rule_flags(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial",
+                          "--min-samples=7", "--stop-spread=50", "--min-time=0.0001",
+                          "--max-time=5")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert row["samples"] == 7 and row["converged"] == 1
+    assert data["context"]["stop_min_samples"] == "7"
+    assert data["context"]["stop_max_rel_spread_pct"] == "50"
+
+
+@pytest.mark.parametrize("flag", ["--min-samples=0", "--stop-spread=-1", "--min-time=abc",
+                                  "--max-time=0", "--stop-spread=101"])
+def test_bad_stopping_rule_flags_exit_2(flag):
+    proc = run(flag)
+    assert proc.returncode == 2
+    assert flag.split("=")[0] in proc.stderr
+
+
+def test_google_benchmark_min_time_gives_its_own_loop(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial",
+                          "--benchmark_min_time=0.05")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert row["iterations"] > 1 and data["context"]["stop_rule"] == "google-benchmark"
 
 
 def test_gpu_variants_skip_with_reason_without_device(tmp_path):
@@ -121,3 +159,29 @@ def test_cpu_only_build_says_gpu_not_built(tmp_path):
     assert proc.returncode == 0
     assert data["context"]["gpu_status"].startswith("not built")
     assert all(not b["name"].split("/")[1].startswith(("cuda", "thrust")) for b in data["benchmarks"])
+
+
+def test_run_script_cut_short_says_why_and_exits_nonzero(tmp_path):
+    """scripts/run.sh stopped mid-run: it names the cause, exits 143, and the report it
+    still renders starts by saying the run is partial."""
+    import signal
+    import time
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built")
+    env = {**os.environ, "TWINBENCH_BIN": str(BIN), "TWINBENCH_RESULTS": str(tmp_path)}
+    proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "run.sh"), "--workload=dot,vector_add",
+                             "--machine=cut"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    # Wait until at least one benchmark has finished, then stop the run.
+    while time.time() < deadline and proc.poll() is None:
+        files = list((tmp_path / "cut").glob("*.json"))
+        if files and '"samples"' in files[0].read_text():
+            break
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err[-2000:]
+    assert "cut short: terminated" in err or "interrupted (SIGTERM)" in err
+    (report,) = (tmp_path / "cut").glob("*/report.md")
+    assert report.read_text().splitlines()[0].startswith("> **Note:** PARTIAL RUN")
