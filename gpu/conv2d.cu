@@ -142,7 +142,7 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 //   a 16-byte lane stride those cost the same 4 wavefronts).
 //
 // Why 4 x 4 and not 4 x 8 (H200, 3840x2160, 200 back-to-back launches of each build, the
-// same run; results/nvidia-h200/2026-11-30/experiments/conv2d_block_rows.txt): at kBlockRows = 8
+// same run; experiments/h200-2026-11-30/conv2d_block_rows.txt): at kBlockRows = 8
 // ptxas gives 62 registers (F = 3: 53, F = 7: 64), 1024 threads an SM, and per thread 800 FFMA
 // + 36 shared loads + ~36 other instructions for 32 outputs (~34 issued an output, against ~90
 // with one output column per thread and scalar loads); 5x5 ran 26.4-28.0 us over the shapes.
@@ -157,8 +157,8 @@ __device__ __forceinline__ void store_rows(float* __restrict__ out, int w, int h
 // arithmetic best; 32x32 (one large tile per block) is the slowest. Wider tiles re-read less
 // halo, which costs L2, not DRAM, bandwidth.
 //
-// Why one tile a block and cp.async, not a pipeline (H200, results/nvidia-h200/2026-11-30/
-// experiments/conv2d_pipelines.md): persistent blocks with 2-6 shared-memory stages fed by 2D TMA
+// Why one tile a block and cp.async, not a pipeline (H200, experiments/h200-2026-11-30/
+// conv2d_pipelines.md): persistent blocks with 2-6 shared-memory stages fed by 2D TMA
 // tensor copies or cp.async ran 25.7-61 us at 5x5, per-warp strips fed by 2D TMA 23.9 us at
 // best, register-staged tiles 27-44 us. Without any arithmetic, staging this image's tiles and halos through
 // shared memory takes 22.8-25.1 us with cp.async or TMA and 21.9-22.4 us through registers, so
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(1024)
 // there is no tile and no barrier: each warp only waits for its own loads, which are issued
 // strip_prefetch<F>() rows ahead of use.
 //
-// Why (H200, 3840x2160, results/nvidia-h200/2026-11-30/experiments/conv2d_strips.md): 5x5 in
+// Why (H200, 3840x2160, experiments/h200-2026-11-30/conv2d_strips.md): 5x5 in
 // 21.1-21.4 us back to back (the suite, gated: 22.2-22.5 us, ~70% of the copy bandwidth) against
 // 23.9-24.4 us for cuda_tiled and 23.3-23.6 us for the former cuda_direct (cuda_tiled's 4x4
 // blocks read through L1). For scale: a plain copy of the image takes 18.2-18.6 us, the same

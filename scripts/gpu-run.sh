@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root with bundle/ beside it (see gpu-bundle.sh):
 # the C++ tests (GPU ones included), then the suite, writing into OUT (default ./gpu-out):
-#   nvidia-smi.txt, tests.log, $RUN_NAME.json and $RUN_NAME.log (progress lines, console table).
+#   nvidia-smi.txt, tests.log, $RUN_NAME.json and $RUN_NAME.log (progress lines, console table,
+#   and the last lines: wall time and peak resident memory of the run).
 # Extra arguments go to twinbench (e.g. --workload=dot --quick).
+#   SKIP_TESTS=1   no C++ tests
+#   RUN_NAME=run   names the outputs (several runs per call)
+#   RUN_TIMEOUT=S  stops the run after S seconds (SIGTERM): its JSON is then partial, and says so
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -13,16 +17,26 @@ nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   "$root/bundle/twinbench_tests" --gtest_brief=1 > "$out/tests.log" 2>&1
   echo "tests: exit $? ($(grep -c '^\[  FAILED' "$out/tests.log") failed lines)"
-  tail -n 5 "$out/tests.log"
+  tail -n 3 "$out/tests.log"
 fi
-# RUN_NAME names the outputs (several runs per call); RUN_TIMEOUT (seconds) bounds the run,
-# and a run cut short still leaves its JSON, which the report loader reads as a partial run.
 name=${RUN_NAME:-run}
 limit=()
-if [ -n "${RUN_TIMEOUT:-}" ]; then limit=(timeout --signal=INT "$RUN_TIMEOUT"); fi
-"${limit[@]}" "$root/bundle/twinbench" --machine=h200 "$@" --benchmark_out="$out/$name.json" \
-  --benchmark_out_format=json > "$out/$name.log" 2>&1
+if [ -n "${RUN_TIMEOUT:-}" ]; then limit=(timeout --signal=TERM "$RUN_TIMEOUT"); fi
+# Peak resident memory of the run (the issue's 8 GiB bound) from the kernel's accounting of the
+# finished child, whether or not /usr/bin/time is installed.
+python3 - "$out/$name.log" "${limit[@]}" "$root/bundle/twinbench" --machine=nvidia-h200 "$@" \
+  --benchmark_out="$out/$name.json" --benchmark_out_format=json <<'EOF'
+import resource, subprocess, sys, time
+log = open(sys.argv[1], "w")
+t0 = time.monotonic()
+rc = subprocess.call(sys.argv[2:], stdout=log, stderr=subprocess.STDOUT)
+wall = time.monotonic() - t0
+peak_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+line = f"gpu-run: exit {rc}, wall {wall:.1f} s, peak RSS {peak_gib:.2f} GiB"
+print(line, file=log)
+print(line)
+sys.exit(rc if rc >= 0 else 128 - rc)
+EOF
 status=$?
-echo "twinbench: exit $status"
-grep -E "VALIDATION FAILED|ERROR OCCURRED" "$out/$name.log" | grep -v "no CUDA device" | head -n 20
+grep -E "VALIDATION FAILED" "$out/$name.log" | head -n 20
 exit $status
