@@ -259,6 +259,18 @@ bool has_flag(const std::vector<char*>& args, std::string_view flag) {
   });
 }
 
+// Samples to 5 significant digits: finer than any timer's repeatability, and half the bytes.
+std::vector<double> rounded(const std::vector<double>& samples) {
+  std::vector<double> out;
+  out.reserve(samples.size());
+  char buf[32];
+  for (double v : samples) {
+    std::snprintf(buf, sizeof buf, "%.5g", v);
+    out.push_back(std::strtod(buf, nullptr));
+  }
+  return out;
+}
+
 // Completes the results file once every benchmark has run: the run's wall time and counts in
 // the context (their presence is what says the run is complete: a file without them was cut
 // short), and each row's samples beside it. Written to a temporary file and renamed, so the
@@ -283,12 +295,14 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
     if (!b.contains("sample_set")) continue;
     const auto i = static_cast<std::size_t>(b["sample_set"].get<double>());
     // Google Benchmark's name is ours plus suffixes such as "/manual_time".
-    if (i < kept.size() && b.value("name", "").rfind(kept[i].first, 0) == 0) b["samples_s"] = kept[i].second;
+    if (i < kept.size() && b.value("name", "").rfind(kept[i].first, 0) == 0)
+      b["samples_s"] = rounded(kept[i].second);
   }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << doc.dump(2) << "\n";
+    // Compact: a row may keep a few thousand samples.
+    out << doc.dump() << "\n";
     if (!out) {
       std::fprintf(stderr, "twinbench: could not write %s\n", tmp.c_str());
       return false;

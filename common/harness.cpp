@@ -203,8 +203,13 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::s
 
 bool validate_once(benchmark::State& state, const Tolerance& tol,
                    const std::function<ErrorStats()>& check) {
+  return validate_once(state, current_benchmark(), tol, check);
+}
+
+bool validate_once(benchmark::State& state, const std::string& key, const Tolerance& tol,
+                   const std::function<ErrorStats()>& check) {
   const std::string& name = current_benchmark();
-  auto it = verdicts().find(name);
+  auto it = verdicts().find(key);
   if (it == verdicts().end()) {
     Verdict v;
     v.stats = check();
@@ -215,7 +220,7 @@ bool validate_once(benchmark::State& state, const Tolerance& tol,
       ++g_failures;
       std::fprintf(stderr, "VALIDATION FAILED: %s: %s\n", name.c_str(), v.detail.c_str());
     }
-    it = verdicts().emplace(name, v).first;
+    it = verdicts().emplace(key, v).first;
   }
   const Verdict& v = it->second;
   state.counters["max_abs_err"] = v.stats.max_abs;

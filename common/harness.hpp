@@ -43,6 +43,10 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig& cfg, const st
 // max_rel_err; a failure skips the benchmark with the error and marks the run as failed.
 bool validate_once(benchmark::State& state, const Tolerance& tol,
                    const std::function<ErrorStats()>& check);
+// The same, with the verdict kept under `key` rather than the benchmark's name: rows that run
+// the identical check (a GPU variant's kernel and e2e modes) validate once between them.
+bool validate_once(benchmark::State& state, const std::string& key, const Tolerance& tol,
+                   const std::function<ErrorStats()>& check);
 
 // The name of the benchmark running now (set by the registration wrapper).
 const std::string& current_benchmark();

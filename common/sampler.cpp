@@ -78,26 +78,55 @@ SampleStats summarize(std::vector<double> samples) {
   return st;
 }
 
+// Some work is noisy by nature (a host allocation, OpenMP threads on a shared machine): its
+// spread never gets under the target, and more samples only refine the estimate of a spread
+// that is already known. As nvbench's stdrel criterion does, such a row stops once the spread
+// itself has stopped moving: the relative stdev of its last kNoiseWindow values (against the
+// current one) under kNoiseSettled, checked every kNoiseCheckEvery samples.
+constexpr std::size_t kNoiseWindow = 64;
+constexpr int kNoiseCheckEvery = 16;
+constexpr double kNoiseSettled = 0.05;
+
+bool noise_settled(const std::vector<double>& noise) {
+  if (noise.size() < kNoiseWindow) return false;
+  const double current = noise.back();
+  if (!(current > 0)) return false;
+  double sq = 0.0;
+  for (std::size_t i = noise.size() - kNoiseWindow; i < noise.size(); ++i)
+    sq += (noise[i] - current) * (noise[i] - current);
+  return std::sqrt(sq / (kNoiseWindow - 1)) / current < kNoiseSettled;
+}
+
 SampleStats collect_samples(const StoppingRule& rule, const std::function<double()>& sample,
                             const std::function<double()>& now) {
-  std::vector<double> samples;
+  std::vector<double> samples, noise;
   Running r;
-  bool converged = false;
+  StopReason reason = StopReason::time_limit;
   const double start = now();
   const int min_samples = std::max(1, rule.min_samples);
   while (static_cast<int>(samples.size()) < std::max(min_samples, rule.max_samples)) {
     const double s = sample();
     samples.push_back(s);
     r.add(s);
+    noise.push_back(r.rel_stdev());
     if (r.n < min_samples) continue;
-    if (r.sum >= rule.min_time_s && r.rel_stdev() <= rule.max_rel_stdev) {
-      converged = true;
-      break;
+    if (r.sum >= rule.min_time_s) {
+      if (r.rel_stdev() <= rule.max_rel_stdev) {
+        reason = StopReason::spread_under_target;
+        break;
+      }
+      if (r.n % kNoiseCheckEvery == 0 && noise_settled(noise)) {
+        reason = StopReason::spread_settled;
+        break;
+      }
     }
     if (now() - start >= rule.max_time_s) break;
   }
+  if (static_cast<int>(samples.size()) >= std::max(min_samples, rule.max_samples))
+    reason = StopReason::sample_limit;
   SampleStats st = summarize(std::move(samples));
-  st.converged = converged;
+  st.reason = reason;
+  st.converged = reason == StopReason::spread_under_target || reason == StopReason::spread_settled;
   st.wall_s = now() - start;
   return st;
 }
@@ -113,6 +142,7 @@ void record_samples(benchmark::State& state, const SampleStats& st) {
   state.counters["max_s"] = st.max;
   state.counters["rel_spread_pct"] = 100.0 * st.rel_stdev;
   state.counters["converged"] = st.converged ? 1 : 0;
+  state.counters["stop_reason"] = static_cast<double>(st.reason);
   // An index into the samples main() writes into the results file beside this row.
   state.counters["sample_set"] = static_cast<double>(g_kept.size());
   g_kept.emplace_back(current_benchmark(), st.samples);
@@ -128,6 +158,7 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
     }
     SampleStats st = summarize(std::move(samples));
     st.converged = true;
+    st.reason = StopReason::google_benchmark;
     record_samples(state, st);
     return;
   }
@@ -139,13 +170,31 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
   if (!state.error_occurred()) record_samples(state, st);
 }
 
+// Work shorter than this is timed in batches (a sample holds several calls, divided out), as
+// GPU samples are: a 20 ns call is below the clock's resolution, and 50 ms of such samples
+// would be millions of them.
+constexpr double kCpuBatchSeconds = 100e-6;
+constexpr long kMaxCpuBatch = 1'000'000;
+
 void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
-  measure(state, [&work] {
+  auto timed = [&work](long calls) {
     const auto t0 = std::chrono::steady_clock::now();
-    work();
-    benchmark::ClobberMemory();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  });
+    for (long i = 0; i < calls; ++i) {
+      work();
+      benchmark::ClobberMemory();
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+           static_cast<double>(calls);
+  };
+  long batch = 1;
+  if (!g_classic) {
+    const double once = timed(1);
+    if (once < kCpuBatchSeconds)
+      batch = static_cast<long>(std::min<double>(
+          kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
+  }
+  measure(state, [&] { return timed(batch); });
+  state.counters["batch"] = static_cast<double>(batch);
 }
 
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples() { return g_kept; }

@@ -5,8 +5,8 @@
 // it says nothing about spread and spends the same time on a 3 us kernel as on a 300 ms one.
 // twinbench takes samples until they settle instead (nvbench's stdrel criterion): at least
 // min_samples, at least min_time of measured time, then stop once the relative standard
-// deviation is under the target, or when max_time of wall time has passed (the row then says
-// it did not converge). Each benchmark runs one Google Benchmark iteration whose manual time is
+// deviation is under the target or has stopped changing (noisy work, as nvbench's criterion
+// does), or when max_time of wall time has passed (the row then says it did not converge). Each benchmark runs one Google Benchmark iteration whose manual time is
 // the median sample, with the sample count, min, max and spread as counters.
 //
 // `--benchmark_min_time` on the command line hands the loop back to Google Benchmark (each of
@@ -25,7 +25,7 @@ struct StoppingRule {
   int min_samples = 5;          // the floor for CPU rows; GPU rows use the same
   double min_time_s = 0.05;     // of measured (sample) time
   double max_time_s = 0.5;      // of wall time; min_samples still wins over it
-  int max_samples = 100000;     // a guard for sub-microsecond work
+  int max_samples = 10000;      // a guard; short work is batched into samples of ~100 us
 };
 
 // The rule for the default run and for --quick.
@@ -40,11 +40,21 @@ void set_stopping_rule(const StoppingRule& rule);
 bool classic_loop();
 void set_classic_loop(bool on);
 
+// Why sampling stopped (the row's stop_reason counter).
+enum class StopReason {
+  time_limit = 0,           // max_time passed with the spread above target and still moving
+  spread_under_target = 1,  // the relative stdev fell under the target
+  spread_settled = 2,       // above the target, but no longer changing (noisy work)
+  sample_limit = 3,         // max_samples reached
+  google_benchmark = 4,     // classic loop: Google Benchmark decided
+};
+
 struct SampleStats {
   std::vector<double> samples;  // seconds, in the order taken
   double median = 0.0, min = 0.0, max = 0.0, mean = 0.0;
   double rel_stdev = 0.0;       // stdev / mean (sample stdev, n - 1)
-  bool converged = false;       // stopped on the spread target rather than on max_time
+  bool converged = false;       // the spread is under target or has settled (not time_limit)
+  StopReason reason = StopReason::time_limit;
   double wall_s = 0.0;          // wall time spent sampling
 };
 
