@@ -135,8 +135,8 @@ void register_benchmarks(const RunConfig& cfg) {
         // mode:kernel only for the recursion: one launch at n = 40 runs for seconds (one thread
         // walks 3.3e8 calls), and the 328-byte download that e2e adds is lost in the noise.
         // The recursion on the GPU is one thread walking phi^n calls: 0.12 s at n = 30, 15 s
-        // at n = 40 on the H200, too long for the default run's budget; --size=40 runs it.
-        if (recursive && mode == Mode::kernel && (cfg.size || n <= kDefaultMaxCudaRecursiveN))
+        // at n = 40 on the H200, too long for the default run's budget; --full runs it.
+        if (recursive && mode == Mode::kernel && (cfg.full || cfg.size || n <= kDefaultMaxCudaRecursiveN))
           add_cuda(cfg, "cuda_recursive", n, block, mode, gpu::lucas_cuda_recursive,
                    gpu::lucas_cuda_recursive_stats, recursive_adds_upto(n));
         add_cuda(cfg, "cuda_iterative", n, block, mode, gpu::lucas_cuda_iterative,

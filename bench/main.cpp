@@ -55,6 +55,8 @@ void print_usage() {
       "  --workload=NAME[,NAME...]  run only these workloads (see --list-workloads)\n"
       "  --list-workloads           print the known workloads and exit\n"
       "  --quick                    small sizes and short runs (smoke test)\n"
+      "  --full                     also the rows left out of the default run for time (1 GiB\n"
+      "                             transfers and streams, GPU Lucas recursion at n = 40, ...)\n"
       "  --size=N                   problem size of 1D workloads (elements, N > 0)\n"
       "  --image=WxH                image size of 2D workloads (W, H > 0)\n"
       "  --block=B[,B...]           threads per block for 1D GPU kernels (1..1024)\n"
@@ -70,7 +72,7 @@ void print_usage() {
       "  --min-samples=N            samples at least (default 5)\n"
       "  --min-time=SECONDS         measured time at least (default 0.05, quick 0.002)\n"
       "  --max-time=SECONDS         wall time per benchmark at most, once N samples are in\n"
-      "                             (default 0.5, quick 0.05)\n"
+      "                             (default 0.3, quick 0.05)\n"
       "  --benchmark_min_time=...   Google Benchmark's own loop instead (one sample an iteration)\n"
       "\n"
       "Google Benchmark options (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
@@ -144,6 +146,8 @@ Options parse_our_flags(int& argc, char** argv) {
       o.list_workloads = true;
     } else if (arg == "--quick") {
       o.cfg.quick = true;
+    } else if (arg == "--full") {
+      o.cfg.full = true;
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {

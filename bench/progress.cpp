@@ -66,9 +66,9 @@ const char* target_name(TargetKind t) {
 // 70 ns each on the H200: 18 s a launch for vector_add's 256M threads, 2.7 s for Black-Scholes
 // 10M, where the suite's whole default run has 5 minutes. By default it runs on the targets
 // where a launch costs well under a second (Poisson 10M: 0.28 s; the nested loop's 10K threads);
-// a size given with --size runs it on every target.
+// --full (or a size given with --size) runs it on every target.
 bool per_thread_mapped_affordable(const RunConfig& cfg, TargetKind kind, std::size_t n) {
-  if (cfg.size) return true;
+  if (cfg.full || cfg.size) return true;
   return (kind == TargetKind::poisson && n <= kPoissonSmall) || kind == TargetKind::nested_loop;
 }
 

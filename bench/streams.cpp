@@ -246,7 +246,7 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
-  for (std::size_t n : sizes_1d(cfg, {kDefaultSize}, kQuickSize)) {
+  for (std::size_t n : sizes_1d(cfg, {cfg.full ? kFullSize : kDefaultSize}, kQuickSize)) {
     for (int fma : {kFmaLight, kFmaBalanced}) {
       if (fma == kFmaLight) {
         add_cpu(cfg, bench_name("streams", "serial", {{"n", n}, {"fma", fma}}), n, fma, serial);

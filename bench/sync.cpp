@@ -138,9 +138,9 @@ void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteratio
     if (!ok) return;
     iteration();  // warm-up
     d.reset();
-    timed_loop(state, "us_per_launch", launches, iteration);
+    const long long calls = timed_loop(state, "us_per_launch", launches, iteration);
     // Every timed launch must have run: the counter wraps at 2^32 like the device's.
-    const auto expected = static_cast<unsigned>(static_cast<std::uint64_t>(state.iterations()) *
+    const auto expected = static_cast<unsigned>(static_cast<std::uint64_t>(calls) *
                                                 static_cast<std::uint64_t>(launches));
     const unsigned got = d.read();
     if (got != expected) {

@@ -334,7 +334,7 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
 
 void register_benchmarks(const RunConfig& cfg) {
   const std::vector<std::size_t> all =
-      cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick);
+      cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick, cfg.full);
   for (std::size_t bytes : all) {
     add_memcpy(cfg, bytes);
 #if TWINBENCH_HAVE_CUDA

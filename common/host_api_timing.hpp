@@ -30,21 +30,23 @@ inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunCon
   });
 }
 
-// The timed loop of these benchmarks: runs `iteration` once per benchmark iteration and sets
-// `counter` to the wall-clock microseconds per operation (ops_per_iter operations an iteration).
-// Timed here rather than derived from Google Benchmark's time through an inverted rate counter,
-// which would print microseconds with a seconds suffix.
+// The timed loop of these benchmarks: takes samples of `iteration` (common/sampler.hpp) and
+// sets `counter` to the median sample's wall-clock microseconds per operation (ops_per_iter
+// operations an iteration). Returns how many times `iteration` ran, for checks of its effect.
 template <class Iteration>
-void timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
-                Iteration&& iteration) {
-  double median_s = 0.0;
+long long timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
+                     Iteration&& iteration) {
+  long long calls = 0;
   measure(state, [&] {
     const auto start = std::chrono::steady_clock::now();
     iteration();
+    ++calls;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
-  median_s = state.counters.count("median_s") ? static_cast<double>(state.counters["median_s"]) : 0.0;
+  const double median_s =
+      state.counters.count("median_s") ? static_cast<double>(state.counters["median_s"]) : 0.0;
   state.counters[counter] = ops_per_iter > 0 ? median_s * 1e6 / ops_per_iter : 0.0;
+  return calls;
 }
 
 // A check with a count of wrong values as its error (tolerance 0).

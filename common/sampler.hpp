@@ -24,7 +24,7 @@ struct StoppingRule {
   double max_rel_stdev = 0.01;  // target: stdev / mean of the samples
   int min_samples = 5;          // the floor for CPU rows; GPU rows use the same
   double min_time_s = 0.05;     // of measured (sample) time
-  double max_time_s = 0.5;      // of wall time; min_samples still wins over it
+  double max_time_s = 0.3;      // of wall time; min_samples still wins over it
   int max_samples = 10000;      // a guard; short work is batched into samples of ~100 us
 };
 

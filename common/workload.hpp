@@ -32,6 +32,10 @@ struct RunConfig {
   std::vector<int> blocks;            // --block: replaces the 1D threads-per-block sweep
   std::vector<Block2> blocks2d;       // --block2d: replaces the 2D block-shape sweep
   bool all_blocks = false;            // --sweep=all: every multiple of 32 from 32 to 1024
+  // --full: the rows left out of the default run to keep it within minutes (each says which
+  // and why where it is registered): the 1 GiB transfers and streams, the GPU recursion at
+  // n = 40, per-thread PCIe atomics on large targets, block sweeps of contention-bound kernels.
+  bool full = false;
 };
 
 struct WorkloadInfo {

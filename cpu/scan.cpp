@@ -92,21 +92,54 @@ ErrorStats compare_float(std::span<const float> got, std::span<const double> ref
     s.size_matches = false;
     return s;
   }
-  double abs_sum = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    abs_sum += std::fabs(static_cast<double>(in[i]));
-    const double g = got[i];
-    if (!std::isfinite(g)) {
-      s.finite = false;
-      s.worst_index = i;
-      break;
+  // Each element's scale is the running sum of |in| up to it: a prefix sum, taken in two
+  // passes over per-thread chunks so that the check of a 256M scan is not a serial second
+  // (it ran once per GPU variant in the default run).
+  const auto n = static_cast<long long>(got.size());
+  const int threads = omp_get_max_threads();
+  std::vector<double> offset(static_cast<std::size_t>(threads) + 1, 0.0);
+  std::vector<ErrorStats> per(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const long long lo = n * t / nt, hi = n * (t + 1) / nt;
+    double chunk = 0.0;
+    for (long long i = lo; i < hi; ++i) chunk += std::fabs(static_cast<double>(in[i]));
+    offset[static_cast<std::size_t>(t) + 1] = chunk;
+#pragma omp barrier
+#pragma omp single
+    for (int k = 1; k <= nt; ++k) offset[k] += offset[k - 1];
+    ErrorStats& local = per[static_cast<std::size_t>(t)];
+    double abs_sum = offset[static_cast<std::size_t>(t)];
+    for (long long i = lo; i < hi; ++i) {
+      abs_sum += std::fabs(static_cast<double>(in[i]));
+      const double g = got[i];
+      if (!std::isfinite(g)) {
+        local.finite = false;
+        local.worst_index = static_cast<std::size_t>(i);
+        break;
+      }
+      const double abs_err = std::fabs(g - ref[i]);
+      const double rel_err = abs_err / std::fmax(abs_sum, 1e-300);
+      if (abs_err > local.max_abs) local.max_abs = abs_err;
+      if (rel_err > local.max_rel) {
+        local.max_rel = rel_err;
+        local.worst_index = static_cast<std::size_t>(i);
+      }
     }
-    const double abs_err = std::fabs(g - ref[i]);
-    const double rel_err = abs_err / std::fmax(abs_sum, 1e-300);
-    if (abs_err > s.max_abs) s.max_abs = abs_err;
-    if (rel_err > s.max_rel) {
-      s.max_rel = rel_err;
-      s.worst_index = i;
+  }
+  // Chunks in order: the first non-finite element wins, as in a serial pass.
+  for (const ErrorStats& p : per) {
+    if (!p.finite) {
+      s.finite = false;
+      s.worst_index = p.worst_index;
+      return s;
+    }
+    if (p.max_abs > s.max_abs) s.max_abs = p.max_abs;
+    if (p.max_rel > s.max_rel) {
+      s.max_rel = p.max_rel;
+      s.worst_index = p.worst_index;
     }
   }
   return s;

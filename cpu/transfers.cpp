@@ -6,8 +6,10 @@
 
 namespace tb::transfers {
 
-std::vector<std::size_t> sizes(bool quick) {
-  const std::size_t last = quick ? (std::size_t{16} << 20) : (std::size_t{1} << 30);
+std::vector<std::size_t> sizes(bool quick, bool full) {
+  const std::size_t last = quick  ? (std::size_t{16} << 20)
+                           : full ? (std::size_t{1} << 30)
+                                  : (std::size_t{256} << 20);
   std::vector<std::size_t> out;
   for (std::size_t b = 4096; b <= last; b *= 4) out.push_back(b);
   return out;

@@ -20,11 +20,14 @@ std::vector<unsigned char> pattern(std::size_t n) {
 }
 
 TEST(Transfers, SizesArePowersOfFourFrom4KiB) {
-  const auto full = sizes(false);
+  const auto full = sizes(false, true);
   ASSERT_EQ(full.size(), 10u);
   EXPECT_EQ(full.front(), 4096u);
   EXPECT_EQ(full.back(), std::size_t{1} << 30);
   for (std::size_t i = 1; i < full.size(); ++i) EXPECT_EQ(full[i], 4 * full[i - 1]);
+  const auto default_sizes = sizes(false);  // the default run stops at 256 MiB
+  ASSERT_EQ(default_sizes.size(), 9u);
+  EXPECT_EQ(default_sizes.back(), std::size_t{256} << 20);
   const auto quick = sizes(true);
   EXPECT_EQ(quick.back(), std::size_t{16} << 20);
 }

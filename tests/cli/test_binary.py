@@ -185,3 +185,17 @@ def test_run_script_cut_short_says_why_and_exits_nonzero(tmp_path):
     assert "cut short: terminated" in err or "interrupted (SIGTERM)" in err
     (report,) = (tmp_path / "cut").glob("*/report.md")
     assert report.read_text().splitlines()[0].startswith("> **Note:** PARTIAL RUN")
+
+
+def test_full_adds_the_rows_left_out_for_time():
+    def listed(*flags):
+        proc = run("--workload=lucas,poisson,transfers", *flags, "--benchmark_list_tests=true")
+        assert proc.returncode == 0, proc.stderr
+        return set(proc.stdout.split())
+    default, full = listed(), listed("--full")
+    assert default < full
+    for name in ("lucas/cuda_recursive/n:40/block:64/mode:kernel",
+                 "poisson/serial_article/n:10000000",
+                 "transfers/serial_memcpy/bytes:1073741824"):
+        assert not any(n.startswith(name) for n in default), name
+        assert any(n.startswith(name) for n in full), name
