@@ -179,7 +179,7 @@ void register_benchmarks(const RunConfig& cfg) {
                    n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : block_sweep_1d(cfg)) {
+      for (int block : blocks_1d(cfg, mode)) {
         add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda,
                  gpu::black_scholes_cuda_stats);
         add_cuda(cfg, "cuda_erfc", n, block, mode, gpu::black_scholes_cuda_erfc,

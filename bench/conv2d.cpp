@@ -203,7 +203,7 @@ void register_benchmarks(const RunConfig& cfg) {
             dims, f, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)
-      for (Block2 block : block_sweep_2d(cfg))
+      for (Block2 block : blocks_2d(cfg, mode))
         for (Kind kind : {Kind::naive, Kind::tiled, Kind::direct, Kind::separable})
           add_cuda(cfg, kind, dims, f, block, mode);
 #endif

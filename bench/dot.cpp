@@ -122,7 +122,7 @@ void register_benchmarks(const RunConfig& cfg) {
     add_cpu(cfg, bench_name("dot", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : block_sweep_1d(cfg)) add_cuda(cfg, n, block, mode);
+      for (int block : blocks_1d(cfg, mode)) add_cuda(cfg, n, block, mode);
       add_thrust(cfg, n, mode);
     }
 #endif

@@ -109,7 +109,7 @@ void register_benchmarks(const RunConfig& cfg) {
           dims, omp);
 #if TWINBENCH_HAVE_CUDA
   for (Mode mode : kModes)
-    for (Block2 block : block_sweep_2d(cfg)) {
+    for (Block2 block : blocks_2d(cfg, mode)) {
       add_cuda(cfg, "cuda_article", dims, block, mode, gpu::grayscale_cuda_article,
                gpu::grayscale_cuda_article_stats);
       add_cuda(cfg, "cuda_coalesced", dims, block, mode, gpu::grayscale_cuda_coalesced,

@@ -361,6 +361,9 @@ int main(int argc, char** argv) {
   if (!tb::classic_loop()) args.push_back(one_iteration);
   // Read before Initialize, which takes the flags it knows out of argv.
   const std::string out_path = flag_argument(args, "--benchmark_out");
+  const std::string list_value = flag_argument(args, "--benchmark_list_tests");
+  const bool listing = has_flag(args, "--benchmark_list_tests") && list_value != "false" &&
+                       list_value != "0";
   int bench_argc = static_cast<int>(args.size());
   args.push_back(nullptr);
   argv = args.data();
@@ -383,6 +386,7 @@ int main(int argc, char** argv) {
 
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (listing) return ran > 0 ? 0 : kExitBadInput;
   tb::release_workload_memory();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();

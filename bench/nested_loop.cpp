@@ -116,7 +116,7 @@ void register_benchmarks(const RunConfig& cfg) {
     add_cpu(cfg, bench_name("nested_loop", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : block_sweep_1d(cfg)) {
+      for (int block : blocks_1d(cfg, mode)) {
         add_cuda(cfg, "cuda", n, block, mode, gpu::nested_loop_cuda, gpu::nested_loop_cuda_stats);
         add_cuda(cfg, "cuda_warp", n, block, mode, gpu::nested_loop_cuda_warp,
                  gpu::nested_loop_cuda_warp_stats);

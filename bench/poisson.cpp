@@ -130,7 +130,7 @@ void register_benchmarks(const RunConfig& cfg) {
     }
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : block_sweep_1d(cfg)) {
+      for (int block : blocks_1d(cfg, mode)) {
         add_cuda(
             cfg, "cuda", n, block, mode, Check::bitwise,
             [&table](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {

@@ -179,7 +179,7 @@ void register_benchmarks(const RunConfig& cfg) {
     add_cpu(cfg, bench_name("sgemm", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (Block2 block : block_sweep_2d(cfg)) {
+      for (Block2 block : blocks_2d(cfg, mode)) {
         add_cuda_2d(cfg, "cuda_naive", n, block, mode, gpu::sgemm_cuda_naive,
                     gpu::sgemm_cuda_naive_stats, nullptr);
         add_cuda_2d(cfg, "cuda_tiled", n, block, mode, gpu::sgemm_cuda_tiled,

@@ -118,7 +118,7 @@ void register_benchmarks(const RunConfig& cfg) {
     add_cpu(cfg, bench_name("vector_add", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : block_sweep_1d(cfg)) {
+      for (int block : blocks_1d(cfg, mode)) {
         add_cuda(cfg, "cuda", n, block, mode, gpu::vector_add_cuda, gpu::vector_add_cuda_stats);
         add_cuda(cfg, "cuda_article", n, block, mode, gpu::vector_add_cuda_article,
                  gpu::vector_add_cuda_article_stats);

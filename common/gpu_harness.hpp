@@ -200,6 +200,22 @@ enum class Mode { kernel, e2e };
 inline const char* mode_name(Mode m) { return m == Mode::kernel ? "kernel" : "e2e"; }
 inline constexpr Mode kModes[] = {Mode::kernel, Mode::e2e};
 
+// An e2e row is mostly PCIe copies (~55 GB/s against the kernel's HBM at ~4 TB/s): the block
+// size moves it by well under its noise, so by default e2e rows run one block size, and the
+// kernel rows the whole sweep. --full, --block or --block2d sweep e2e too.
+inline constexpr int kE2eBlock = 256;
+inline constexpr Block2 kE2eBlock2d{16, 16};
+
+inline std::vector<int> blocks_1d(const RunConfig& cfg, Mode mode) {
+  if (mode == Mode::kernel || cfg.full || !cfg.blocks.empty()) return block_sweep_1d(cfg);
+  return {kE2eBlock};
+}
+
+inline std::vector<Block2> blocks_2d(const RunConfig& cfg, Mode mode) {
+  if (mode == Mode::kernel || cfg.full || !cfg.blocks2d.empty()) return block_sweep_2d(cfg);
+  return {kE2eBlock2d};
+}
+
 // What a GPU variant does, in stages. Each stage only enqueues work on the stream.
 struct GpuStages {
   std::function<void()> poison;    // fill device and host outputs with NaN (validation only)
