@@ -244,9 +244,11 @@ def wall_time_note(context: dict) -> str:
 def stopping_note(context: dict) -> str:
     """How each time was taken: the stopping rule recorded in the context."""
     if context.get("stop_rule") == "stdrel":
-        return ("Each time is the median of samples taken until their relative spread "
-                f"(stdev/mean) fell under {context.get('stop_max_rel_spread_pct', '?')}% "
-                f"with at least {context.get('stop_min_samples', '?')} samples and "
-                f"{context.get('stop_min_time_s', '?')} s measured, or until "
-                f"{context.get('stop_max_time_s', '?')} s had passed.")
+        return ("Each time is the median of samples taken, once at least "
+                f"{context.get('stop_min_samples', '?')} samples and "
+                f"{context.get('stop_min_time_s', '?')} s of measured time were in, until their "
+                f"relative spread (stdev/mean) fell under "
+                f"{context.get('stop_max_rel_spread_pct', '?')}% or stopped changing, or until "
+                f"{context.get('stop_max_time_s', '?')} s had passed (the row's stop_reason "
+                "says which).")
     return "Times are per iteration (median of repetitions when repeated)."
