@@ -41,6 +41,7 @@ struct Options {
   // The stopping rule's settings given on the command line (common/sampler.hpp).
   std::optional<double> stop_spread_pct, min_time_s, max_time_s;
   std::optional<int> min_samples;
+  bool telemetry = false;  // --telemetry
 };
 
 struct UsageError {
@@ -64,6 +65,9 @@ void print_usage() {
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
       "  --machine=NAME             machine label recorded in the context\n"
+      "  --telemetry                record GPU clocks, power, temperature, throttling and energy\n"
+      "                             (NVML) over each GPU row's samples, and the host's load and\n"
+      "                             CPU clock around each CPU row\n"
       "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
       "                             bar, then exit\n"
       "\n"
@@ -148,6 +152,8 @@ Options parse_our_flags(int& argc, char** argv) {
       o.cfg.quick = true;
     } else if (arg == "--full") {
       o.cfg.full = true;
+    } else if (arg == "--telemetry") {
+      o.telemetry = true;
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {
@@ -382,6 +388,11 @@ int main(int argc, char** argv) {
 
   tb::record_run_context(opts.machine, opts.cfg);
   record_stopping_rule(tb::stopping_rule());
+  if (opts.telemetry) {
+    const std::string why = tb::enable_telemetry();
+    if (!why.empty()) std::fprintf(stderr, "twinbench: %s\n", why.c_str());
+    benchmark::AddCustomContext("gpu_telemetry", why.empty() ? "nvml" : why);
+  }
   benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
 
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();

@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "common/sampler.hpp"
+#include "common/telemetry.hpp"
 
 #include "common/gpu_context.hpp"
 #if TWINBENCH_HAVE_CUDA
@@ -143,13 +144,64 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   }
 }
 
+// Telemetry (--telemetry): NVML opened once; its sampler runs over each GPU row's samples.
+bool g_telemetry = false;
+std::unique_ptr<telemetry::Source> g_nvml;
+std::unique_ptr<telemetry::Sampler> g_gpu_sampler;
+constexpr auto kTelemetryInterval = std::chrono::milliseconds(10);
+
+void record_gpu_telemetry(benchmark::State& state, const telemetry::Summary& t,
+                          const SampleStats& st) {
+  state.counters["gpu_sm_mhz_min"] = t.sm_mhz_min;
+  state.counters["gpu_sm_mhz_mean"] = t.sm_mhz_mean;
+  state.counters["gpu_mem_mhz_mean"] = t.mem_mhz_mean;
+  state.counters["gpu_power_w_mean"] = t.power_w_mean;
+  state.counters["gpu_power_w_max"] = t.power_w_max;
+  state.counters["gpu_temp_c_max"] = t.temp_c_max;
+  state.counters["gpu_throttle_reasons"] = static_cast<double>(t.throttle_reasons);
+  state.counters["gpu_throttled"] = telemetry::throttled(t.throttle_reasons) ? 1 : 0;
+  state.counters["telemetry_readings"] = t.readings;
+  if (t.energy_j) state.counters["gpu_energy_window_j"] = *t.energy_j;
+  // Energy to solution: the mean power while the samples ran times the time of one iteration
+  // (the window also holds the gaps between samples, so its own total overstates it).
+  state.counters["gpu_energy_per_iter_j"] = t.power_w_mean * st.median;
+  if (telemetry::throttled(t.throttle_reasons))
+    std::fprintf(stderr, "twinbench: %s ran throttled (%s)\n", current_benchmark().c_str(),
+                 telemetry::describe_reasons(t.throttle_reasons).c_str());
+}
+
+void gpu_sample_window(benchmark::State& state, const SampleStats* done) {
+  if (!g_gpu_sampler || !is_gpu_benchmark(current_benchmark())) return;
+  if (!done) {
+    g_gpu_sampler->start();
+    return;
+  }
+  record_gpu_telemetry(state, g_gpu_sampler->stop(), *done);
+}
+
+void record_host_state(benchmark::State& state, const telemetry::HostState& before,
+                       const telemetry::HostState& after) {
+  state.counters["host_load1_before"] = before.load1;
+  state.counters["host_cpu_mhz_before"] = before.cpu_mhz;
+  state.counters["host_cpu_mhz_after"] = after.cpu_mhz;
+  state.counters["host_busy"] = telemetry::host_busy(before) ? 1 : 0;
+  if (telemetry::host_busy(before))
+    std::fprintf(stderr,
+                 "twinbench: warning: the machine was busy before %s (load %.1f on %d CPUs): its "
+                 "CPU times may be inflated\n",
+                 current_benchmark().c_str(), before.load1, before.cpus);
+}
+
 // The row's whole wall time (inputs made on first use, validation, warm-up, samples) as a
 // counter: where the run's time goes, for keeping the default run within its budget.
-void run_timed(benchmark::State& state, const BenchBody& body) {
+void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
   const auto t0 = std::chrono::steady_clock::now();
+  const bool host_watch = g_telemetry && side == Side::cpu;
+  const telemetry::HostState before = host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   run_guarded(state, body);
-  if (!state.error_occurred())
-    state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
+  if (state.error_occurred()) return;
+  state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
+  if (host_watch) record_host_state(state, before, telemetry::read_host_state());
 }
 
 // Every benchmark takes manual time: common/sampler.hpp takes the samples and sets the
@@ -180,7 +232,7 @@ benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::s
   g_names.push_back(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     announce(name);
-    run_timed(state, body);
+    run_timed(state, body, Side::cpu);
   });
   return configure(b);
 }
@@ -196,7 +248,7 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::s
       return;
     }
     announce(name);
-    run_timed(state, body);
+    run_timed(state, body, Side::gpu);
   });
   return configure(b);
 }
@@ -243,6 +295,22 @@ const std::vector<std::string>& registered_names() { return g_names; }
 bool is_gpu_benchmark(const std::string& name) { return g_gpu_names.count(name) > 0; }
 void set_progress_total(int total) { g_progress.total = total; }
 int skipped_count() { return g_progress.skipped; }
+
+std::string enable_telemetry() {
+  g_telemetry = true;
+  std::string why;
+  if (gpu_info().available) {
+    g_nvml = telemetry::open_nvml(why);
+    if (g_nvml) {
+      g_gpu_sampler = std::make_unique<telemetry::Sampler>(
+          *g_nvml, std::chrono::duration_cast<std::chrono::microseconds>(kTelemetryInterval));
+      set_sample_window_hook(gpu_sample_window);
+    }
+  } else {
+    why = "no GPU: no GPU telemetry";
+  }
+  return why;
+}
 
 void on_workload_release(std::function<void()> release) { g_releases.push_back(std::move(release)); }
 

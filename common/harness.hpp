@@ -66,6 +66,11 @@ void set_progress_total(int total);
 // Benchmarks that skipped (no GPU, too little memory, an unsupported block size, ...).
 int skipped_count();
 
+// --telemetry: GPU rows record NVML's clocks, power, temperature, throttle reasons and energy
+// over their samples; CPU rows the host's load and CPU clock before and after, with a warning
+// when the machine was busy. Returns the reason when GPU telemetry is not available ("" if it is).
+std::string enable_telemetry();
+
 // What a workload's inputs and buffers take, estimated before they are allocated.
 struct Footprint {
   double host_bytes = 0.0;    // pageable and pinned host memory

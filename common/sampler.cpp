@@ -13,6 +13,7 @@ namespace {
 StoppingRule g_rule = default_rule();
 bool g_classic = false;
 std::vector<std::pair<std::string, std::vector<double>>> g_kept;
+SampleWindowHook g_window_hook;
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -164,7 +165,9 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
   }
   SampleStats st;
   for (auto _ : state) {
+    if (g_window_hook) g_window_hook(state, nullptr);
     st = collect_samples(g_rule, sample);
+    if (g_window_hook) g_window_hook(state, &st);
     state.SetIterationTime(st.median);
   }
   if (!state.error_occurred()) record_samples(state, st);
@@ -198,5 +201,7 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
 }
 
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples() { return g_kept; }
+
+void set_sample_window_hook(SampleWindowHook hook) { g_window_hook = std::move(hook); }
 
 }  // namespace tb

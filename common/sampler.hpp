@@ -80,6 +80,11 @@ void measure(benchmark::State& state, const std::function<double()>& sample);
 // A CPU body: times `work` with the steady clock, one call a sample.
 void measure_cpu(benchmark::State& state, const std::function<void()>& work);
 
+// Called just before a benchmark's samples are taken and just after (with them): telemetry
+// watches the machine over exactly that window (common/harness.cpp sets it with --telemetry).
+using SampleWindowHook = std::function<void(benchmark::State&, const SampleStats* done)>;
+void set_sample_window_hook(SampleWindowHook hook);
+
 // Samples kept per benchmark name, for the results file.
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples();
 

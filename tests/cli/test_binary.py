@@ -199,3 +199,14 @@ def test_full_adds_the_rows_left_out_for_time():
                  "transfers/serial_memcpy/bytes:1073741824"):
         assert not any(n.startswith(name) for n in default), name
         assert any(n.startswith(name) for n in full), name
+
+
+def test_telemetry_records_host_state_and_says_why_gpu_telemetry_is_missing(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial", "--telemetry")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    for key in ("host_load1_before", "host_cpu_mhz_before", "host_cpu_mhz_after", "host_busy"):
+        assert key in row, key
+    ctx = data["context"]
+    if ctx["gpu_status"] != "available":
+        assert "no GPU telemetry" in ctx["gpu_telemetry"]
