@@ -99,13 +99,15 @@ def test_quick_run_validates_cpu_and_records_context(tmp_path):
 
 def test_stopping_rule_flags(tmp_path):
     proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial",
-                          "--min-samples=7", "--stop-spread=50", "--min-time=0.0001",
+                          "--min-samples=7", "--stop-spread=100", "--min-time=0.0001",
                           "--max-time=5")
     assert proc.returncode == 0, proc.stderr
     (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
-    assert row["samples"] == 7 and row["converged"] == 1
+    assert row["samples"] >= 7 and row["converged"] == 1
+    # 7 exactly, unless a busy machine made even a 100% spread target unreachable.
+    assert row["samples"] == 7 or row["rel_spread_pct"] > 100
     assert data["context"]["stop_min_samples"] == "7"
-    assert data["context"]["stop_max_rel_spread_pct"] == "50"
+    assert data["context"]["stop_max_rel_spread_pct"] == "100"
 
 
 @pytest.mark.parametrize("flag", ["--min-samples=0", "--stop-spread=-1", "--min-time=abc",
