@@ -162,8 +162,10 @@ void record_gpu_telemetry(benchmark::State& state, const telemetry::Summary& t,
   state.counters["gpu_throttled"] = telemetry::throttled(t.throttle_reasons) ? 1 : 0;
   state.counters["telemetry_readings"] = t.readings;
   if (t.energy_j) state.counters["gpu_energy_window_j"] = *t.energy_j;
-  // Energy to solution: the mean power while the samples ran times the time of one iteration
-  // (the window also holds the gaps between samples, so its own total overstates it).
+  // Energy to solution: the mean power while the samples ran times the time of one iteration.
+  // Not the energy counter's difference: on the H200 (driver 580) it advanced in steps of
+  // 12-23 J, so a window of tens of milliseconds read either 0 or one step (seen 2026-12-01,
+  // --quick with --telemetry); the window also holds the gaps between samples.
   state.counters["gpu_energy_per_iter_j"] = t.power_w_mean * st.median;
   if (telemetry::throttled(t.throttle_reasons))
     std::fprintf(stderr, "twinbench: %s ran throttled (%s)\n", current_benchmark().c_str(),
