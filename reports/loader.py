@@ -218,7 +218,11 @@ def read_json(path: str | Path) -> tuple[dict, list, list[str]]:
             f'{path}: no "benchmarks" list; expected Google Benchmark JSON '
             "(--benchmark_format=json or --benchmark_out)")
     context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
-    entries = [e for e in doc["benchmarks"] if isinstance(e, dict) and "name" in e]
+    entries = [e for e in doc["benchmarks"]
+               if isinstance(e, dict) and isinstance(e.get("name"), str)]
+    if len(entries) < len(doc["benchmarks"]):
+        problems.append(f"{len(doc['benchmarks']) - len(entries)} entries without a string "
+                        "name were left out")
     return context, entries, problems
 
 

@@ -138,3 +138,49 @@ def test_partial_run_says_so_on_the_report_first_line(tmp_path):
     assert proc.returncode == 0, proc.stderr
     first = (out / "report.md").read_text().splitlines()[0]
     assert "PARTIAL RUN" in first and "1 of 40 benchmarks" in first
+
+
+def _one_line_exit_2(args, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "reports", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("threshold", ["-1", "nan", "inf", "0", "abc"])
+def test_compare_threshold_must_be_a_positive_fraction(tmp_path, data_dir, threshold):
+    sample = str(data_dir / "gpu_run.json")
+    line = _one_line_exit_2(["compare", sample, sample, "--out", str(tmp_path / "o"),
+                             f"--threshold={threshold}"], tmp_path)
+    assert "--threshold" in line
+
+
+def test_bad_drop_regex_is_one_line(tmp_path, data_dir):
+    line = _one_line_exit_2(["merge", str(data_dir / "gpu_run.json"), "--out",
+                             str(tmp_path / "m.json"), "--drop", "(["], tmp_path)
+    assert "--drop" in line
+
+
+@pytest.mark.parametrize("where", ["file", "under_file"])
+def test_output_path_that_cannot_be_a_folder(tmp_path, data_dir, where):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    out = blocker if where == "file" else blocker / "sub"
+    line = _one_line_exit_2(["render", str(data_dir / "gpu_run.json"), "--out", str(out)],
+                            tmp_path)
+    assert "cannot write" in line
+
+
+def test_entries_with_non_string_names_are_left_out(tmp_path):
+    run = write_run(tmp_path / "r.json", [
+        {"name": 5, "real_time": 1.0, "time_unit": "us", "iterations": 1},
+        {"name": "dot/serial/n:10", "real_time": 1.0, "cpu_time": 1.0, "time_unit": "us",
+         "iterations": 1}])
+    out = tmp_path / "o"
+    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
+                          cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "without a string name" in (out / "report.md").read_text()
