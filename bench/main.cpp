@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <string>
@@ -105,10 +106,16 @@ long long parse_positive(std::string_view text, std::string_view what) {
   return v;
 }
 
+// Two positive ints: larger values would wrap when narrowed (3000000000 became -1294967296).
 std::pair<int, int> parse_pair(std::string_view text, std::string_view what) {
   const auto parts = split(text, 'x');
   if (parts.size() != 2) throw UsageError{std::string(what) + ": expected AxB, got '" + std::string(text) + "'"};
-  return {static_cast<int>(parse_positive(parts[0], what)), static_cast<int>(parse_positive(parts[1], what))};
+  const long long a = parse_positive(parts[0], what), b = parse_positive(parts[1], what);
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  if (a > kMax || b > kMax)
+    throw UsageError{std::string(what) + ": " + std::string(text) + " is out of range (each at most " +
+                     std::to_string(kMax) + ")"};
+  return {static_cast<int>(a), static_cast<int>(b)};
 }
 
 int parse_block(std::string_view text) {
@@ -166,7 +173,7 @@ Options parse_our_flags(int& argc, char** argv) {
     } else if (auto v6 = flag_value(arg, "--block2d"); v6) {
       for (auto& b : split(*v6, ',')) {
         const auto [x, y] = parse_pair(b, "--block2d");
-        if (x * y > 1024) throw UsageError{"--block2d: " + b + " is " + std::to_string(x * y) + " threads, above the CUDA limit of 1024"};
+        if (static_cast<long long>(x) * y > 1024) throw UsageError{"--block2d: " + b + " is " + std::to_string(static_cast<long long>(x) * y) + " threads, above the CUDA limit of 1024"};
         o.cfg.blocks2d.push_back({x, y});
       }
     } else if (auto v7 = flag_value(arg, "--sweep"); v7) {

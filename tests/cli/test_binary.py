@@ -212,3 +212,38 @@ def test_telemetry_records_host_state_and_says_why_gpu_telemetry_is_missing(tmp_
     ctx = data["context"]
     if ctx["gpu_status"] != "available":
         assert "no GPU telemetry" in ctx["gpu_telemetry"]
+
+
+@pytest.mark.parametrize("flag", ["--image=3000000000x1", "--image=1x2147483648",
+                                  "--block2d=65536x65536", "--block2d=2147483647x2"])
+def test_sizes_that_would_overflow_are_bad_input(flag):
+    proc = run(flag, "--workload=grayscale")
+    assert proc.returncode == 2
+    assert flag.split("=")[0] in proc.stderr
+
+
+def test_a_size_too_large_for_memory_skips_with_the_numbers(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=vector_add", "--size=4611686018427387904",
+                          "--benchmark_filter=serial")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = data["benchmarks"]
+    assert row["error_message"].startswith("needs ") and "GiB available" in row["error_message"]
+
+
+def test_two_runs_started_together_write_separate_files(tmp_path):
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built")
+    env = {**os.environ, "TWINBENCH_BIN": str(BIN), "TWINBENCH_RESULTS": str(tmp_path)}
+    cmd = ["bash", str(ROOT / "scripts" / "run.sh"), "--quick", "--workload=lucas",
+           "--machine=twin", "--", "--benchmark_filter=serial_iterative"]
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    for p in procs:
+        p.communicate(timeout=300)
+        assert p.returncode == 0
+    files = sorted((tmp_path / "twin").glob("*.json"))
+    assert len(files) == 2
+    for f in files:
+        data = json.loads(f.read_text())
+        assert data["context"]["run_complete"] is True
+        assert len({b["name"] for b in data["benchmarks"]}) == len(data["benchmarks"])
