@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <charconv>
 #include <cstdio>
@@ -276,6 +277,25 @@ bool has_flag(const std::vector<char*>& args, std::string_view flag) {
   });
 }
 
+// SIGINT/SIGTERM end the run early but cleanly (common/sampler.hpp: request_stop); a second
+// signal ends it at once, the default way.
+extern "C" void on_stop_signal(int sig) {
+  if (tb::stop_requested()) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  tb::request_stop(sig);
+}
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);  // also where a script's background job ignored SIGINT
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 // Samples to 5 significant digits: finer than any timer's repeatability, and half the bytes.
 std::vector<double> rounded(const std::vector<double>& samples) {
   std::vector<double> out;
@@ -302,10 +322,12 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
     return false;
   }
   auto& ctx = doc["context"];
-  ctx["run_complete"] = true;
+  const int sig = tb::stop_requested();
+  ctx["run_complete"] = sig == 0;
+  if (sig) ctx["interrupted_by"] = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig);
   ctx["run_wall_s"] = wall_s;
   ctx["benchmarks_planned"] = planned;
-  ctx["benchmarks_measured"] = planned - tb::skipped_count();
+  ctx["benchmarks_measured"] = tb::measured_count();
   ctx["benchmarks_skipped"] = tb::skipped_count() + without_gpu;
   const auto& kept = tb::kept_samples();
   for (auto& b : doc["benchmarks"]) {
@@ -402,6 +424,7 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
 
+  install_stop_handlers();
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (listing) return ran > 0 ? 0 : kExitBadInput;
@@ -410,13 +433,19 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   const int without_gpu = count_matching(filter) - planned;  // skipped at once: no GPU
   std::fprintf(stderr, "twinbench: %d benchmarks measured, %d skipped, in %.0f s\n",
-               planned - tb::skipped_count(), tb::skipped_count() + without_gpu, wall_s);
+               tb::measured_count(), tb::skipped_count() + without_gpu, wall_s);
   if (ran == 0) {
     std::fprintf(stderr, "twinbench: no benchmark ran\n");
     return kExitBadInput;
   }
   if (!out_path.empty() && !finalize_results(out_path, wall_s, planned, without_gpu))
     return kExitResultsNotWritten;
+  if (const int sig = tb::stop_requested()) {
+    std::fprintf(stderr, "twinbench: interrupted by signal %d: the results file holds the %d "
+                         "benchmarks measured before it\n",
+                 sig, tb::measured_count());
+    return 128 + sig;
+  }
   if (tb::validation_failures() > 0) {
     std::fprintf(stderr, "twinbench: %d validation failure(s); see the errors above\n",
                  tb::validation_failures());

@@ -54,6 +54,7 @@ struct Progress {
   int finished = 0;
 };
 Progress g_progress;
+int g_measured = 0;  // benchmarks that finished without an error or a skip
 std::string g_running;  // the benchmark running now, whatever its progress accounting
 
 std::string clock_text(double seconds) {
@@ -194,6 +195,16 @@ void record_host_state(benchmark::State& state, const telemetry::HostState& befo
                  current_benchmark().c_str(), before.load1, before.cpus);
 }
 
+// After SIGINT/SIGTERM every benchmark left skips at once, without a progress line: the run
+// then ends the normal way and the results file is closed with what was measured.
+bool skip_interrupted(benchmark::State& state, const std::string& name) {
+  const int sig = stop_requested();
+  if (!sig) return false;
+  g_running = name;
+  state.SkipWithError(("not run: the run was interrupted (signal " + std::to_string(sig) + ")").c_str());
+  return true;
+}
+
 // The row's whole wall time (inputs made on first use, validation, warm-up, samples) as a
 // counter: where the run's time goes, for keeping the default run within its budget.
 void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
@@ -202,6 +213,7 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
   const telemetry::HostState before = host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   run_guarded(state, body);
   if (state.error_occurred()) return;
+  ++g_measured;
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
   if (host_watch) record_host_state(state, before, telemetry::read_host_state());
 }
@@ -233,6 +245,7 @@ benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::s
                                                   BenchBody body) {
   g_names.push_back(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
+    if (skip_interrupted(state, name)) return;
     announce(name);
     run_timed(state, body, Side::cpu);
   });
@@ -249,6 +262,7 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::s
       state.SkipWithError(gpu_info().status.c_str());
       return;
     }
+    if (skip_interrupted(state, name)) return;
     announce(name);
     run_timed(state, body, Side::gpu);
   });
@@ -297,6 +311,7 @@ const std::vector<std::string>& registered_names() { return g_names; }
 bool is_gpu_benchmark(const std::string& name) { return g_gpu_names.count(name) > 0; }
 void set_progress_total(int total) { g_progress.total = total; }
 int skipped_count() { return g_progress.skipped; }
+int measured_count() { return g_measured; }
 
 std::string enable_telemetry() {
   g_telemetry = true;

@@ -65,6 +65,8 @@ bool is_gpu_benchmark(const std::string& name);
 void set_progress_total(int total);
 // Benchmarks that skipped (no GPU, too little memory, an unsupported block size, ...).
 int skipped_count();
+// Benchmarks that ran to the end without an error or a skip.
+int measured_count();
 
 // --telemetry: GPU rows record NVML's clocks, power, temperature, throttle reasons and energy
 // over their samples; CPU rows the host's load and CPU clock before and after, with a warning

@@ -1,9 +1,12 @@
 #include "common/sampler.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <numeric>
+#include <stdexcept>
 
 #include "common/harness.hpp"
 
@@ -14,6 +17,7 @@ StoppingRule g_rule = default_rule();
 bool g_classic = false;
 std::vector<std::pair<std::string, std::vector<double>>> g_kept;
 SampleWindowHook g_window_hook;
+volatile std::sig_atomic_t g_stop_signal = 0;
 
 double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -106,6 +110,7 @@ SampleStats collect_samples(const StoppingRule& rule, const std::function<double
   const double start = now();
   const int min_samples = std::max(1, rule.min_samples);
   while (static_cast<int>(samples.size()) < std::max(min_samples, rule.max_samples)) {
+    if (g_stop_signal) break;  // interrupted: measure() turns this row into a skip
     const double s = sample();
     samples.push_back(s);
     r.add(s);
@@ -168,6 +173,7 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
     if (g_window_hook) g_window_hook(state, nullptr);
     st = collect_samples(g_rule, sample);
     if (g_window_hook) g_window_hook(state, &st);
+    if (g_stop_signal) throw std::runtime_error("interrupted while measuring");
     state.SetIterationTime(st.median);
   }
   if (!state.error_occurred()) record_samples(state, st);
@@ -203,5 +209,8 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples() { return g_kept; }
 
 void set_sample_window_hook(SampleWindowHook hook) { g_window_hook = std::move(hook); }
+
+void request_stop(int signal_number) { g_stop_signal = signal_number; }
+int stop_requested() { return static_cast<int>(g_stop_signal); }
 
 }  // namespace tb

@@ -85,6 +85,12 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work);
 using SampleWindowHook = std::function<void(benchmark::State&, const SampleStats* done)>;
 void set_sample_window_hook(SampleWindowHook hook);
 
+// SIGINT/SIGTERM: main() installs a handler that records the signal here. Sampling stops at
+// the next sample, the benchmark running then and every later one skip ("interrupted"), and
+// the run ends normally, so that the results file is closed and complete up to that point.
+void request_stop(int signal_number);  // async-signal-safe
+int stop_requested();                  // the signal, or 0
+
 // Samples kept per benchmark name, for the results file.
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples();
 

@@ -364,13 +364,15 @@ def completeness_problem(context: dict, rows: list[Row]) -> str | None:
     benchmarks it planned at the start): without the mark it was cut short."""
     if "benchmarks_planned" not in context or context.get("run_complete") in (True, "true"):
         return None
+    by = context.get("interrupted_by")
     try:
         planned = int(context["benchmarks_planned"])
     except (TypeError, ValueError):
         planned = None
     measured = sum(1 for r in rows if not r.skipped and r.time_s is not None)
     of = f" of {planned}" if planned is not None else ""
-    return f"the run was cut short: {measured}{of} benchmarks measured"
+    cause = f" by {by}" if by else ""
+    return f"the run was cut short{cause}: {measured}{of} benchmarks measured"
 
 
 def load_run(path: str | Path) -> Run:

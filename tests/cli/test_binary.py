@@ -247,3 +247,31 @@ def test_two_runs_started_together_write_separate_files(tmp_path):
         data = json.loads(f.read_text())
         assert data["context"]["run_complete"] is True
         assert len({b["name"] for b in data["benchmarks"]}) == len(data["benchmarks"])
+
+
+@pytest.mark.parametrize("sig, code, label", [("SIGINT", 130, "SIGINT"), ("SIGTERM", 143, "SIGTERM")])
+def test_interrupted_run_closes_its_results_file(tmp_path, sig, code, label):
+    """A signal ends the run early but the JSON is valid: the rows measured so far, the rest
+    skipped as interrupted, the context saying so, and the exit code 128 + signal."""
+    import signal
+    import time
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built")
+    out = tmp_path / "run.json"
+    proc = subprocess.Popen([str(BIN), "--workload=dot,vector_add", f"--benchmark_out={out}",
+                             "--benchmark_out_format=json"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if out.exists() and '"samples"' in out.read_text():
+            break
+        time.sleep(0.1)
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == code, err[-2000:]
+    data = json.loads(out.read_text())
+    ctx = data["context"]
+    assert ctx["run_complete"] is False and ctx["interrupted_by"] == label
+    measured = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert len(measured) == ctx["benchmarks_measured"] >= 1
+    assert any("interrupted" in b.get("error_message", "") for b in data["benchmarks"])
