@@ -201,6 +201,7 @@ bool skip_interrupted(benchmark::State& state, const std::string& name) {
   const int sig = stop_requested();
   if (!sig) return false;
   g_running = name;
+  ++g_progress.skipped;
   state.SkipWithError(("not run: the run was interrupted (signal " + std::to_string(sig) + ")").c_str());
   return true;
 }

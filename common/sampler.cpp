@@ -48,9 +48,9 @@ struct Running {
 }  // namespace
 
 // Default: 5 samples and 50 ms of measured time at least, 1% spread, 0.3 s of wall time at
-// most per row (once 5 samples are in). nvbench's defaults (0.5%, 10 samples, 0.5 s, 15 s timeout) would take
-// the 800-row suite past an hour; these keep the whole default run within minutes while every
-// row still has a recorded spread (rows that miss the target say so: converged = 0).
+// most per row (once 5 samples are in). nvbench's defaults (0.5%, 10 samples, 0.5 s, 15 s timeout)
+// would take the 800-row suite past an hour; these keep the whole default run within minutes while
+// every row still has a recorded spread (rows that miss the target say so: converged = 0).
 StoppingRule default_rule() { return {}; }
 
 // --quick: a smoke run. The same floor of 5 samples, shorter times.
@@ -199,8 +199,8 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   if (!g_classic) {
     const double once = timed(1);
     if (once < kCpuBatchSeconds)
-      batch = static_cast<long>(std::min<double>(
-          kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
+      batch = static_cast<long>(
+          std::min<double>(kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
   }
   measure(state, [&] { return timed(batch); });
   state.counters["batch"] = static_cast<double>(batch);

@@ -6,8 +6,9 @@
 // twinbench takes samples until they settle instead (nvbench's stdrel criterion): at least
 // min_samples, at least min_time of measured time, then stop once the relative standard
 // deviation is under the target or has stopped changing (noisy work, as nvbench's criterion
-// does), or when max_time of wall time has passed (the row then says it did not converge). Each benchmark runs one Google Benchmark iteration whose manual time is
-// the median sample, with the sample count, min, max and spread as counters.
+// does), or when max_time of wall time has passed (the row then says it did not converge). Each
+// benchmark runs one Google Benchmark iteration whose manual time is the median sample, with the
+// sample count, min, max and spread as counters.
 //
 // `--benchmark_min_time` on the command line hands the loop back to Google Benchmark (each of
 // its iterations one sample), for those who want its method.
@@ -52,10 +53,10 @@ enum class StopReason {
 struct SampleStats {
   std::vector<double> samples;  // seconds, in the order taken
   double median = 0.0, min = 0.0, max = 0.0, mean = 0.0;
-  double rel_stdev = 0.0;       // stdev / mean (sample stdev, n - 1)
-  bool converged = false;       // the spread is under target or has settled (not time_limit)
+  double rel_stdev = 0.0;  // stdev / mean (sample stdev, n - 1)
+  bool converged = false;  // the spread is under target or has settled (not time_limit)
   StopReason reason = StopReason::time_limit;
-  double wall_s = 0.0;          // wall time spent sampling
+  double wall_s = 0.0;  // wall time spent sampling
 };
 
 // Summary of a list of samples (median, min, max, mean, relative stdev).

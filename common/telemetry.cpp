@@ -17,9 +17,9 @@ namespace {
 // device is an opaque handle.
 using nvml_return = int;
 using nvml_device = struct nvml_device_opaque*;
-constexpr int kClockSm = 1;        // NVML_CLOCK_SM
-constexpr int kClockMem = 2;       // NVML_CLOCK_MEM
-constexpr int kTemperatureGpu = 0; // NVML_TEMPERATURE_GPU
+constexpr int kClockSm = 1;         // NVML_CLOCK_SM
+constexpr int kClockMem = 2;        // NVML_CLOCK_MEM
+constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
 struct NvmlApi {
   void* lib = nullptr;
@@ -122,13 +122,11 @@ std::unique_ptr<Source> open_nvml(std::string& why) {
   return std::make_unique<NvmlSource>(api, device);
 }
 
-bool throttled(std::uint64_t reasons) {
-  return (reasons & ~(kIdleReason | kAppClocksReason)) != 0;
-}
+bool throttled(std::uint64_t reasons) { return (reasons & ~(kIdleReason | kAppClocksReason)) != 0; }
 
 std::string describe_reasons(std::uint64_t reasons) {
   static const std::pair<std::uint64_t, const char*> names[] = {
-      {0x4, "power cap"},          {0x8, "hardware slowdown"},   {0x10, "sync boost"},
+      {0x4, "power cap"},           {0x8, "hardware slowdown"},   {0x10, "sync boost"},
       {0x20, "thermal (software)"}, {0x40, "thermal (hardware)"}, {0x80, "power brake"},
       {0x100, "display clock"}};
   std::string out;

@@ -148,9 +148,7 @@ TEST(Sampler, QuickRuleIsLooserThanTheDefault) {
   EXPECT_EQ(default_rule().min_samples, 5);  // CPU rows get at least 5 samples
 }
 
-TEST(Memory, AvailableHostMemoryIsReadable) {
-  EXPECT_GT(host_memory_available(), 0.0);
-}
+TEST(Memory, AvailableHostMemoryIsReadable) { EXPECT_GT(host_memory_available(), 0.0); }
 
 TEST(Memory, AFootprintThatCannotFitIsRefusedWithNumbers) {
   EXPECT_NO_THROW(require_memory({.host_bytes = 1024.0}));
@@ -172,13 +170,26 @@ struct Big {
 TEST(Memory, SlotsAreReleasedWhenTheWorkloadChanges) {
   static SingleSlot<int, Big> slot;  // static, as in bench/: registered once
   int made = 0;
-  slot.get(1, [&] { ++made; return Big{}; });
-  slot.get(1, [&] { ++made; return Big{}; });
+  slot.get(1, [&] {
+    ++made;
+    return Big{};
+  });
+  slot.get(1, [&] {
+    ++made;
+    return Big{};
+  });
   EXPECT_EQ(made, 1);  // same key: kept
   release_workload_memory();
-  slot.get(1, [&] { ++made; return Big{}; });
+  slot.get(1, [&] {
+    ++made;
+    return Big{};
+  });
   EXPECT_EQ(made, 2);  // released, so made again
-  EXPECT_THROW(slot.get(2, Footprint{.host_bytes = 1e18}, [&] { ++made; return Big{}; }),
+  EXPECT_THROW(slot.get(2, Footprint{.host_bytes = 1e18},
+                        [&] {
+                          ++made;
+                          return Big{};
+                        }),
                InsufficientMemory);
   EXPECT_EQ(made, 2);
 }

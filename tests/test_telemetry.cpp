@@ -34,9 +34,8 @@ class FakeSource final : public Source {
 
 TEST(Telemetry, SummaryOfKnownReadings) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<Reading> rs = {{1980, 3200, 300, 50, 0x0},
-                                   {1500, 3200, 700, 70, 0x4},
-                                   {nan, nan, nan, nan, 0x1}};
+  const std::vector<Reading> rs = {
+      {1980, 3200, 300, 50, 0x0}, {1500, 3200, 700, 70, 0x4}, {nan, nan, nan, nan, 0x1}};
   const Summary s = summarize(rs);
   EXPECT_EQ(s.readings, 3);
   EXPECT_DOUBLE_EQ(s.sm_mhz_min, 1500);
