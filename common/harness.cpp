@@ -12,6 +12,7 @@
 #include <limits>
 #include <regex>
 
+#include "common/progress.hpp"
 #include "common/sampler.hpp"
 #include "common/telemetry.hpp"
 
@@ -57,15 +58,6 @@ Progress g_progress;
 int g_measured = 0;  // benchmarks that finished without an error or a skip
 std::string g_running;  // the benchmark running now, whatever its progress accounting
 
-std::string clock_text(double seconds) {
-  const long s = static_cast<long>(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600)
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%02ld:%02ld", s / 60, s % 60);
-  return buf;
-}
 
 double seconds_between(std::chrono::steady_clock::time_point a,
                        std::chrono::steady_clock::time_point b) {
@@ -100,13 +92,14 @@ void announce(const std::string& name) {
   const int left = g_progress.total - g_progress.started + 1;
   if (g_progress.finished >= 3 && left > 0) {
     const double per_row = g_progress.measured_s / g_progress.finished;
-    eta = " ~" + clock_text(per_row * left) + " left";
+    eta = " ~" + progress::format_eta(per_row * left) + " left";
   }
   if (g_progress.total > 0)
     std::fprintf(stderr, "[%d/%d %s%s] %s\n", g_progress.started, g_progress.total,
-                 clock_text(elapsed).c_str(), eta.c_str(), name.c_str());
+                 progress::format_eta(elapsed).c_str(), eta.c_str(), name.c_str());
   else
-    std::fprintf(stderr, "[%d %s] %s\n", g_progress.started, clock_text(elapsed).c_str(), name.c_str());
+    std::fprintf(stderr, "[%d %s] %s\n", g_progress.started,
+                 progress::format_eta(elapsed).c_str(), name.c_str());
   std::fflush(stderr);
 }
 

@@ -36,8 +36,6 @@ double eta_seconds(std::uint64_t done, std::uint64_t total, double rate_per_s) {
   return static_cast<double>(total - done) / rate_per_s;
 }
 
-namespace {
-
 std::string format_eta(double s) {
   if (s < 0) return "--:--";
   const long long sec = std::llround(s);
@@ -48,6 +46,8 @@ std::string format_eta(double s) {
     std::snprintf(buf, sizeof buf, "%lld:%02lld", sec / 60, sec % 60);
   return buf;
 }
+
+namespace {
 
 double fraction(std::uint64_t done, std::uint64_t total) {
   if (total == 0) return 0.0;

@@ -59,6 +59,8 @@ std::string format_bar(std::uint64_t done, std::uint64_t total, double rate_per_
 std::string format_line(std::uint64_t done, std::uint64_t total, double rate_per_s);
 // Seconds to go at `rate_per_s`, or a negative value when unknown.
 double eta_seconds(std::uint64_t done, std::uint64_t total, double rate_per_s);
+// "m:ss" or "h:mm:ss" ("--:--" for a negative, unknown, time); the run's progress lines use it.
+std::string format_eta(double seconds);
 
 struct PollStats {
   std::uint64_t polls = 0;
