@@ -85,8 +85,17 @@ def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
 
 
 def skipped_table(run: Run) -> Table | None:
-    rows = [[r.name, r.error_message or "skipped"] for r in run.skipped_rows]
-    return Table(["benchmark", "reason"], rows) if rows else None
+    """One line per reason, with how many benchmarks it stopped and an example: a CPU-only
+    run skips hundreds of GPU rows for the same reason, which a row each would bury."""
+    by_reason: dict[str, list[str]] = {}
+    for r in run.skipped_rows:
+        by_reason.setdefault(r.error_message or "skipped", []).append(r.name)
+    if not by_reason:
+        return None
+    lines = [[reason, str(len(names)), names[0] if len(names) == 1
+              else f"{names[0]} and {len(names) - 1} more"]
+             for reason, names in sorted(by_reason.items(), key=lambda kv: -len(kv[1]))]
+    return Table(["reason", "benchmarks", "which"], lines)
 
 
 def block_choice_table(rows: list[Row]) -> Table | None:

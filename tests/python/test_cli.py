@@ -102,8 +102,9 @@ def test_module_entry_point_end_to_end(tmp_path, data_dir):
     # Errored benchmarks appear as skipped, with their reason.
     text = (tmp_path / "out" / "report.md").read_text()
     assert "## Skipped or failed benchmarks" in text
-    assert ("| dot/cuda/n:4294967296/block:256/mode:e2e | "
-            "CUDA error: out of memory (cudaMalloc 34359738368 bytes) |") in text
+    # One line per reason: the reason, how many benchmarks, which.
+    assert ("| CUDA error: out of memory (cudaMalloc 34359738368 bytes) | 1 | "
+            "dot/cuda/n:4294967296/block:256/mode:e2e |") in text
     assert "validation failed: max_rel_err 0.31 > 1e-5" in text
 
 

@@ -65,3 +65,20 @@ def test_context_table_on_top(markdown):
 def test_every_size_has_a_table(markdown):
     sizes = re.findall(r"^### matmul — (n:\d+)$", markdown, flags=re.M)
     assert sizes == ["n:64", "n:128", "n:256", "n:512", "n:1024"]
+
+
+def test_skipped_rows_collapse_to_one_line_per_reason(tmp_path):
+    from conftest import write_run
+    from reports.loader import load_run
+    from reports.tables import skipped_table
+    entries = [{"name": f"vector_add/cuda/n:1/block:{b}/manual_time", "error_occurred": True,
+                "error_message": "no CUDA device: no driver", "iterations": 0}
+               for b in (64, 128, 256)]
+    entries.append({"name": "dot/cuda/n:1/block:64/manual_time", "error_occurred": True,
+                    "error_message": "needs 9 GiB of host memory, 2 GiB available",
+                    "iterations": 0})
+    table = skipped_table(load_run(write_run(tmp_path / "r.json", entries)))
+    assert table.rows[0][:2] == ["no CUDA device: no driver", "3"]
+    assert table.rows[0][2] == "vector_add/cuda/n:1/block:64 and 2 more"
+    assert table.rows[1] == ["needs 9 GiB of host memory, 2 GiB available", "1",
+                             "dot/cuda/n:1/block:64"]
