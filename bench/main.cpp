@@ -126,8 +126,8 @@ int parse_block(std::string_view text) {
   return static_cast<int>(b);
 }
 
-// A positive number of seconds (or percent) no larger than `limit`.
-double parse_seconds(std::string_view text, std::string_view what, double limit) {
+// A positive number (seconds, a percentage) no larger than `limit`.
+double parse_bounded(std::string_view text, std::string_view what, double limit) {
   const std::string t(text);
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
@@ -185,22 +185,17 @@ Options parse_our_flags(int& argc, char** argv) {
     } else if (arg == "--progress-demo") {
       o.progress_demo_s = 5.0;
     } else if (auto v9 = flag_value(arg, "--progress-demo"); v9) {
-      const std::string text(*v9);
-      char* end = nullptr;
-      const double s = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(s > 0) || s > 86400)
-        throw UsageError{"--progress-demo: expected seconds in (0, 86400], got '" + text + "'"};
-      o.progress_demo_s = s;
+      o.progress_demo_s = parse_bounded(*v9, "--progress-demo", 86400.0);
     } else if (auto v10 = flag_value(arg, "--stop-spread"); v10) {
-      o.stop_spread_pct = parse_seconds(*v10, "--stop-spread", 100.0);
+      o.stop_spread_pct = parse_bounded(*v10, "--stop-spread", 100.0);
     } else if (auto v11 = flag_value(arg, "--min-samples"); v11) {
       const long long n = parse_positive(*v11, "--min-samples");
       if (n > 1000000) throw UsageError{"--min-samples: at most 1000000 (got " + std::string(*v11) + ")"};
       o.min_samples = static_cast<int>(n);
     } else if (auto v12 = flag_value(arg, "--min-time"); v12) {
-      o.min_time_s = parse_seconds(*v12, "--min-time", 3600.0);
+      o.min_time_s = parse_bounded(*v12, "--min-time", 3600.0);
     } else if (auto v13 = flag_value(arg, "--max-time"); v13) {
-      o.max_time_s = parse_seconds(*v13, "--max-time", 3600.0);
+      o.max_time_s = parse_bounded(*v13, "--max-time", 3600.0);
     } else {
       ours = false;
     }

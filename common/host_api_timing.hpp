@@ -37,15 +37,13 @@ template <class Iteration>
 long long timed_loop(benchmark::State& state, const char* counter, double ops_per_iter,
                      Iteration&& iteration) {
   long long calls = 0;
-  measure(state, [&] {
+  const SampleStats st = measure(state, [&] {
     const auto start = std::chrono::steady_clock::now();
     iteration();
     ++calls;
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
-  const double median_s =
-      state.counters.count("median_s") ? static_cast<double>(state.counters["median_s"]) : 0.0;
-  state.counters[counter] = ops_per_iter > 0 ? median_s * 1e6 / ops_per_iter : 0.0;
+  state.counters[counter] = ops_per_iter > 0 ? st.median * 1e6 / ops_per_iter : 0.0;
   return calls;
 }
 

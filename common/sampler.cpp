@@ -154,7 +154,7 @@ void record_samples(benchmark::State& state, const SampleStats& st) {
   g_kept.emplace_back(current_benchmark(), st.samples);
 }
 
-void measure(benchmark::State& state, const std::function<double()>& sample) {
+SampleStats measure(benchmark::State& state, const std::function<double()>& sample) {
   if (g_classic) {
     std::vector<double> samples;
     for (auto _ : state) {
@@ -166,7 +166,7 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
     st.converged = true;
     st.reason = StopReason::google_benchmark;
     record_samples(state, st);
-    return;
+    return st;
   }
   SampleStats st;
   for (auto _ : state) {
@@ -176,7 +176,9 @@ void measure(benchmark::State& state, const std::function<double()>& sample) {
     if (g_stop_signal) throw std::runtime_error("interrupted while measuring");
     state.SetIterationTime(st.median);
   }
-  if (!state.error_occurred()) record_samples(state, st);
+  if (state.error_occurred()) return {};
+  record_samples(state, st);
+  return st;
 }
 
 // Work shorter than this is timed in batches (a sample holds several calls, divided out), as

@@ -76,7 +76,8 @@ void record_samples(benchmark::State& state, const SampleStats& stats);
 // manual time is the median sample (or, in classic mode, one sample per iteration).
 // Benchmarks are registered with UseManualTime; main() makes Google Benchmark stop after one
 // iteration unless classic.
-void measure(benchmark::State& state, const std::function<double()>& sample);
+// Returns the statistics it recorded (empty when the benchmark ended in an error).
+SampleStats measure(benchmark::State& state, const std::function<double()>& sample);
 
 // A CPU body: times `work` with the steady clock, one call a sample.
 void measure_cpu(benchmark::State& state, const std::function<void()>& work);
