@@ -22,7 +22,7 @@ namespace {
 constexpr Tolerance kExact{0.0};
 
 void finish(benchmark::State& state, std::size_t bytes) {
-  set_work(state, {.bytes = 0, .flops = 0, .items = 1}, Side::cpu);
+  set_work(state, {.items = 1}, Side::cpu);
   state.counters["alloc_bytes"] = static_cast<double>(bytes);
 }
 

@@ -23,6 +23,8 @@
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/progress.hpp"
+#include "bench/ceilings.hpp"
+#include "common/l2_flush.hpp"
 #include "common/run_context.hpp"
 #include "common/sampler.hpp"
 #include "common/workload.hpp"
@@ -43,7 +45,8 @@ struct Options {
   // The stopping rule's settings given on the command line (common/sampler.hpp).
   std::optional<double> stop_spread_pct, min_time_s, max_time_s;
   std::optional<int> min_samples;
-  bool telemetry = false;  // --telemetry
+  bool telemetry = true;  // --no-telemetry turns it off
+  bool warm = false;      // --warm
 };
 
 struct UsageError {
@@ -67,9 +70,11 @@ void print_usage() {
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
       "  --machine=NAME             machine label recorded in the context\n"
-      "  --telemetry                record GPU clocks, power, temperature, throttling and energy\n"
-      "                             (NVML) over each GPU row's samples, and the host's load and\n"
-      "                             CPU clock around each CPU row\n"
+      "  --warm                     time GPU kernel rows with warm caches (default: cold, the L2\n"
+      "                             flushed before every sample)\n"
+      "  --no-telemetry             do not record GPU clocks, power, temperature, throttling and\n"
+      "                             energy (NVML) over each GPU row's samples, nor the host's load,\n"
+      "                             CPU clock and energy (RAPL) around each CPU row (default: on)\n"
       "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
       "                             bar, then exit\n"
       "\n"
@@ -160,8 +165,12 @@ Options parse_our_flags(int& argc, char** argv) {
       o.cfg.quick = true;
     } else if (arg == "--full") {
       o.cfg.full = true;
-    } else if (arg == "--telemetry") {
+    } else if (arg == "--telemetry") {  // the default since telemetry became cheap enough
       o.telemetry = true;
+    } else if (arg == "--no-telemetry") {
+      o.telemetry = false;
+    } else if (arg == "--warm") {
+      o.warm = true;
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {
@@ -410,12 +419,20 @@ int main(int argc, char** argv) {
   const int planned = count_selected(filter, tb::gpu_info().available);
   tb::set_progress_total(planned);
 
+  tb::set_cold_caches(!opts.warm);
   tb::record_run_context(opts.machine, opts.cfg);
+  if (!listing) tb::measure_and_record_ceilings(opts.cfg);
   record_stopping_rule(tb::stopping_rule());
   if (opts.telemetry) {
-    const std::string why = tb::enable_telemetry();
-    if (!why.empty()) std::fprintf(stderr, "twinbench: %s\n", why.c_str());
-    benchmark::AddCustomContext("gpu_telemetry", why.empty() ? "nvml" : why);
+    const tb::TelemetryStatus t = tb::enable_telemetry();
+    if (!t.gpu_why.empty()) std::fprintf(stderr, "twinbench: %s\n", t.gpu_why.c_str());
+    std::fprintf(stderr, "twinbench: CPU energy: %s\n", t.cpu_energy.c_str());
+    benchmark::AddCustomContext("gpu_telemetry", t.gpu_why.empty() ? "nvml" : t.gpu_why);
+    benchmark::AddCustomContext("cpu_energy", t.cpu_energy);
+    for (const auto& [key, value] : t.gpu_environment) benchmark::AddCustomContext(key, value);
+  } else {
+    benchmark::AddCustomContext("gpu_telemetry", "off (--no-telemetry)");
+    benchmark::AddCustomContext("cpu_energy", "off (--no-telemetry)");
   }
   benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
 

@@ -18,6 +18,7 @@
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/l2_flush.hpp"
 #include "common/sampler.hpp"
 #include "gpu/kernel_stats.hpp"
 #include "gpu/launch_gate.hpp"
@@ -78,10 +79,11 @@ bool queues_behind_gate(LaunchGate& gate, cudaStream_t stream, Work& work) {
 // launch_included_us counter: what one launch on an idle GPU costs, launch latency included,
 // beside the gated time.
 template <class Work>
-double inline_median_us(cudaStream_t stream, Work& work, int runs = 5) {
+double inline_median_us(cudaStream_t stream, Work& work, bool cold, int runs = 5) {
   Event start, stop;
   std::vector<double> us;
   for (int i = 0; i < runs; ++i) {
+    if (cold) flush_l2(stream);
     start.record(stream);
     work();
     stop.record(stream);
@@ -112,12 +114,14 @@ inline int batch_size(double seconds_per_launch) {
   return static_cast<int>(std::clamp(b, 1.0, static_cast<double>(kMaxBatch)));
 }
 
-// One sample: `batch` runs of `work` between two events, behind the gate when there is one.
-// Returns seconds per run. A gate that timed out means the work waited for the GPU while the
-// gate held it: the sample would include the stall, so the benchmark ends with an error.
+// One sample: `batch` runs of `work` between two events, behind the gate when there is one,
+// after an L2 flush when `cold` (outside the events). Returns seconds per run. A gate that
+// timed out means the work waited for the GPU while the gate held it: the sample would include
+// the stall, so the benchmark ends with an error.
 template <class Work>
 double event_sample(cudaStream_t stream, Work& work, const Event& start, const Event& stop,
-                    LaunchGate* gate, int batch) {
+                    LaunchGate* gate, int batch, bool cold = false) {
+  if (cold) flush_l2(stream);
   if (gate) gate->close(stream);
   start.record(stream);
   for (int i = 0; i < batch; ++i) work();
@@ -137,9 +141,14 @@ double event_sample(cudaStream_t stream, Work& work, const Event& start, const E
 // warm-up behind the gate shows that `work` waits for the GPU, and is skipped for work longer
 // than kGateWorthItSeconds; the counter launch_gated says which timing a row got, `batch` how
 // many launches a sample holds.
+// Cold (the default; --warm turns it off): every sample is one launch after an L2 flush, as
+// nvbench's measure_cold, so no row is served from the previous sample's L2; l2_flushed says
+// which a row got. e2e rows are never flushed: their uploads pass through the L2 anyway, and
+// they time what a user's call sees.
 template <class Work>
 void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
               Timing timing = Timing::gated) {
+  const bool cold = cold_caches() && current_benchmark().find("/mode:e2e") == std::string::npos;
   Event start, stop;
   LaunchGate gate;
   const auto t0 = std::chrono::steady_clock::now();
@@ -155,13 +164,16 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
                  "behind the launch gate: timed with the launch latency included\n");
   }
   int batch = 1;
-  if (gated && !classic_loop())
+  if (gated && !cold && !classic_loop())
     batch = batch_size(event_sample(stream, work, start, stop, &gate, 1));
-  measure(state, [&] { return event_sample(stream, work, start, stop, gated ? &gate : nullptr, batch); });
+  measure(state, [&] {
+    return event_sample(stream, work, start, stop, gated ? &gate : nullptr, batch, cold);
+  });
   state.counters["launch_gated"] = gated ? 1 : 0;
   state.counters["batch"] = batch;
+  state.counters["l2_flushed"] = cold ? 1 : 0;
   if (gated && !state.error_occurred())
-    state.counters["launch_included_us"] = inline_median_us(stream, work);
+    state.counters["launch_included_us"] = inline_median_us(stream, work, cold);
 }
 
 // A block size the device cannot run, or one that leaves a warp partly empty, is a skip with

@@ -1,6 +1,7 @@
 #include "common/harness.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -12,7 +13,9 @@
 #include <limits>
 #include <regex>
 
+#include "common/ceilings.hpp"
 #include "common/progress.hpp"
+#include "common/rapl.hpp"
 #include "common/sampler.hpp"
 #include "common/telemetry.hpp"
 
@@ -138,11 +141,34 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   }
 }
 
-// Telemetry (--telemetry): NVML opened once; its sampler runs over each GPU row's samples.
+// Telemetry (on unless --no-telemetry): NVML opened once, its sampler running over each GPU
+// row's samples; RAPL's package energy read at both ends of each CPU row's samples.
 bool g_telemetry = false;
 std::unique_ptr<telemetry::Source> g_nvml;
 std::unique_ptr<telemetry::Sampler> g_gpu_sampler;
+std::unique_ptr<rapl::Reader> g_rapl;
+rapl::Snapshot g_rapl_start;
+std::chrono::steady_clock::time_point g_window_start;
+double g_items_per_iter = 0.0;  // the running row's, from set_work
 constexpr auto kTelemetryInterval = std::chrono::milliseconds(10);
+
+// Energy to solution: the mean power while the samples ran times the median time of one
+// iteration. Not the energy counter's difference divided by the samples: the window also holds
+// the gaps between samples (flushes, gate, synchronisation), and on the H200 (driver 580)
+// NVML's counter advanced in steps of 12-23 J, so a window of tens of milliseconds read either 0
+// or one step (seen 2026-12-01, --quick with --telemetry).
+void record_energy(benchmark::State& state, double joules_per_iter) {
+  if (!std::isfinite(joules_per_iter)) return;
+  state.counters["energy_per_iter_j"] = joules_per_iter;
+}
+
+// Per item once the body has stated its work (set_work comes after the samples).
+void record_energy_per_item(benchmark::State& state) {
+  const auto it = state.counters.find("energy_per_iter_j");
+  if (it == state.counters.end()) return;
+  const double per_item = rapl::energy_per_item(it->second.value, g_items_per_iter);
+  if (std::isfinite(per_item)) state.counters["energy_per_item_j"] = per_item;
+}
 
 void record_gpu_telemetry(benchmark::State& state, const telemetry::Summary& t,
                           const SampleStats& st) {
@@ -156,23 +182,41 @@ void record_gpu_telemetry(benchmark::State& state, const telemetry::Summary& t,
   state.counters["gpu_throttled"] = telemetry::throttled(t.throttle_reasons) ? 1 : 0;
   state.counters["telemetry_readings"] = t.readings;
   if (t.energy_j) state.counters["gpu_energy_window_j"] = *t.energy_j;
-  // Energy to solution: the mean power while the samples ran times the time of one iteration.
-  // Not the energy counter's difference: on the H200 (driver 580) it advanced in steps of
-  // 12-23 J, so a window of tens of milliseconds read either 0 or one step (seen 2026-12-01,
-  // --quick with --telemetry); the window also holds the gaps between samples.
-  state.counters["gpu_energy_per_iter_j"] = t.power_w_mean * st.median;
+  record_energy(state, t.power_w_mean * st.median);
   if (telemetry::throttled(t.throttle_reasons))
     std::fprintf(stderr, "twinbench: %s ran throttled (%s)\n", current_benchmark().c_str(),
                  telemetry::describe_reasons(t.throttle_reasons).c_str());
 }
 
-void gpu_sample_window(benchmark::State& state, const SampleStats* done) {
-  if (!g_gpu_sampler || !is_gpu_benchmark(current_benchmark())) return;
+void cpu_energy_window(benchmark::State& state, const SampleStats* done) {
   if (!done) {
-    g_gpu_sampler->start();
+    g_rapl_start = g_rapl->snapshot();
+    g_window_start = std::chrono::steady_clock::now();
     return;
   }
-  record_gpu_telemetry(state, g_gpu_sampler->stop(), *done);
+  const double window_s = seconds_between(g_window_start, std::chrono::steady_clock::now());
+  const double joules = g_rapl->joules_between(g_rapl_start, g_rapl->snapshot());
+  if (window_s > 0) state.counters["cpu_power_w_mean"] = joules / window_s;
+  record_energy(state, rapl::energy_per_iteration(joules, window_s, done->median));
+}
+
+// Runs at the start (done = nullptr) and the end of each row's samples.
+void sample_window(benchmark::State& state, const SampleStats* done) {
+  if (is_gpu_benchmark(current_benchmark())) {
+    if (!g_gpu_sampler) return;
+    if (!done) {
+      g_gpu_sampler->start();
+      return;
+    }
+    record_gpu_telemetry(state, g_gpu_sampler->stop(), *done);
+  } else if (g_rapl) {
+    try {
+      cpu_energy_window(state, done);
+    } catch (const std::exception& e) {  // a counter that stopped being readable: no energy
+      std::fprintf(stderr, "twinbench: CPU energy no longer readable (%s): off\n", e.what());
+      g_rapl.reset();
+    }
+  }
 }
 
 void record_host_state(benchmark::State& state, const telemetry::HostState& before,
@@ -201,13 +245,31 @@ bool skip_interrupted(benchmark::State& state, const std::string& name) {
 
 // The row's whole wall time (inputs made on first use, validation, warm-up, samples) as a
 // counter: where the run's time goes, for keeping the default run within its budget.
+}  // namespace
+
+std::optional<CeilingSet> ceiling_set_for(const std::string& name, Side side) {
+  if (side == Side::gpu) {
+    if (name.find("/mode:e2e") != std::string::npos) return std::nullopt;  // PCIe-bound
+    return CeilingSet::gpu;
+  }
+  const std::size_t slash = name.find('/');
+  const std::string impl = slash == std::string::npos ? "" : name.substr(slash + 1, name.find('/', slash + 1) - slash - 1);
+  if (impl.rfind("omp", 0) == 0) return CeilingSet::cpu_all;
+  if (impl.rfind("serial", 0) == 0) return CeilingSet::cpu_one;
+  return std::nullopt;
+}
+
+namespace {
+
 void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool host_watch = g_telemetry && side == Side::cpu;
   const telemetry::HostState before = host_watch ? telemetry::read_host_state() : telemetry::HostState{};
+  g_items_per_iter = 0.0;
   run_guarded(state, body);
   if (state.error_occurred()) return;
   ++g_measured;
+  record_energy_per_item(state);
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
   if (host_watch) record_host_state(state, before, telemetry::read_host_state());
 }
@@ -224,15 +286,23 @@ benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
 
 void set_work(benchmark::State& state, const WorkModel& work, Side side) {
   const auto iters = static_cast<double>(state.iterations());
-  if (work.bytes > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes * iters));
+  g_items_per_iter = work.items;
+  if (work.bytes() > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes() * iters));
   if (work.items > 0) state.SetItemsProcessed(static_cast<std::int64_t>(work.items * iters));
-  state.counters["bytes_per_iter"] = work.bytes;
+  state.counters["bytes_per_iter"] = work.bytes();
+  state.counters["read_bytes_per_iter"] = work.read_bytes;
+  state.counters["written_bytes_per_iter"] = work.written_bytes;
   state.counters["flop_per_iter"] = work.flops;
   if (work.flops > 0)
     state.counters["flop_per_s"] = benchmark::Counter(work.flops, benchmark::Counter::kIsIterationInvariantRate);
-  if (side == Side::gpu && work.bytes > 0 && copy_bandwidth() > 0)
-    state.counters["pct_copy_bw"] = benchmark::Counter(
-        100.0 * work.bytes / copy_bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
+  const std::optional<CeilingSet> set = ceiling_set_for(current_benchmark(), side);
+  if (!work.held_to_ceiling || !set || !(work.bytes() > 0)) return;
+  const Ceiling c = choose_ceiling(ceilings(*set), work.read_bytes, work.written_bytes);
+  if (!(c.bytes_per_s > 0)) return;
+  state.counters["ceiling_pattern"] = static_cast<int>(c.pattern);
+  state.counters["ceiling_bytes_per_s"] = c.bytes_per_s;
+  state.counters["pct_ceiling"] = benchmark::Counter(100.0 * work.bytes() / c.bytes_per_s,
+                                                     benchmark::Counter::kIsIterationInvariantRate);
 }
 
 benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::string& name,
@@ -307,20 +377,24 @@ void set_progress_total(int total) { g_progress.total = total; }
 int skipped_count() { return g_progress.skipped; }
 int measured_count() { return g_measured; }
 
-std::string enable_telemetry() {
+TelemetryStatus enable_telemetry() {
   g_telemetry = true;
-  std::string why;
+  TelemetryStatus status;
   if (gpu_info().available) {
-    g_nvml = telemetry::open_nvml(why);
+    g_nvml = telemetry::open_nvml(status.gpu_why);
     if (g_nvml) {
       g_gpu_sampler = std::make_unique<telemetry::Sampler>(
           *g_nvml, std::chrono::duration_cast<std::chrono::microseconds>(kTelemetryInterval));
-      set_sample_window_hook(gpu_sample_window);
+      status.gpu_environment = g_nvml->environment();
     }
   } else {
-    why = "no GPU: no GPU telemetry";
+    status.gpu_why = "no GPU: no GPU telemetry";
   }
-  return why;
+  std::string why;
+  g_rapl = rapl::Reader::open(why);
+  status.cpu_energy = g_rapl ? g_rapl->describe() : why;
+  set_sample_window_hook(sample_window);
+  return status;
 }
 
 void on_workload_release(std::function<void()> release) { g_releases.push_back(std::move(release)); }

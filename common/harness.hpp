@@ -7,26 +7,38 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/ceilings.hpp"
 #include "common/validate.hpp"
 #include "common/workload.hpp"
 
 namespace tb {
 
-// Work done by one iteration; becomes bytes_per_second, items_per_second, flop_per_s and,
-// for GPU variants, pct_copy_bw (% of the device copy bandwidth measured in this run).
+// Work done by one iteration; becomes bytes_per_second, items_per_second, flop_per_s and
+// pct_ceiling: % of the bandwidth the suite's own kernels reach, in this run, with the row's
+// mix of reads and writes (common/ceilings.hpp). GPU kernel rows are held to the GPU's
+// ceilings, omp rows to the CPU's with all threads, serial rows to one thread's; e2e rows (PCIe)
+// and rows with held_to_ceiling = false (transfers) to none.
 struct WorkModel {
-  double bytes = 0.0;
+  double read_bytes = 0.0;
+  double written_bytes = 0.0;
   double flops = 0.0;
   double items = 0.0;
+  bool held_to_ceiling = true;
+  double bytes() const { return read_bytes + written_bytes; }
 };
 
 enum class Side { cpu, gpu };
 
 void set_work(benchmark::State& state, const WorkModel& work, Side side);
+// The ceiling set a row is held to, from its name: GPU kernel rows the GPU's, e2e rows none,
+// omp* rows the CPU's with all threads, serial* rows one thread's, other CPU rows none.
+std::optional<CeilingSet> ceiling_set_for(const std::string& name, Side side);
 
 using BenchBody = std::function<void(benchmark::State&)>;
 
@@ -68,10 +80,16 @@ int skipped_count();
 // Benchmarks that ran to the end without an error or a skip.
 int measured_count();
 
-// --telemetry: GPU rows record NVML's clocks, power, temperature, throttle reasons and energy
-// over their samples; CPU rows the host's load and CPU clock before and after, with a warning
-// when the machine was busy. Returns the reason when GPU telemetry is not available ("" if it is).
-std::string enable_telemetry();
+// Telemetry (the default; --no-telemetry turns it off): GPU rows record NVML's clocks, power,
+// temperature, throttle reasons and energy over their samples; CPU rows the host's load and CPU
+// clock before and after, with a warning when the machine was busy, and their energy from RAPL
+// where the machine exposes it.
+struct TelemetryStatus {
+  std::string gpu_why;     // why there is no GPU telemetry ("" when there is)
+  std::string cpu_energy;  // "rapl: package-0, ..." or "not available here: why"
+  std::vector<std::pair<std::string, std::string>> gpu_environment;  // NVML's env_gpu_* keys
+};
+TelemetryStatus enable_telemetry();
 
 // What a workload's inputs and buffers take, estimated before they are allocated.
 struct Footprint {

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "common/gpu_context.hpp"
-#include "common/host_array.hpp"
+#include "common/host_ceilings.hpp"
 #include "git_revision.hpp"
 
 namespace tb {
@@ -83,28 +83,6 @@ std::string cpu_model() {
   return "unknown";
 }
 
-double measure_triad_bandwidth(std::size_t bytes_per_array) {
-  const std::size_t n = bytes_per_array / sizeof(double);
-  HostArray<double> a(n), b(n), c(n);
-  const auto count = static_cast<long long>(n);
-#pragma omp parallel for schedule(static)
-  for (long long i = 0; i < count; ++i) {
-    a[i] = 0.0;
-    b[i] = 1.0 + static_cast<double>(i % 7);
-    c[i] = 2.0;
-  }
-  double best = 0.0;
-  for (int rep = 0; rep < 5; ++rep) {
-    const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for schedule(static)
-    for (long long i = 0; i < count; ++i) a[i] = b[i] + 3.0 * c[i];
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::max(best, 3.0 * static_cast<double>(bytes_per_array) / s);
-  }
-  benchmark::DoNotOptimize(a.data());
-  return best;
-}
-
 void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("twinbench_version", TWINBENCH_VERSION);
   add("git_revision", git_revision());
@@ -114,8 +92,14 @@ void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("cpu_model", cpu_model());
   add("omp_threads", std::to_string(omp_get_max_threads()));
   add("quick", cfg.quick ? "true" : "false");
-  const std::size_t triad_bytes = cfg.quick ? (std::size_t{32} << 20) : (std::size_t{512} << 20);
-  add("cpu_triad_bw_bytes_per_s", number(measure_triad_bandwidth(triad_bytes)));
+  add("full", cfg.full ? "true" : "false");
+  const host::HostEnvironment env = host::read_host_environment();
+  add("env_cpu_governor", env.cpu_governor);
+  add("env_omp_proc_bind", env.omp_proc_bind);
+  add("env_omp_places", env.omp_places);
+  add("env_numa_nodes", env.numa_nodes);
+  add("env_smt", env.smt);
+  add("env_cpu_boost", env.cpu_boost);
   record_gpu(cfg);
 }
 

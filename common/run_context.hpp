@@ -7,13 +7,11 @@
 
 namespace tb {
 
-// Probes the GPU, measures the device copy bandwidth and the host's triad bandwidth, and adds
+// Probes the GPU, measures the device copy bandwidth (cudaMemcpy, kept beside the per-pattern
+// ceilings of bench/ceilings.hpp), and adds
 // everything to Google Benchmark's context. Call after benchmark::Initialize.
 void record_run_context(const std::string& machine, const RunConfig& cfg);
 
 std::string cpu_model();
-// Host memory bandwidth, a STREAM-like triad over `bytes_per_array` float64 arrays (3 arrays,
-// bytes read + written), parallel first touch, best of several.
-double measure_triad_bandwidth(std::size_t bytes_per_array);
 
 }  // namespace tb

@@ -31,6 +31,12 @@ struct NvmlApi {
   nvml_return (*temperature)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*throttle_reasons)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*total_energy)(nvml_device, unsigned long long*) = nullptr;
+  // Environment (optional: a missing entry point is "unknown").
+  nvml_return (*driver_version)(char*, unsigned) = nullptr;
+  nvml_return (*persistence_mode)(nvml_device, int*) = nullptr;
+  nvml_return (*ecc_mode)(nvml_device, int*, int*) = nullptr;
+  nvml_return (*applications_clock)(nvml_device, int, unsigned*) = nullptr;
+  nvml_return (*power_limit)(nvml_device, unsigned*) = nullptr;
 };
 
 template <class Fn>
@@ -65,6 +71,36 @@ class NvmlSource final : public Source {
     unsigned long long mj = 0;
     if (!api_.total_energy || api_.total_energy(device_, &mj) != 0) return std::nullopt;
     return static_cast<double>(mj) * 1e-3;
+  }
+
+  std::vector<std::pair<std::string, std::string>> environment() override {
+    std::vector<std::pair<std::string, std::string>> env;
+    char version[96] = {};
+    env.emplace_back("env_gpu_driver", api_.driver_version && api_.driver_version(version, sizeof version) == 0
+                                           ? std::string(version)
+                                           : "unknown");
+    int mode = 0, pending = 0;
+    env.emplace_back("env_gpu_persistence_mode",
+                     api_.persistence_mode && api_.persistence_mode(device_, &mode) == 0
+                         ? (mode ? "enabled" : "disabled")
+                         : "unknown");
+    env.emplace_back("env_gpu_ecc", api_.ecc_mode && api_.ecc_mode(device_, &mode, &pending) == 0
+                                        ? (mode ? "enabled" : "disabled")
+                                        : "not supported");
+    unsigned mhz = 0;
+    env.emplace_back("env_gpu_app_sm_clock_mhz",
+                     api_.applications_clock && api_.applications_clock(device_, kClockSm, &mhz) == 0
+                         ? std::to_string(mhz)
+                         : "unknown");
+    env.emplace_back("env_gpu_app_mem_clock_mhz",
+                     api_.applications_clock && api_.applications_clock(device_, kClockMem, &mhz) == 0
+                         ? std::to_string(mhz)
+                         : "unknown");
+    unsigned mw = 0;
+    env.emplace_back("env_gpu_power_limit_w", api_.power_limit && api_.power_limit(device_, &mw) == 0
+                                                  ? std::to_string(mw / 1000)
+                                                  : "unknown");
+    return env;
   }
 
  private:
@@ -102,6 +138,11 @@ std::unique_ptr<Source> open_nvml(std::string& why) {
   if (!bind(api.lib, "nvmlDeviceGetCurrentClocksEventReasons", api.throttle_reasons))
     bind(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.throttle_reasons);
   bind(api.lib, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
+  bind(api.lib, "nvmlSystemGetDriverVersion", api.driver_version);
+  bind(api.lib, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
+  bind(api.lib, "nvmlDeviceGetEccMode", api.ecc_mode);
+  bind(api.lib, "nvmlDeviceGetApplicationsClock", api.applications_clock);
+  bind(api.lib, "nvmlDeviceGetEnforcedPowerLimit", api.power_limit);
   if (!ok) {
     why = "NVML lacks an entry point this suite uses: no GPU telemetry";
     dlclose(api.lib);

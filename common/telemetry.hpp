@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace tb::telemetry {
@@ -33,6 +34,9 @@ class Source {
   virtual std::optional<Reading> read() = 0;
   // Total energy used by the GPU since the driver loaded, in joules (NVML: millijoules).
   virtual std::optional<double> energy_j() = 0;
+  // Settings that change the numbers, for the run's context (env_gpu_* keys): persistence
+  // mode, ECC, application clocks, power limit, driver. Read once at start.
+  virtual std::vector<std::pair<std::string, std::string>> environment() { return {}; }
 };
 
 // NVML for device 0, or nullptr with the reason in `why` (no driver, no device, ...).

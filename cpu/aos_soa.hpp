@@ -25,7 +25,7 @@ constexpr std::size_t kQuickSize = std::size_t{1} << 20;
 
 // Bytes model: 12 bytes read and 4 written per point; 5 FLOPs (3 mul, 2 add; sqrt not counted).
 inline WorkModel work(std::size_t n) {
-  return {.bytes = 16.0 * n, .flops = 5.0 * n, .items = 1.0 * n};
+  return {.read_bytes = 12.0 * n, .written_bytes = 4.0 * n, .flops = 5.0 * n, .items = 1.0 * n};
 }
 
 // xyz: 3n floats, point i at xyz[3i .. 3i+2].

@@ -30,7 +30,7 @@ constexpr std::size_t kOmpAtomicMax = std::size_t{1} << 25;
 
 // Bytes model: each input read once (4 B/element); one add per element.
 inline WorkModel work(std::size_t n) {
-  return {.bytes = 4.0 * static_cast<double>(n), .flops = 0.0, .items = static_cast<double>(n)};
+  return {.read_bytes = 4.0 * static_cast<double>(n), .written_bytes = 0.0, .flops = 0.0, .items = static_cast<double>(n)};
 }
 
 std::int64_t serial(const std::int32_t* in, std::size_t n);

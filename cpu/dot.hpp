@@ -24,7 +24,7 @@ constexpr std::size_t kLargeSize = std::size_t{1} << 28;
 constexpr std::size_t kQuickSize = std::size_t{1} << 20;
 
 inline WorkModel work(std::size_t n) {
-  return {.bytes = 2.0 * sizeof(float) * n, .flops = 2.0 * n, .items = 1.0 * n};
+  return {.read_bytes = 2.0 * sizeof(float) * n, .written_bytes = 0.0, .flops = 2.0 * n, .items = 1.0 * n};
 }
 
 struct Reference {

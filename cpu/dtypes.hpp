@@ -87,7 +87,7 @@ constexpr std::size_t fma_outputs(std::size_t n) {
 // axpy bytes model: read x and y, write y; 2 ops per element.
 template <class T>
 WorkModel axpy_work(std::size_t n) {
-  return {.bytes = 3.0 * sizeof(T) * n, .flops = 2.0 * n, .items = 1.0 * n};
+  return {.read_bytes = 2.0 * sizeof(T) * n, .written_bytes = 1.0 * sizeof(T) * n, .flops = 2.0 * n, .items = 1.0 * n};
 }
 // fma bytes model: read x, write the output; 2 ops per FMA, i.e. 8 per dp4a of 4 byte pairs.
 template <class T>
@@ -96,7 +96,8 @@ WorkModel fma_work(std::size_t n) {
   const double outs = static_cast<double>(fma_outputs<T>(n));
   const double ops = sizeof(T) == 1 ? 8.0 * kChains * kChainLength * outs
                                     : 2.0 * kChains * kChainLength * static_cast<double>(n);
-  return {.bytes = sizeof(T) * static_cast<double>(n) + sizeof(Out) * outs,
+  return {.read_bytes = sizeof(T) * static_cast<double>(n),
+          .written_bytes = sizeof(Out) * outs,
           .flops = ops,
           .items = 1.0 * n};
 }

@@ -21,7 +21,7 @@ constexpr Dims2 kQuickImage{640, 360};
 
 inline WorkModel work(Dims2 d) {
   const double px = static_cast<double>(d.w) * d.h;
-  return {.bytes = 16.0 * px, .flops = 5.0 * px, .items = px};
+  return {.read_bytes = 12.0 * px, .written_bytes = 4.0 * px, .flops = 5.0 * px, .items = px};
 }
 
 void serial(const float* rgb, float* gray, int w, int h);

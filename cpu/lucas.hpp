@@ -44,7 +44,7 @@ void serial_iterative(std::int64_t* out, int n);
 // Work model. No inputs; (n+1) int64 written. No FLOPs: the work is int64 additions, counted
 // in items.
 inline WorkModel work(int n, std::uint64_t adds) {
-  return {.bytes = 8.0 * (n + 1), .flops = 0.0, .items = static_cast<double>(adds)};
+  return {.read_bytes = 0.0, .written_bytes = 8.0 * (n + 1), .flops = 0.0, .items = static_cast<double>(adds)};
 }
 
 }  // namespace tb::lucas

@@ -26,7 +26,7 @@ constexpr Tolerance kTolerance{1e-10};
 // and one double add per inner iteration (an FMA on the GPU): 2 FLOP. Output: N doubles.
 inline WorkModel work(std::size_t n) {
   const double inner = static_cast<double>(n) * static_cast<double>(n);
-  return {.bytes = 8.0 * n, .flops = 2.0 * inner, .items = inner};
+  return {.read_bytes = 0.0, .written_bytes = 8.0 * n, .flops = 2.0 * inner, .items = inner};
 }
 
 // The article's loop for one i. Kept as a loop by every compiler here: floating-point adds are

@@ -47,7 +47,7 @@ void fill_input(std::span<float> in, std::size_t n);
 // One read and one write per element; one add per element.
 template <class T>
 WorkModel work(std::size_t n) {
-  return {.bytes = 2.0 * sizeof(T) * n, .flops = 1.0 * n, .items = 1.0 * n};
+  return {.read_bytes = 1.0 * sizeof(T) * n, .written_bytes = 1.0 * sizeof(T) * n, .flops = 1.0 * n, .items = 1.0 * n};
 }
 
 void serial(const std::int32_t* in, std::int32_t* out, std::size_t n);

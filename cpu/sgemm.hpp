@@ -23,7 +23,9 @@ constexpr std::size_t kSerialMaxSize = 2048;
 inline WorkModel work(std::size_t n) {
   const double nd = static_cast<double>(n);
   // Minimum traffic: read A and B once, write C once. 2 FLOPs (multiply, add) per term.
-  return {.bytes = 3.0 * sizeof(float) * nd * nd, .flops = 2.0 * nd * nd * nd, .items = nd * nd};
+  return {.read_bytes = 2.0 * sizeof(float) * nd * nd,
+          .written_bytes = 1.0 * sizeof(float) * nd * nd,
+          .flops = 2.0 * nd * nd * nd, .items = nd * nd};
 }
 
 // Tolerances are relative to the error bound sum_k |a_ik * b_kj| (the `bound` of Reference),

@@ -42,7 +42,7 @@ inline float element(float x, int fma) {
 // reads and writes each element once more in HBM, not counted); 2 FLOP per FMA.
 inline WorkModel work(std::size_t n, int fma) {
   const double e = static_cast<double>(n);
-  return {.bytes = 8.0 * e, .flops = 2.0 * fma * e, .items = e};
+  return {.read_bytes = 4.0 * e, .written_bytes = 4.0 * e, .flops = 2.0 * fma * e, .items = e};
 }
 
 void serial(const float* in, float* out, std::size_t n, int fma);

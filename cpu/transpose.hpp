@@ -14,8 +14,8 @@ namespace tb::transpose {
 constexpr std::uint64_t kSeed = 0x5eed0301;
 // A transpose only moves bits: every variant must reproduce the input exactly.
 constexpr Tolerance kTolerance{0.0};
-// 8192^2 floats = 256 MiB per matrix (5x the H200's 50 MB L2 for each of in and out);
-// 4096^2 = 64 MiB, about the L2 size for in + out together.
+// 8192^2 floats = 256 MiB per matrix (4x the H200's 60 MiB L2 for each of in and out);
+// 4096^2 = 64 MiB per matrix, in + out about twice the L2.
 constexpr Dims2 kLarge{8192, 8192};
 constexpr Dims2 kMedium{4096, 4096};
 constexpr Dims2 kQuick{1024, 1024};
@@ -25,7 +25,7 @@ constexpr std::size_t kCpuTile = 64;
 // Bytes model: read every element once, write it once; no FLOPs.
 inline WorkModel work(std::size_t rows, std::size_t cols) {
   const double n = static_cast<double>(rows) * static_cast<double>(cols);
-  return {.bytes = 2.0 * sizeof(float) * n, .flops = 0.0, .items = n};
+  return {.read_bytes = sizeof(float) * n, .written_bytes = sizeof(float) * n, .flops = 0.0, .items = n};
 }
 
 // in: rows x cols, out: cols x rows, out[c * rows + r] = in[r * cols + c].

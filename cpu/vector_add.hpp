@@ -18,7 +18,7 @@ constexpr std::size_t kLargeSize = std::size_t{1} << 28;    // 256M: 3 GiB moved
 constexpr std::size_t kQuickSize = std::size_t{1} << 20;
 
 inline WorkModel work(std::size_t n) {
-  return {.bytes = 3.0 * sizeof(float) * n, .flops = 1.0 * n, .items = 1.0 * n};
+  return {.read_bytes = 2.0 * sizeof(float) * n, .written_bytes = 1.0 * sizeof(float) * n, .flops = 1.0 * n, .items = 1.0 * n};
 }
 
 void serial(const float* a, const float* b, float* c, std::size_t n);

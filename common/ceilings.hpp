@@ -1,0 +1,55 @@
+#pragma once
+// Bandwidth ceilings per access pattern and measured compute roofs, the way BabelStream does:
+// a row's "% of ceiling" is taken against the bandwidth the suite's own kernels reach with the
+// same mix of reads and writes, measured in the same run. A read-mostly stream beats a copy
+// (HBM and DRAM turn around between reads and writes), so one copy figure for every row made
+// dot and vector_add read above 100%.
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace tb {
+
+// The six streams (BabelStream's copy, mul = scale, add, triad; gpu-benches' read-only and
+// write-only). Arrays of double, one element per index:
+//   read:  s += a[i]           (8 bytes read)
+//   write: a[i] = k            (8 written)
+//   copy:  c[i] = a[i]         (8 read, 8 written)
+//   scale: b[i] = k * c[i]     (8 read, 8 written)
+//   add:   c[i] = a[i] + b[i]  (16 read, 8 written)
+//   triad: a[i] = b[i] + k*c[i](16 read, 8 written)
+enum class Pattern { read = 0, write = 1, copy = 2, scale = 3, add = 4, triad = 5 };
+inline constexpr int kPatterns = 6;
+inline constexpr std::array<Pattern, kPatterns> kAllPatterns = {
+    Pattern::read, Pattern::write, Pattern::copy, Pattern::scale, Pattern::add, Pattern::triad};
+
+const char* pattern_name(Pattern p);
+// Arrays read and written per element (bytes = that x 8 x n).
+int pattern_reads(Pattern p);
+int pattern_writes(Pattern p);
+
+// Measured bandwidth (bytes read + written per second) of each pattern; 0 = not measured.
+struct BandwidthSet {
+  std::array<double, kPatterns> bytes_per_s{};
+  double& operator[](Pattern p) { return bytes_per_s[static_cast<int>(p)]; }
+  double operator[](Pattern p) const { return bytes_per_s[static_cast<int>(p)]; }
+};
+
+// The ceiling a row is held to: the measured pattern whose read share of the bytes is nearest
+// the row's (read-only 1, add/triad 2/3, copy/scale 1/2, write-only 0). Of two patterns with
+// the same mix the faster is the ceiling (it is what the hardware reached). Rows between two
+// mixes (Black-Scholes reads 12 and writes 8 bytes: 0.6) take the nearer; an exact tie goes to
+// the faster of the two, so that the percentage never flatters the row.
+struct Ceiling {
+  Pattern pattern = Pattern::copy;
+  double bytes_per_s = 0.0;  // 0 when the set holds no measured pattern
+};
+Ceiling choose_ceiling(const BandwidthSet& set, double read_bytes, double written_bytes);
+
+// The run's measured sets, set once at start (common/run_context.cpp): the GPU's, the CPU's
+// with every OpenMP thread (omp rows) and with one thread (serial rows).
+enum class CeilingSet { gpu = 0, cpu_all = 1, cpu_one = 2 };
+void set_ceilings(CeilingSet which, const BandwidthSet& set);
+const BandwidthSet& ceilings(CeilingSet which);
+
+}  // namespace tb

@@ -1,0 +1,399 @@
+#include "common/host_ceilings.hpp"
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <system_error>
+
+#include "common/host_array.hpp"
+
+namespace tb::host {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int resolve_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+
+// ---- Bandwidth --------------------------------------------------------------------------------
+
+// BabelStream's start values and scalar, moved off zero: a zero array hides a pass that never
+// wrote. Every pattern is idempotent on these (scale and triad read arrays they do not write), so
+// the values stay finite however often a pattern repeats.
+constexpr double kStartA = 0.1;
+constexpr double kStartB = 0.2;
+constexpr double kStartC = 0.3;
+constexpr double kScalar = 0.4;
+constexpr int kBandwidthReps = 5;
+
+struct StreamArrays {
+  explicit StreamArrays(std::size_t n) : a(n), b(n), c(n) {}
+  HostArray<double> a, b, c;
+  long long n() const { return static_cast<long long>(a.size()); }
+};
+
+// Same thread count and schedule(static) as the timed loops: each page is first written, and
+// so placed, by the thread that streams it afterwards.
+void first_touch(StreamArrays& s, int threads) {
+  double* a = s.a.data();
+  double* b = s.b.data();
+  double* c = s.c.data();
+  const long long n = s.n();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) {
+    a[i] = kStartA;
+    b[i] = kStartB;
+    c[i] = kStartC;
+  }
+}
+
+// Eight partial sums (four SSE2 registers): a plain reduction keeps one vector accumulator, and
+// its add latency (2 doubles per 3-4 cycles), not memory, would bound a cache-resident stream.
+// Threads take blocks of 8 in schedule(static), the same ranges as first_touch to within 8
+// elements, so the pages still belong to the thread that reads them.
+constexpr int kReadChains = 8;
+double read_pass(const double* a, long long n, int threads) {
+  const long long blocks = n / kReadChains;
+  double s = 0.0;
+#pragma omp parallel num_threads(threads) reduction(+ : s)
+  {
+    double part[kReadChains] = {};
+#pragma omp for schedule(static) nowait
+    for (long long blk = 0; blk < blocks; ++blk)
+    // Unrolled, the eight adds become four addpd on registers (SLP); as a loop, GCC 12 at -O2
+    // keeps part[] on the stack.
+#pragma GCC unroll 8
+      for (int l = 0; l < kReadChains; ++l) part[l] += a[blk * kReadChains + l];
+    for (int l = 0; l < kReadChains; ++l) s += part[l];
+  }
+  for (long long i = blocks * kReadChains; i < n; ++i) s += a[i];
+  return s;
+}
+
+void write_pass(double* a, double k, long long n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) a[i] = k;
+}
+
+void copy_pass(const double* a, double* c, long long n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) c[i] = a[i];
+}
+
+void scale_pass(const double* c, double* b, double k, long long n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) b[i] = k * c[i];
+}
+
+void add_pass(const double* a, const double* b, double* c, long long n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+
+void triad_pass(double* a, const double* b, const double* c, double k, long long n, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (long long i = 0; i < n; ++i) a[i] = b[i] + k * c[i];
+}
+
+void run_pattern(Pattern p, StreamArrays& s, int threads) {
+  double* a = s.a.data();
+  double* b = s.b.data();
+  double* c = s.c.data();
+  const long long n = s.n();
+  switch (p) {
+    case Pattern::read: {
+      // The sum is the only output of the read stream: keep it, or the loop is dead code.
+      double sum = read_pass(a, n, threads);
+      benchmark::DoNotOptimize(sum);
+      break;
+    }
+    case Pattern::write:
+      write_pass(a, kScalar, n, threads);
+      break;
+    case Pattern::copy:
+      copy_pass(a, c, n, threads);
+      break;
+    case Pattern::scale:
+      scale_pass(c, b, kScalar, n, threads);
+      break;
+    case Pattern::add:
+      add_pass(a, b, c, n, threads);
+      break;
+    case Pattern::triad:
+      triad_pass(a, b, c, kScalar, n, threads);
+      break;
+  }
+  // Stores nobody reads before the arrays are freed may be dropped: say the memory is observed.
+  benchmark::DoNotOptimize(a);
+  benchmark::ClobberMemory();
+}
+
+double best_seconds(Pattern p, StreamArrays& s, int threads) {
+  run_pattern(p, s, threads);  // warm-up: caches, TLB, OpenMP thread pool
+  double best = INFINITY;
+  for (int rep = 0; rep < kBandwidthReps; ++rep) {
+    const auto t0 = Clock::now();
+    run_pattern(p, s, threads);
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+// ---- Multiply-add roof ------------------------------------------------------------------------
+
+// a < 1 and b = 1 - a keep x at the fixed point 1: no overflow, no denormals however long it runs.
+constexpr double kMultiplier = 0.999;
+constexpr double kAddend = 1.0 - kMultiplier;
+constexpr double kTargetSeconds = 0.03;
+constexpr int kRoofReps = 3;
+
+// kAcc independent chains of kLanes elements, one register each: enough chains to cover the
+// latency of a multiply-add on every port (4 cycles x 2 ports = 8 on current x86), few enough to
+// stay in the 16 (SSE, AVX2) or 32 (AVX-512) vector registers beside a and b. always_inline so that
+// the loop is compiled, and vectorised, with the target ISA of the function it is inlined into.
+template <class T, int kAcc, int kLanes, bool kFused>
+[[gnu::always_inline]] inline double fma_chains(double a_in, double b_in, double seed,
+                                                std::int64_t iters) {
+  const T a = static_cast<T>(a_in);
+  const T b = static_cast<T>(b_in);
+  T x[kAcc][kLanes];
+  for (int j = 0; j < kAcc; ++j)
+    for (int l = 0; l < kLanes; ++l) x[j][l] = static_cast<T>(seed + 1e-3 * (j * kLanes + l));
+  for (std::int64_t it = 0; it < iters; ++it)
+  // Unrolled even at -O2 (GCC 12 keeps the array on the stack otherwise: a load and a store
+  // per multiply-add).
+#pragma GCC unroll 32
+    for (int j = 0; j < kAcc; ++j)
+#pragma omp simd
+      for (int l = 0; l < kLanes; ++l)
+        // std::fma states the fusion instead of relying on -ffp-contract.
+        x[j][l] = kFused ? std::fma(x[j][l], a, b) : x[j][l] * a + b;
+  double sum = 0.0;
+  for (int j = 0; j < kAcc; ++j)
+    for (int l = 0; l < kLanes; ++l) sum += static_cast<double>(x[j][l]);
+  return sum;
+}
+
+// One thread's share of the roof loop; returns the sum of its chains (sunk by the caller).
+using ChainFn = double (*)(double a, double b, double seed, std::int64_t iters);
+struct RoofKernel {
+  ChainFn run;
+  int elements;  // element updates per iteration (kAcc x kLanes)
+};
+
+// The build's ISA: baseline x86-64 is SSE2, 16-byte registers, a multiply and an add. A build
+// with -march=native gets its own width here (and x * a + b contracts to an FMA there).
+#if defined(__AVX512F__)
+// 12: fits as 12 zmm, or as 24 ymm where the -march prefers 256-bit vectors (Skylake-X).
+constexpr int kBuildVectorBytes = 64;
+constexpr int kBaselineAcc = 12;
+#elif defined(__AVX__)
+constexpr int kBuildVectorBytes = 32;
+constexpr int kBaselineAcc = 12;
+#else
+constexpr int kBuildVectorBytes = 16;
+constexpr int kBaselineAcc = 12;
+#endif
+template <class T>
+constexpr int build_lanes() {
+  return kBuildVectorBytes / static_cast<int>(sizeof(T));
+}
+template <class T>
+double chains_baseline(double a, double b, double seed, std::int64_t iters) {
+  return fma_chains<T, kBaselineAcc, build_lanes<T>(), false>(a, b, seed, iters);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TB_HAVE_NATIVE_ROOF 1
+// Checked with objdump -d on the object (g++ 12.2; -O3 as Release builds, and -O2): the hot loop
+// of chains_avx2<float/double> is 12 vfmadd132ps/pd on %ymm, that of chains_avx512 16 on %zmm,
+// and that of chains_baseline 12 mulps/pd + 12 addps/pd on %xmm with no vfmadd; no loads or
+// stores in any of them. With -march=znver3 the baseline becomes 12 vfmadd on %ymm, with
+// -march=skylake-avx512 24 on %ymm, and chains_avx512 stays on %zmm. Clang 14 compiles this file
+// but spills some chains to the stack in the loop (the suite is built with GCC).
+constexpr int kAvx2Acc = 12;
+constexpr int kAvx512Acc = 16;
+// prefer-vector-width=512: a build with -march=skylake-avx512 would otherwise split it into ymm
+// (GCC only; Clang ignores the whole attribute when it sees that option).
+#if defined(__clang__)
+#define TB_AVX512_TARGET "avx512f"
+#else
+#define TB_AVX512_TARGET "avx512f,prefer-vector-width=512"
+#endif
+template <class T>
+__attribute__((target("avx2,fma"))) double chains_avx2(double a, double b, double seed,
+                                                       std::int64_t iters) {
+  return fma_chains<T, kAvx2Acc, 32 / sizeof(T), true>(a, b, seed, iters);
+}
+template <class T>
+__attribute__((target(TB_AVX512_TARGET))) double chains_avx512(double a, double b, double seed,
+                                                               std::int64_t iters) {
+  return fma_chains<T, kAvx512Acc, 64 / sizeof(T), true>(a, b, seed, iters);
+}
+#else
+#define TB_HAVE_NATIVE_ROOF 0
+#endif
+
+double time_roof(const RoofKernel& k, int threads, std::int64_t iters) {
+  // Through DoNotOptimize the constants are unknown to the compiler: nothing to fold.
+  double a = kMultiplier;
+  double b = kAddend;
+  benchmark::DoNotOptimize(a);
+  benchmark::DoNotOptimize(b);
+  double sink = 0.0;
+  const auto t0 = Clock::now();
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+  sink += k.run(a, b, 1.0 + 1e-2 * omp_get_thread_num(), iters);
+  const double s = seconds_since(t0);
+  benchmark::DoNotOptimize(sink);
+  return s;
+}
+
+// Best of kRoofReps runs, growing the iteration count until the best run lasts at least half of
+// kTargetSeconds. Each step scales from the best run so far: a run slowed by another process (or
+// by waking the threads) only makes the next step smaller, so the measured runs are never short
+// enough for the fork, the join or a time slice lost to be a large part of them.
+double measure_roof(const RoofKernel& k, int threads) {
+  threads = resolve_threads(threads);
+  constexpr std::int64_t kMaxIters = std::int64_t{1} << 40;
+  std::int64_t iters = 1 << 10;
+  for (;;) {
+    double best = INFINITY;
+    for (int rep = 0; rep < kRoofReps; ++rep) best = std::min(best, time_roof(k, threads, iters));
+    if (best >= kTargetSeconds / 2 || iters >= kMaxIters) {
+      const double flops = 2.0 * k.elements * static_cast<double>(iters) * threads;
+      return flops / best;
+    }
+    const double grow = std::clamp(kTargetSeconds / best, 2.0, 1000.0);
+    iters = std::min(kMaxIters, static_cast<std::int64_t>(static_cast<double>(iters) * grow));
+  }
+}
+
+template <class T>
+RoofKernel baseline_kernel() {
+  return {&chains_baseline<T>, kBaselineAcc * build_lanes<T>()};
+}
+
+// ---- Host environment -------------------------------------------------------------------------
+
+// First line of a small /sys file without surrounding blanks; nullopt if it cannot be read.
+std::optional<std::string> read_line(const std::filesystem::path& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) return std::nullopt;
+  const auto first = line.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return std::string();
+  const auto last = line.find_last_not_of(" \t\r\n");
+  return line.substr(first, last - first + 1);
+}
+
+std::string env_or_unset(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string("unset");
+}
+
+bool is_node_folder(const std::string& name) {
+  if (name.size() <= 4 || name.compare(0, 4, "node") != 0) return false;
+  return std::all_of(name.begin() + 4, name.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+// A missing folder does not mean one node: the kernel may be built without NUMA, or /sys hidden.
+std::string count_numa_nodes(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return "unknown: " + dir.string() + " does not exist (kernel without NUMA support?)";
+  int nodes = 0;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_node_folder(it->path().filename().string())) ++nodes;
+  if (ec) return "unknown: cannot list " + dir.string() + ": " + ec.message();
+  if (nodes == 0) return "unknown: no node<N> folder in " + dir.string();
+  return std::to_string(nodes);
+}
+
+// cpufreq/boost says 1 when boost is on; intel_pstate/no_turbo says 1 when it is off.
+std::string read_boost(const std::string& cpu_dir) {
+  if (const auto v = read_line(cpu_dir + "/cpufreq/boost")) {
+    if (*v == "1") return "on (cpufreq/boost = 1)";
+    if (*v == "0") return "off (cpufreq/boost = 0)";
+    return "unknown: cpufreq/boost = " + *v;
+  }
+  if (const auto v = read_line(cpu_dir + "/intel_pstate/no_turbo")) {
+    if (*v == "0") return "on (intel_pstate/no_turbo = 0)";
+    if (*v == "1") return "off (intel_pstate/no_turbo = 1)";
+    return "unknown: intel_pstate/no_turbo = " + *v;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads) {
+  threads = resolve_threads(threads);
+  StreamArrays s(std::max<std::size_t>(1, bytes_per_array / sizeof(double)));
+  first_touch(s, threads);
+  BandwidthSet set;
+  for (Pattern p : kAllPatterns) {
+    const double bytes =
+        (pattern_reads(p) + pattern_writes(p)) * sizeof(double) * static_cast<double>(s.a.size());
+    set[p] = bytes / best_seconds(p, s, threads);
+  }
+  return set;
+}
+
+double measure_fma_roof(Precision p, int threads) {
+  return measure_roof(p == Precision::fp32 ? baseline_kernel<float>() : baseline_kernel<double>(),
+                      threads);
+}
+
+NativeRoof measure_native_fma_roof(Precision p, int threads) {
+  NativeRoof roof;
+#if TB_HAVE_NATIVE_ROOF
+  const bool fp32 = p == Precision::fp32;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    const RoofKernel k = fp32 ? RoofKernel{&chains_avx512<float>, kAvx512Acc * 16}
+                              : RoofKernel{&chains_avx512<double>, kAvx512Acc * 8};
+    roof.flops = measure_roof(k, threads);
+    roof.isa = "avx512f";
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    const RoofKernel k = fp32 ? RoofKernel{&chains_avx2<float>, kAvx2Acc * 8}
+                              : RoofKernel{&chains_avx2<double>, kAvx2Acc * 4};
+    roof.flops = measure_roof(k, threads);
+    roof.isa = "avx2+fma";
+  } else {
+    roof.why_not =
+        "the CPU has neither AVX-512F nor AVX2 with FMA (or the OS does not enable them)";
+  }
+#else
+  (void)p;
+  (void)threads;
+  roof.why_not = "the native roof is built for x86-64 with GCC or Clang only";
+#endif
+  return roof;
+}
+
+HostEnvironment read_host_environment(const std::string& sys_root) {
+  const std::string cpu_dir = sys_root + "/sys/devices/system/cpu";
+  HostEnvironment env;
+  env.cpu_governor = read_line(cpu_dir + "/cpu0/cpufreq/scaling_governor")
+                         .value_or("none: no cpufreq (a VM often has none)");
+  env.omp_proc_bind = env_or_unset("OMP_PROC_BIND");
+  env.omp_places = env_or_unset("OMP_PLACES");
+  env.numa_nodes = count_numa_nodes(sys_root + "/sys/devices/system/node");
+  env.smt = read_line(cpu_dir + "/smt/active").value_or("unknown");
+  env.cpu_boost = read_boost(cpu_dir);
+  return env;
+}
+
+}  // namespace tb::host

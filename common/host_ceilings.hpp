@@ -1,0 +1,48 @@
+#pragma once
+// The host's own ceilings, measured in the run: STREAM-like bandwidth for each access pattern of
+// common/ceilings.hpp, the FLOP/s of a register-resident multiply-add loop (as this build's ISA
+// compiles it, and as the CPU's best ISA would), and the settings that move those numbers
+// (governor, OpenMP binding, NUMA nodes, SMT, boost) so a reader can tell why two runs differ.
+#include <cstddef>
+#include <string>
+
+#include "common/ceilings.hpp"
+
+namespace tb::host {
+
+// Bytes read + written per second of each of the six patterns over double arrays of
+// `bytes_per_array` bytes each, with `threads` OpenMP threads (<= 0: omp_get_max_threads()).
+// Arrays are first touched by the same threads and schedule as the timed loops, so pages sit
+// on the NUMA node of the thread that streams them. Best of 5 after one warm-up.
+BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads);
+
+enum class Precision { fp32, fp64 };
+
+// FLOP/s of independent x = x * a + b chains held in registers, compiled for this build's ISA
+// (baseline x86-64 is SSE2: a multiply and an add, no FMA). 2 FLOPs per element update.
+// Best of 3 runs of ~30 ms (at least 15 ms) each.
+double measure_fma_roof(Precision p, int threads);
+
+// The same loop compiled for the best ISA the CPU has (AVX-512F, else AVX2 + FMA), picked at
+// run time: what -march=native would buy. flops = 0 and why_not says why when there is none.
+struct NativeRoof {
+  double flops = 0.0;
+  std::string isa;      // "avx512f" or "avx2+fma"; empty when flops = 0
+  std::string why_not;  // empty when flops > 0
+};
+NativeRoof measure_native_fma_roof(Precision p, int threads);
+
+// Settings that change the host's numbers, as text for the run context. Each says "unknown: ..."
+// or "unset" rather than guessing.
+struct HostEnvironment {
+  std::string cpu_governor;   // cpu0's scaling_governor, or "none: no cpufreq (...)"
+  std::string omp_proc_bind;  // $OMP_PROC_BIND or "unset"
+  std::string omp_places;     // $OMP_PLACES or "unset"
+  std::string numa_nodes;     // count of node<N> folders, or "unknown: ..."
+  std::string smt;            // smt/active ("1" on, "0" off) or "unknown"
+  std::string cpu_boost;      // "on (...)" / "off (...)" naming the file, or "unknown"
+};
+// `sys_root` is prefixed to every /sys path ("" = the real one), so tests can use a fake tree.
+HostEnvironment read_host_environment(const std::string& sys_root = "");
+
+}  // namespace tb::host

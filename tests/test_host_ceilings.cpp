@@ -1,0 +1,186 @@
+// Host ceilings (common/host_ceilings.hpp): behaviour, not speed. Every pattern and roof yields a
+// positive rate (or, for the native roof, a reason), and the environment is read from a fake
+// /sys tree so each branch (present, absent, the inverted no_turbo) is covered on any machine.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "common/host_ceilings.hpp"
+
+namespace tb::host {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under the temp dir, removed with everything in it.
+class FakeRoot {
+ public:
+  FakeRoot() {
+    std::string tmpl = (fs::temp_directory_path() / "tb_host_XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    root_ = tmpl;
+  }
+  ~FakeRoot() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  FakeRoot(const FakeRoot&) = delete;
+  FakeRoot& operator=(const FakeRoot&) = delete;
+
+  void write(const std::string& rel, const std::string& text) const {
+    const fs::path p = fs::path(root_) / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+  }
+  void mkdir(const std::string& rel) const { fs::create_directories(fs::path(root_) / rel); }
+  const std::string& root() const { return root_; }
+
+ private:
+  std::string root_;
+};
+
+// Sets (or unsets, with nullopt) an environment variable and puts the old value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value->c_str(), 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+constexpr std::size_t kSmallArray = std::size_t{4} << 20;
+
+void expect_all_patterns_measured(const BandwidthSet& set) {
+  for (Pattern p : kAllPatterns) {
+    EXPECT_GT(set[p], 0.0) << pattern_name(p);
+    EXPECT_TRUE(std::isfinite(set[p])) << pattern_name(p);
+  }
+}
+
+TEST(HostCeilings, BandwidthOfEveryPatternOneThread) {
+  expect_all_patterns_measured(measure_bandwidth(kSmallArray, 1));
+}
+
+TEST(HostCeilings, BandwidthOfEveryPatternTwoThreads) {
+  expect_all_patterns_measured(measure_bandwidth(kSmallArray, 2));
+}
+
+// 13 doubles: fewer than one block of the read's partial sums per thread, plus a tail.
+TEST(HostCeilings, BandwidthOfATinyOddArray) {
+  expect_all_patterns_measured(measure_bandwidth(13 * sizeof(double), 2));
+  expect_all_patterns_measured(measure_bandwidth(1, 0));  // rounds up to one element
+}
+
+TEST(HostCeilings, FmaRoofIsPositive) {
+  for (Precision p : {Precision::fp32, Precision::fp64}) {
+    const double flops = measure_fma_roof(p, 1);
+    EXPECT_GT(flops, 0.0);
+    EXPECT_TRUE(std::isfinite(flops));
+  }
+}
+
+TEST(HostCeilings, NativeRoofIsMeasuredOrExplained) {
+  for (Precision p : {Precision::fp32, Precision::fp64}) {
+    const NativeRoof roof = measure_native_fma_roof(p, 1);
+    if (roof.flops > 0) {
+      EXPECT_TRUE(roof.isa == "avx512f" || roof.isa == "avx2+fma") << roof.isa;
+      EXPECT_TRUE(roof.why_not.empty()) << roof.why_not;
+      EXPECT_TRUE(std::isfinite(roof.flops));
+    } else {
+      EXPECT_EQ(roof.flops, 0.0);
+      EXPECT_TRUE(roof.isa.empty());
+      EXPECT_FALSE(roof.why_not.empty());
+    }
+  }
+}
+
+TEST(HostEnvironment, FakeTreeWithCpufreqAndTwoNodes) {
+  FakeRoot fake;
+  fake.write("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+  fake.write("sys/devices/system/cpu/smt/active", "1\n");
+  fake.write("sys/devices/system/cpu/cpufreq/boost", "0\n");
+  fake.mkdir("sys/devices/system/node/node0");
+  fake.mkdir("sys/devices/system/node/node1");
+  fake.write("sys/devices/system/node/has_cpu", "0-1\n");  // not nodes
+  fake.write("sys/devices/system/node/possible", "0-1\n");
+  fake.mkdir("sys/devices/system/node/nodeX");
+  const HostEnvironment env = read_host_environment(fake.root());
+  EXPECT_EQ(env.cpu_governor, "performance");
+  EXPECT_EQ(env.numa_nodes, "2");
+  EXPECT_EQ(env.smt, "1");
+  EXPECT_EQ(env.cpu_boost, "off (cpufreq/boost = 0)");
+}
+
+TEST(HostEnvironment, EmptyTreeSaysWhatIsMissing) {
+  FakeRoot fake;
+  const HostEnvironment env = read_host_environment(fake.root());
+  EXPECT_EQ(env.cpu_governor, "none: no cpufreq (a VM often has none)");
+  // A missing node folder is not "1 node".
+  EXPECT_EQ(env.numa_nodes.rfind("unknown: ", 0), 0u) << env.numa_nodes;
+  EXPECT_NE(env.numa_nodes.find("/sys/devices/system/node"), std::string::npos);
+  EXPECT_EQ(env.smt, "unknown");
+  EXPECT_EQ(env.cpu_boost, "unknown");
+}
+
+TEST(HostEnvironment, NodeFolderWithoutNodesIsUnknown) {
+  FakeRoot fake;
+  fake.write("sys/devices/system/node/possible", "0\n");
+  EXPECT_EQ(read_host_environment(fake.root()).numa_nodes.rfind("unknown: ", 0), 0u);
+}
+
+// intel_pstate says no_turbo = 1 when boost is OFF: the opposite sense of cpufreq/boost.
+TEST(HostEnvironment, IntelPstateNoTurboIsInverted) {
+  FakeRoot fake;
+  fake.write("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+  EXPECT_EQ(read_host_environment(fake.root()).cpu_boost, "off (intel_pstate/no_turbo = 1)");
+  fake.write("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+  EXPECT_EQ(read_host_environment(fake.root()).cpu_boost, "on (intel_pstate/no_turbo = 0)");
+  fake.write("sys/devices/system/cpu/cpufreq/boost", "1\n");  // cpufreq/boost is read first
+  EXPECT_EQ(read_host_environment(fake.root()).cpu_boost, "on (cpufreq/boost = 1)");
+}
+
+TEST(HostEnvironment, OmpVariablesSetAndUnset) {
+  FakeRoot fake;
+  {
+    ScopedEnv bind("OMP_PROC_BIND", "close");
+    ScopedEnv places("OMP_PLACES", "cores");
+    const HostEnvironment env = read_host_environment(fake.root());
+    EXPECT_EQ(env.omp_proc_bind, "close");
+    EXPECT_EQ(env.omp_places, "cores");
+  }
+  ScopedEnv bind("OMP_PROC_BIND", std::nullopt);
+  ScopedEnv places("OMP_PLACES", std::nullopt);
+  const HostEnvironment env = read_host_environment(fake.root());
+  EXPECT_EQ(env.omp_proc_bind, "unset");
+  EXPECT_EQ(env.omp_places, "unset");
+}
+
+TEST(HostEnvironment, RealSystemFillsEveryField) {
+  const HostEnvironment env = read_host_environment();
+  for (const std::string* field : {&env.cpu_governor, &env.omp_proc_bind, &env.omp_places,
+                                   &env.numa_nodes, &env.smt, &env.cpu_boost})
+    EXPECT_FALSE(field->empty());
+}
+
+}  // namespace
+}  // namespace tb::host
