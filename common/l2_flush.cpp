@@ -27,13 +27,6 @@ std::size_t l2_cache_bytes() {
 
 std::size_t l2_flush_bytes() { return 2 * l2_cache_bytes(); }
 
-void flush_l2(cudaStream_t stream) {
-  // Never freed: a static owner would call cudaFree after the runtime has shut down at exit.
-  static DeviceBuffer<unsigned char>* buffer = nullptr;
-  if (!buffer) buffer = new DeviceBuffer<unsigned char>(l2_flush_bytes());
-  if (buffer->bytes() == 0) return;
-  CUDA_CHECK(cudaMemsetAsync(buffer->data(), 0, buffer->bytes(), stream));
-}
 #else
 std::size_t l2_cache_bytes() { return 0; }
 std::size_t l2_flush_bytes() { return 0; }
