@@ -25,7 +25,7 @@ const char* pattern_name(Pattern p) {
 int pattern_reads(Pattern p) {
   switch (p) {
     case Pattern::read:
-      return 1;
+      return 2;
     case Pattern::write:
       return 0;
     case Pattern::copy:

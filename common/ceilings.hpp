@@ -12,7 +12,8 @@ namespace tb {
 
 // The six streams (BabelStream's copy, mul = scale, add, triad; gpu-benches' read-only and
 // write-only). Arrays of double, one element per index:
-//   read:  s += a[i]           (8 bytes read)
+//   read:  s += a[i] * b[i]    (16 read: BabelStream's dot; two streams, as dot has, reached
+//                               more than one on the H200)
 //   write: a[i] = k            (8 written)
 //   copy:  c[i] = a[i]         (8 read, 8 written)
 //   scale: b[i] = k * c[i]     (8 read, 8 written)

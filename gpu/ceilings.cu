@@ -20,8 +20,18 @@ __device__ __forceinline__ double2 operator+(double2 a, double2 b) {
   return {a.x + b.x, a.y + b.y};
 }
 __device__ __forceinline__ double2 operator*(double k, double2 a) { return {k * a.x, k * a.y}; }
-__device__ __forceinline__ double sum_of(double v) { return v; }
-__device__ __forceinline__ double sum_of(double2 v) { return v.x + v.y; }
+__device__ __forceinline__ double dot_of(double x, double y) { return x * y; }
+__device__ __forceinline__ double dot_of(double2 x, double2 y) { return x.x * y.x + x.y * y.y; }
+
+// Cs: streaming loads (ld.global.cs, evict-first), as dot's kernel uses; which load reaches more
+// depends on the pattern, so both are measured.
+template <bool Cs, class V>
+__device__ __forceinline__ V load(const V* p) {
+  if constexpr (Cs)
+    return __ldcs(p);
+  else
+    return *p;
+}
 template <class V>
 __device__ __forceinline__ V splat(double k);
 template <>
@@ -44,19 +54,23 @@ __device__ __forceinline__ std::size_t first_index() {
 }
 __device__ __forceinline__ std::size_t grid_stride() { return std::size_t{gridDim.x} * blockDim.x; }
 
-template <class V>
-__global__ void read_kernel(const V* __restrict__ a, std::size_t n, double* __restrict__ sink) {
+template <class V, bool Cs>
+__global__ void read_kernel(const V* __restrict__ a, const V* __restrict__ b, std::size_t n,
+                            double* __restrict__ sink) {
   const std::size_t stride = grid_stride();
   std::size_t i = first_index();
   double s[kUnroll] = {};
   for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-    V v[kUnroll];
+    V x[kUnroll], y[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = a[i + u * stride];
+    for (int u = 0; u < kUnroll; ++u) {
+      x[u] = load<Cs>(a + i + u * stride);
+      y[u] = load<Cs>(b + i + u * stride);
+    }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) s[u] += sum_of(v[u]);
+    for (int u = 0; u < kUnroll; ++u) s[u] += dot_of(x[u], y[u]);
   }
-  for (; i < n; i += stride) s[0] += sum_of(a[i]);
+  for (; i < n; i += stride) s[0] += dot_of(load<Cs>(a + i), load<Cs>(b + i));
   double t = (s[0] + s[1]) + (s[2] + s[3]);
   for (int offset = 16; offset > 0; offset /= 2) t += __shfl_down_sync(0xffffffffu, t, offset);
   __shared__ double warp_sums[32];
@@ -75,52 +89,52 @@ struct Inputs {
   V x, y;
 };
 
-template <class V, int Reads, class Op>
+template <class V, bool Cs, int Reads, class Op>
 __device__ __forceinline__ void stream(const V* __restrict__ a, const V* __restrict__ b,
                                        V* __restrict__ out, std::size_t n, Op op) {
   const std::size_t stride = grid_stride();
   std::size_t i = first_index();
-  auto load = [&](std::size_t j) {
+  auto inputs_at = [&](std::size_t j) {
     Inputs<V> in{};
-    if constexpr (Reads >= 1) in.x = a[j];
-    if constexpr (Reads >= 2) in.y = b[j];
+    if constexpr (Reads >= 1) in.x = load<Cs>(a + j);
+    if constexpr (Reads >= 2) in.y = load<Cs>(b + j);
     return in;
   };
   for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
     Inputs<V> in[kUnroll];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) in[u] = load(i + u * stride);
+    for (int u = 0; u < kUnroll; ++u) in[u] = inputs_at(i + u * stride);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) out[i + u * stride] = op(in[u]);
   }
-  for (; i < n; i += stride) out[i] = op(load(i));
+  for (; i < n; i += stride) out[i] = op(inputs_at(i));
 }
 
-template <class V>
+template <class V, bool Cs>
 __global__ void write_kernel(V* __restrict__ c, std::size_t n) {
-  stream<V, 0>(nullptr, nullptr, c, n, [](Inputs<V>) { return splat<V>(kScalar); });
+  stream<V, Cs, 0>(nullptr, nullptr, c, n, [](Inputs<V>) { return splat<V>(kScalar); });
 }
 
-template <class V>
+template <class V, bool Cs>
 __global__ void copy_kernel(const V* __restrict__ a, V* __restrict__ c, std::size_t n) {
-  stream<V, 1>(a, nullptr, c, n, [](Inputs<V> in) { return in.x; });
+  stream<V, Cs, 1>(a, nullptr, c, n, [](Inputs<V> in) { return in.x; });
 }
 
-template <class V>
+template <class V, bool Cs>
 __global__ void scale_kernel(V* __restrict__ b, const V* __restrict__ c, std::size_t n) {
-  stream<V, 1>(c, nullptr, b, n, [](Inputs<V> in) { return kScalar * in.x; });
+  stream<V, Cs, 1>(c, nullptr, b, n, [](Inputs<V> in) { return kScalar * in.x; });
 }
 
-template <class V>
+template <class V, bool Cs>
 __global__ void add_kernel(const V* __restrict__ a, const V* __restrict__ b, V* __restrict__ c,
                            std::size_t n) {
-  stream<V, 2>(a, b, c, n, [](Inputs<V> in) { return in.x + in.y; });
+  stream<V, Cs, 2>(a, b, c, n, [](Inputs<V> in) { return in.x + in.y; });
 }
 
-template <class V>
+template <class V, bool Cs>
 __global__ void triad_kernel(V* __restrict__ a, const V* __restrict__ b, const V* __restrict__ c,
                              std::size_t n) {
-  stream<V, 2>(b, c, a, n, [](Inputs<V> in) { return in.x + kScalar * in.y; });
+  stream<V, Cs, 2>(b, c, a, n, [](Inputs<V> in) { return in.x + kScalar * in.y; });
 }
 
 struct Shape {
@@ -143,7 +157,7 @@ __global__ void fill_kernel(double* p, std::size_t n, double v) {
     p[i] = v;
 }
 
-template <class V>
+template <class V, bool Cs>
 void launch(Pattern p, Arrays& d, std::size_t n, int grid, int block, cudaStream_t s) {
   auto* a = reinterpret_cast<V*>(d.a.data());
   auto* b = reinterpret_cast<V*>(d.b.data());
@@ -151,22 +165,22 @@ void launch(Pattern p, Arrays& d, std::size_t n, int grid, int block, cudaStream
   const std::size_t nv = n / (sizeof(V) / sizeof(double));
   switch (p) {
     case Pattern::read:
-      read_kernel<V><<<grid, block, 0, s>>>(a, nv, d.sink.data());
+      read_kernel<V, Cs><<<grid, block, 0, s>>>(a, b, nv, d.sink.data());
       break;
     case Pattern::write:
-      write_kernel<V><<<grid, block, 0, s>>>(c, nv);
+      write_kernel<V, Cs><<<grid, block, 0, s>>>(c, nv);
       break;
     case Pattern::copy:
-      copy_kernel<V><<<grid, block, 0, s>>>(a, c, nv);
+      copy_kernel<V, Cs><<<grid, block, 0, s>>>(a, c, nv);
       break;
     case Pattern::scale:
-      scale_kernel<V><<<grid, block, 0, s>>>(b, c, nv);
+      scale_kernel<V, Cs><<<grid, block, 0, s>>>(b, c, nv);
       break;
     case Pattern::add:
-      add_kernel<V><<<grid, block, 0, s>>>(a, b, c, nv);
+      add_kernel<V, Cs><<<grid, block, 0, s>>>(a, b, c, nv);
       break;
     case Pattern::triad:
-      triad_kernel<V><<<grid, block, 0, s>>>(a, b, c, nv);
+      triad_kernel<V, Cs><<<grid, block, 0, s>>>(a, b, c, nv);
       break;
   }
   CUDA_CHECK(cudaGetLastError());
@@ -186,7 +200,7 @@ int grid_for(const Shape& shape, std::size_t elements) {
 }
 
 // Best bytes/s of `reps` cold launches of one pattern in one shape.
-template <class V>
+template <class V, bool Cs>
 double best_cold(Pattern p, Arrays& d, std::size_t n, const Shape& shape, int reps,
                  Stream& stream) {
   const int grid = grid_for(shape, n / (sizeof(V) / sizeof(double)));
@@ -196,7 +210,7 @@ double best_cold(Pattern p, Arrays& d, std::size_t n, const Shape& shape, int re
   for (int r = 0; r < reps; ++r) {
     flush_l2(stream.get());
     start.record(stream);
-    launch<V>(p, d, n, grid, shape.block, stream.get());
+    launch<V, Cs>(p, d, n, grid, shape.block, stream.get());
     stop.record(stream);
     stop.synchronize();
     best = std::max(best, bytes / stop.seconds_since(start));
@@ -311,8 +325,10 @@ BandwidthSet measure_stream_ceilings(std::size_t n, int reps) {
   for (Pattern p : kAllPatterns) {
     double best = 0.0;
     for (const Shape& shape : kShapes) {
-      best = std::max(best, best_cold<double>(p, d, n, shape, reps, stream));
-      best = std::max(best, best_cold<double2>(p, d, n, shape, reps, stream));
+      best = std::max(best, best_cold<double, false>(p, d, n, shape, reps, stream));
+      best = std::max(best, best_cold<double2, false>(p, d, n, shape, reps, stream));
+      best = std::max(best, best_cold<double, true>(p, d, n, shape, reps, stream));
+      best = std::max(best, best_cold<double2, true>(p, d, n, shape, reps, stream));
     }
     set[p] = best;
   }

@@ -11,7 +11,7 @@ namespace tb::gpu {
 
 // Each pattern over double arrays of `n` elements, the L2 flushed before every timed launch,
 // the best of `reps` launches for each of several launch shapes (grid-stride and one element
-// per thread, 8- and 16-byte accesses); the ceiling is the best of all, as BabelStream reports
+// per thread, 8- and 16-byte accesses, plain and streaming loads); the ceiling is the best of all, as BabelStream reports
 // the best run.
 BandwidthSet measure_stream_ceilings(std::size_t n, int reps);
 
