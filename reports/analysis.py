@@ -13,11 +13,6 @@ from .loader import Row, Run
 # offloading worth it).
 CATEGORIES = ("serial", "omp", "cuda kernel", "cuda e2e", "thrust", "cublas")
 
-# Arithmetic intensity (FLOP/byte) below which a kernel is treated as
-# memory-bound when the GPU's peak FLOP/s is unknown; real ridge points on
-# current GPUs are far above this.
-DEFAULT_MEMORY_BOUND_INTENSITY = 1.0
-
 
 def category_of(row: Row) -> str | None:
     if row.family in ("serial", "omp"):
@@ -80,6 +75,87 @@ def speedup(baseline: Row | None, row: Row) -> float | None:
     if baseline is None or row.time_s is None or not baseline.time_s or not row.time_s:
         return None
     return baseline.time_s / row.time_s
+
+
+# The like-for-like pair of the CPU-vs-GPU table: the fastest CPU row against the fastest GPU
+# row that times the kernel alone (e2e adds transfers, a different question).
+CPU_CATEGORIES = ("serial", "omp")
+GPU_KERNEL_CATEGORIES = ("cuda kernel", "thrust", "cublas")
+
+
+@dataclass
+class CpuGpuPair:
+    workload: str
+    size_key: tuple[str, ...]
+    cpu: Row
+    gpu: Row
+    gpu_e2e: Row | None = None
+
+    @property
+    def speedup(self) -> float | None:
+        return speedup(self.cpu, self.gpu)
+
+    @property
+    def e2e_speedup(self) -> float | None:
+        return speedup(self.cpu, self.gpu_e2e) if self.gpu_e2e else None
+
+
+def problem_order(rows: list[Row]) -> tuple:
+    """Sort key of a problem's rows: workload, label args (dtype), then size."""
+    first = rows[0]
+    return (first.workload, non_numeric_size(first), size_scalar(first) or 0.0, first.size_key)
+
+
+def _fastest_of(best: dict[str, Row], categories: tuple[str, ...]) -> Row | None:
+    return fastest([best[c] for c in categories if c in best])
+
+
+def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
+    """Per (workload, size) with both sides measured: best CPU vs best GPU kernel."""
+    pairs = []
+    groups = group_by_problem(usable(rows))
+    for key in sorted(groups, key=lambda k: problem_order(groups[k])):
+        best = best_by_category(groups[key])
+        cpu = _fastest_of(best, CPU_CATEGORIES)
+        gpu = _fastest_of(best, GPU_KERNEL_CATEGORIES)
+        if cpu and gpu:
+            pairs.append(CpuGpuPair(key[0], key[1], cpu, gpu, best.get("cuda e2e")))
+    return pairs
+
+
+# ----------------------------------------------------------------- energy
+
+def energy_per_iter_j(row: Row) -> float | None:
+    """Joules per iteration (mean power while the samples ran x the median time)."""
+    # gpu_energy_per_iter_j: the name GPU rows used before the CPU side measured energy too.
+    for key in ("energy_per_iter_j", "gpu_energy_per_iter_j"):
+        value = row.counter(key)
+        if value is not None and value > 0:
+            return value
+    return None
+
+
+def items_per_iter(row: Row) -> float | None:
+    if row.items_per_second and row.time_s:
+        return row.items_per_second * row.time_s
+    return row.counter("items_per_iter")
+
+
+def energy_per_item_j(row: Row) -> float | None:
+    value = row.counter("energy_per_item_j")
+    if value is not None and value > 0:
+        return value
+    per_iter, items = energy_per_iter_j(row), items_per_iter(row)
+    return per_iter / items if per_iter and items else None
+
+
+def energy_ratio(cpu: Row, gpu: Row) -> float | None:
+    """CPU energy over GPU energy for the same problem (> 1: the GPU used less)."""
+    for measure in (energy_per_iter_j, energy_per_item_j):
+        a, b = measure(cpu), measure(gpu)
+        if a and b:
+            return a / b
+    return None
 
 
 def _giga_per_s(rate: float | None, row: Row, per_iter_counter: str) -> float | None:
@@ -167,17 +243,6 @@ def context_number(run_or_ctx, key: str) -> float | None:
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) and value > 0 else None
-
-
-def is_memory_bound(row: Row, context: dict) -> bool:
-    intensity = arithmetic_intensity(row)
-    if intensity is None:
-        # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
-        return True
-    peak = context_number(context, "gpu_peak_fp32_flops")
-    bandwidth = context_number(context, "gpu_copy_bw_bytes_per_s")
-    ridge = peak / bandwidth if peak and bandwidth else DEFAULT_MEMORY_BOUND_INTENSITY
-    return intensity < ridge
 
 
 def crossover_size(points: dict[str, list[tuple[float, float]]]) -> float | None:

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from . import analysis as an  # noqa: E402
+from . import ceilings as ce  # noqa: E402
 from .loader import Row  # noqa: E402
 from .units import fmt_bytes, fmt_time  # noqa: E402
 
@@ -96,6 +97,13 @@ def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None
 
 # ----------------------------------------------------------------- (b) roofline
 
+# Panels, left to right; serial points go on the CPU panel with the omp ones.
+ROOFLINE_PANELS = (("gpu", "GPU (kernel time)"), ("cpu", "CPU"))
+_PANEL_CEILINGS = {"gpu": "gpu", "cpu": "cpu_all"}
+ROOF_COLORS = {"FP32": "#1f77b4", "FP64": "#9467bd", "FP16": "#17becf", "INT8": "#8c564b"}
+SLOPE_STYLES = ("-", "--", "-.", ":")
+
+
 def _roofline_points(rows: list[Row]) -> dict[tuple, Row]:
     """Fastest row per (workload, impl, mode, size): one dot per variant, not per block."""
     best: dict[tuple, Row] = {}
@@ -108,52 +116,136 @@ def _roofline_points(rows: list[Row]) -> dict[tuple, Row]:
     return best
 
 
-def _draw_ceiling(ax, xs, bandwidth, peak, label, style):
-    ys = [bandwidth * x if peak is None else min(peak, bandwidth * x) for x in xs]
-    ax.plot(xs, ys, style, linewidth=1.2, label=label)
+def roofline_panel(row: Row) -> str | None:
+    side = ce.side_of(row)
+    return None if side is None else ("gpu" if side == "gpu" else "cpu")
+
+
+def _points_by_panel(rows: list[Row]) -> dict[str, list[Row]]:
+    panels: dict[str, list[Row]] = defaultdict(list)
+    for row in _roofline_points([r for r in rows if r.mode != "e2e"]).values():
+        panel = roofline_panel(row)
+        if panel:
+            panels[panel].append(row)
+    return panels
+
+
+def roofline_flags(rows: list[Row], context: dict | None = None) -> list[tuple[Row, str]]:
+    """Roofline points above their own side's roofs, with why: the chart counts them in its
+    titles, the report lists them. Hiding them would hide a wrong roof or byte model."""
+    context = context or {}
+    flags = []
+    for panel, members in _points_by_panel(rows).items():
+        for row in members:
+            reason = ce.above_roof(row, context, _PANEL_CEILINGS[panel])
+            if reason:
+                flags.append((row, reason))
+    return flags
+
+
+def roofline_note(rows: list[Row], context: dict | None = None, listed: int = 10) -> str | None:
+    flags = roofline_flags(rows, context)
+    if not flags:
+        return None
+    head = "; ".join(f"{row.name}: {reason}" for row, reason in flags[:listed])
+    more = f"; and {len(flags) - listed} more" if len(flags) > listed else ""
+    return (f"{len(flags)} roofline point(s) sit above their side's roof (a roof measured too "
+            f"low, a byte/FLOP model that counts too much, or data served from a cache): "
+            f"{head}{more}.")
+
+
+def _x_range(points: list[Row], ridges: list[float]) -> list[float]:
+    values = [an.arithmetic_intensity(r) for r in points] + ridges
+    lo, hi = min(values) / 4, max(values) * 4
+    return [lo * (hi / lo) ** (i / 100) for i in range(101)]
+
+
+def _draw_slopes(ax, xs: list[float], lines: list[tuple[str, float]], cap: float | None) -> None:
+    """Bandwidth lines up to the highest roof, the highest bandwidth solid."""
+    for i, (name, bandwidth) in enumerate(lines):
+        ys = [bandwidth * x if cap is None else min(cap, bandwidth * x) for x in xs]
+        ax.plot(xs, ys, color="black", linestyle=SLOPE_STYLES[i % len(SLOPE_STYLES)],
+                linewidth=1.2, label=f"{name} bandwidth {ce.fmt_bandwidth(bandwidth)}")
+
+
+def _draw_roofs(ax, xs: list[float], roofs: list[ce.Roof], max_bw: float | None) -> None:
+    """Each roof from where the highest bandwidth meets it: measured solid, native-ISA dashed,
+    datasheet light and dotted across the panel (what the vendor promises, not what this
+    machine reached)."""
+    for roof in roofs:
+        if roof.kind == "datasheet":
+            ax.plot(xs, [roof.value] * len(xs), color="grey", alpha=0.6, linestyle=":",
+                    linewidth=1.0, label=roof.label)
+            continue
+        start = roof.value / max_bw if max_bw else xs[0]
+        seg = [x for x in xs if x >= start]
+        ax.plot([start] + seg, [roof.value] * (len(seg) + 1),
+                color=ROOF_COLORS.get(roof.precision, "black"),
+                linestyle="--" if roof.kind == "native" else "-",
+                linewidth=1.6 if roof.kind == "measured" else 1.0, label=f"{roof.label} roof")
+
+
+def _panel_title(title: str, roofs: list[ce.Roof], flagged: int) -> str:
+    if roofs and not any(r.kind == "measured" for r in roofs):
+        title += " (no measured roof: datasheet peak only)"
+    if flagged:
+        title += f"\n{flagged} point(s) ABOVE the roof: see the report's note"
+    return title
+
+
+def _draw_roofline_panel(ax, panel: str, title: str, points: list[Row], context: dict,
+                         colors: dict) -> None:
+    side = _PANEL_CEILINGS[panel]
+    lines = ce.slopes(context, side)
+    roofs = ce.compute_roofs(context, side)
+    xs = _x_range(points, [r.value / bw for r in roofs for _, bw in lines])
+    # Slopes stop at the highest roof the machine reached (the datasheet's when none measured).
+    reached = [r.value for r in roofs if r.kind != "datasheet"] or [r.value for r in roofs]
+    _draw_slopes(ax, xs, lines, max(reached) if reached else None)
+    _draw_roofs(ax, xs, roofs, lines[0][1] if lines else None)
+    flagged = 0
+    for row in points:
+        above = ce.above_roof(row, context, side) is not None
+        flagged += above
+        ax.scatter(an.arithmetic_intensity(row), an.achieved_flop_per_s(row),
+                   color=colors[row.workload], marker=FAMILY_MARKERS.get(row.family, "x"),
+                   s=60 if above else 36, edgecolors="red" if above else "black",
+                   linewidths=1.6 if above else 0.4, zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    if not reached:
+        # No roof to stop the slopes: keep them from stretching the axis decades past the data.
+        ax.set_ylim(top=max(an.achieved_flop_per_s(r) for r in points) * 10)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
+    ax.set_ylabel("achieved FLOP/s")
+    ax.set_title(_panel_title(title, roofs, flagged), fontsize=10,
+                 color="#b00000" if flagged else "black")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", fontsize=7)
 
 
 def chart_roofline(rows: list[Row], context: dict | None = None) -> Figure | None:
-    points = _roofline_points([r for r in rows if r.mode != "e2e"])
-    if not points:
-        return None
+    """GPU and CPU panels, each against its own measured roofs and per-pattern bandwidths."""
     context = context or {}
-    fig = Figure(figsize=(8.5, 5.6), layout="constrained")
-    ax = fig.subplots()
-    intensities = [an.arithmetic_intensity(r) for r in points.values()]
-    lo, hi = min(intensities) / 4, max(intensities) * 4
-    xs = [lo * (hi / lo) ** (i / 100) for i in range(101)]
-    gpu_bw = an.context_number(context, "gpu_copy_bw_bytes_per_s")
-    gpu_peak = an.context_number(context, "gpu_peak_fp32_flops")
-    cpu_bw = an.context_number(context, "cpu_triad_bw_bytes_per_s")
-    if gpu_bw:
-        _draw_ceiling(ax, xs, gpu_bw, gpu_peak,
-                      f"GPU copy bandwidth {gpu_bw / 1e9:.0f} GB/s"
-                      + (f", FP32 peak {gpu_peak / 1e12:.1f} TFLOP/s" if gpu_peak else ""), "k-")
-    elif gpu_peak:
-        ax.axhline(gpu_peak, color="black", label=f"GPU FP32 peak {gpu_peak / 1e12:.1f} TFLOP/s")
-    if cpu_bw:
-        _draw_ceiling(ax, xs, cpu_bw, None, f"CPU triad bandwidth {cpu_bw / 1e9:.0f} GB/s", "k--")
-    workloads = sorted({key[0] for key in points})
+    panels = _points_by_panel(rows)
+    if not panels:
+        return None
+    shown = [(key, title) for key, title in ROOFLINE_PANELS if panels.get(key)]
+    fig = Figure(figsize=(max(9.0, 7.5 * len(shown)), 6.6), layout="constrained")
+    axes = fig.subplots(1, len(shown), squeeze=False)[0]
+    points = [r for members in panels.values() for r in members]
+    workloads = sorted({r.workload for r in points})
     palette = matplotlib.colormaps["tab10"]
     colors = {w: palette(i % 10) for i, w in enumerate(workloads)}
-    for (workload, impl, _mode, _size), row in points.items():
-        ax.scatter(an.arithmetic_intensity(row), an.achieved_flop_per_s(row),
-                   color=colors[workload], marker=FAMILY_MARKERS.get(row.family, "x"),
-                   s=36, edgecolors="black", linewidths=0.4)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (FLOP/byte)")
-    ax.set_ylabel("achieved FLOP/s")
-    ax.set_title("Roofline (fastest block per variant, kernel time)")
-    ceiling_legend = ax.legend(loc="upper left", fontsize=8) if ax.get_legend_handles_labels()[0] else None
-    handles = [ax.scatter([], [], color=colors[w], marker="o", label=w) for w in workloads]
-    handles += [ax.scatter([], [], color="white", edgecolors="black", marker=m, label=f)
-                for f, m in FAMILY_MARKERS.items()
-                if any(r.family == f for r in points.values())]
-    ax.legend(handles=handles, loc="lower right", fontsize=8, ncols=2)
-    if ceiling_legend:
-        ax.add_artist(ceiling_legend)
+    for ax, (key, title) in zip(axes, shown):
+        _draw_roofline_panel(ax, key, title, panels[key], context, colors)
+    handles = [axes[0].scatter([], [], color=colors[w], marker="o", label=w) for w in workloads]
+    handles += [axes[0].scatter([], [], color="white", edgecolors="black", marker=m, label=f)
+                for f, m in FAMILY_MARKERS.items() if any(r.family == f for r in points)]
+    fig.legend(handles=handles, loc="outside lower center", fontsize=8,
+               ncols=min(len(handles), 8))
+    fig.suptitle("Roofline: measured roofs and per-pattern bandwidths\n"
+                 "(fastest block per variant; red ring: above the roof)", fontsize=11)
     return fig
 
 
@@ -350,39 +442,74 @@ def chart_progress(rows: list[Row], context: dict | None = None) -> Figure | Non
     return fig
 
 
-# ----------------------------------------------------------------- (g) % of copy ceiling
+# ----------------------------------------------------------------- (g) % of pattern ceiling
 
-def chart_copy_ceiling(rows: list[Row], context: dict | None = None) -> Figure | None:
+CEILING_PANELS = (("gpu", "GPU kernels", "#2ca02c"),
+                  ("cpu", "CPU (serial: one-thread ceilings; omp: all threads)", "#1f77b4"))
+
+
+def _larger_or_faster(row: Row, current: Row | None) -> bool:
+    """Largest size wins; at equal size, the fastest block."""
+    if current is None:
+        return True
+    scalar, other = an.size_scalar(row) or 0.0, an.size_scalar(current) or 0.0
+    return scalar > other or (scalar == other and row.time_s < current.time_s)
+
+
+def ceiling_rows(rows: list[Row], context: dict | None = None) -> dict[str, list[Row]]:
+    """Panel -> memory-bound rows with a ceiling share, best per (workload, impl), lowest first."""
     context = context or {}
     best: dict[tuple, Row] = {}
     for row in an.usable(rows):
-        if row.counter("pct_copy_bw") is None or not row.is_gpu or row.mode == "e2e":
+        panel = roofline_panel(row)
+        if ce.row_ceiling(row) is None or panel is None or row.mode == "e2e":
             continue
-        key = (row.workload, row.impl)
-        scalar = an.size_scalar(row) or 0.0
-        current = best.get(key)
-        # Largest size wins; at equal size, the fastest block.
-        if (current is None or scalar > (an.size_scalar(current) or 0.0)
-                or (scalar == (an.size_scalar(current) or 0.0) and row.time_s < current.time_s)):
+        key = (panel, row.workload, row.impl)
+        if _larger_or_faster(row, best.get(key)):
             best[key] = row
-    # Judge memory-boundness at the size shown: small matmuls look memory-bound
-    # but the kernel is not.
-    best = {k: r for k, r in best.items() if an.is_memory_bound(r, context)}
-    if not best:
+    panels: dict[str, list[Row]] = defaultdict(list)
+    # Judged at the size shown: small matmuls look memory-bound but the kernel is not.
+    for (panel, _, _), row in best.items():
+        if ce.is_memory_bound(row, context):
+            panels[panel].append(row)
+    return {p: sorted(m, key=lambda r: ce.row_ceiling(r).pct) for p, m in panels.items()}
+
+
+def _ceiling_label(row: Row) -> str:
+    block = f" block {row.args['block']}" if "block" in row.args else ""
+    return f"{row.workload}/{row.impl} {row.size_label}{block}"
+
+
+def _ceiling_xlabel(members: list[Row]) -> str:
+    if all(ce.row_ceiling(r).pattern == ce.DEVICE_COPY for r in members):
+        return "% of the measured device copy bandwidth (cudaMemcpy; older file)"
+    return "% of the measured bandwidth of the row's access pattern"
+
+
+def chart_ceiling(rows: list[Row], context: dict | None = None) -> Figure | None:
+    """Memory-bound rows against the ceiling of the access pattern nearest their read/write mix,
+    each bar labelled with that pattern ("93 % of read")."""
+    panels = ceiling_rows(rows, context)
+    shown = [spec for spec in CEILING_PANELS if panels.get(spec[0])]
+    if not shown:
         return None
-    ordered = sorted(best.values(), key=lambda r: r.counter("pct_copy_bw"))
-    fig = Figure(figsize=(8.5, 1.2 + 0.45 * len(ordered)), layout="constrained")
-    ax = fig.subplots()
-    labels = [f"{r.workload}/{r.impl} {r.size_label}" + (f" block {r.args['block']}" if "block" in r.args else "")
-              for r in ordered]
-    values = [r.counter("pct_copy_bw") for r in ordered]
-    bars = ax.barh(range(len(ordered)), values, color="#2ca02c")
-    ax.bar_label(bars, labels=[f"{v:.0f} %" for v in values], fontsize=8, padding=2)
-    ax.set_yticks(range(len(ordered)), labels, fontsize=8)
-    ax.axvline(100, color="black", linestyle=":", linewidth=1)
-    ax.set_xlim(0, max(110, max(values) * 1.15))
-    ax.set_xlabel("% of measured device copy bandwidth")
-    ax.set_title("Memory-bound GPU kernels: % of copy ceiling (best block, largest size)", loc="right")
+    longest = max(len(panels[key]) for key, _, _ in shown)
+    fig = Figure(figsize=(10.0 * len(shown), 1.4 + 0.45 * longest), layout="constrained")
+    axes = fig.subplots(1, len(shown), squeeze=False)[0]
+    for ax, (key, title, color) in zip(axes, shown):
+        members = panels[key]
+        values = [ce.row_ceiling(r).pct for r in members]
+        bars = ax.barh(range(len(members)), values, color=color)
+        ax.bar_label(bars, labels=[ce.row_ceiling(r).short for r in members], fontsize=8,
+                     padding=2)
+        ax.set_yticks(range(len(members)), [_ceiling_label(r) for r in members], fontsize=8)
+        ax.axvline(100, color="black", linestyle=":", linewidth=1)
+        # Room right of the longest bar for its "107 % of device copy" label.
+        ax.set_xlim(0, max(150, max(values) * 1.5))
+        ax.set_xlabel(_ceiling_xlabel(members), fontsize=8)
+        ax.set_title(title, fontsize=10)
+    fig.suptitle("Memory-bound rows: % of their access pattern's measured ceiling "
+                 "(best block, largest size)")
     return fig
 
 
@@ -447,15 +574,18 @@ class ChartSpec:
     filename: str
     draw: Callable[[list[Row], dict | None], Figure | None]
     needs_gpu: bool
+    # A sentence printed under the chart when its data says something a picture can hide.
+    note: Callable[[list[Row], dict | None], str | None] | None = None
 
 
 CHARTS = (
     ChartSpec("speedup", "Speedup over serial", "speedup.png", chart_speedup, False),
-    ChartSpec("roofline", "Roofline", "roofline.png", chart_roofline, False),
+    ChartSpec("roofline", "Roofline", "roofline.png", chart_roofline, False, roofline_note),
     ChartSpec("occupancy", "Time and occupancy vs block size", "occupancy.png", chart_occupancy, True),
     ChartSpec("transfers", "Transfer bandwidth", "transfers.png", chart_transfers, True),
     ChartSpec("streams", "Stream overlap", "streams.png", chart_streams, True),
     ChartSpec("progress", "Progress overhead", "progress.png", chart_progress, True),
-    ChartSpec("copy_ceiling", "% of copy ceiling", "copy_ceiling.png", chart_copy_ceiling, True),
+    ChartSpec("ceiling", "% of its access pattern's ceiling", "ceiling.png", chart_ceiling,
+              False),
     ChartSpec("crossover", "CPU–GPU crossover", "crossover.png", chart_crossover, True),
 )

@@ -22,6 +22,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
 from .loader import Row, Run, load_run  # noqa: E402
+from .machine import Difference, compared_count, setting_differences  # noqa: E402
 from .units import fmt_time  # noqa: E402
 
 DEFAULT_THRESHOLD = 0.05
@@ -197,6 +198,9 @@ class CompareResult:
     out_dir: Path
     comparisons: list[Comparison] = field(default_factory=list)
     summary: str = ""
+    # Settings that change the numbers and differ between A and B; and those one file lacks.
+    differences: list[Difference] = field(default_factory=list)
+    not_recorded: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def markdown(self) -> Path:
@@ -230,6 +234,30 @@ def _name_list(names: list[str]) -> Table:
     return Table(["benchmark"], rows)
 
 
+def settings_blocks(differences: list[Difference], not_recorded: dict[str, list[str]],
+                    compared: int) -> list[Block]:
+    """The warning a comparison opens with: a time ratio between runs made with different
+    clocks, placement or cache mode measures the settings as much as the code."""
+    blocks: list[Block] = []
+    if differences:
+        blocks += [
+            Paragraph("The runs differ in settings that change the numbers; a ratio below may "
+                      "come from these rather than from the code: "
+                      + "; ".join(d.sentence for d in differences) + ".", note=True),
+            Table(["setting", "A", "B", "why it matters"],
+                  [[d.setting.label, d.a, d.b, d.setting.why] for d in differences]),
+        ]
+    else:
+        blocks.append(Paragraph(f"Settings that change the numbers: the same in A and B "
+                                f"wherever both recorded them ({compared} compared)."))
+    for label in ("A", "B"):
+        if not_recorded.get(label):
+            blocks.append(Paragraph(
+                f"Not recorded in {label} (an older file, or a run without that part), so not "
+                f"compared: {', '.join(not_recorded[label])}."))
+    return blocks
+
+
 def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
             threshold: float = DEFAULT_THRESHOLD) -> CompareResult:
     """Load two runs, write compare.md (+ compare.html, compare_ratios.png) to out_dir."""
@@ -237,12 +265,15 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     comparisons, only_a, only_b, skipped = compare_runs(run_a, run_b, threshold)
-    result = CompareResult(out_dir, comparisons, _summary(comparisons))
+    differences, not_recorded = setting_differences(run_a.context, run_b.context)
+    result = CompareResult(out_dir, comparisons, _summary(comparisons), differences, not_recorded)
 
     blocks: list[Block] = [
         Heading("twinbench comparison", 1),
         Paragraph(f"A: {run_a.path} (git {run_a.context.get('git_revision', '?')}). "
                   f"B: {run_b.path} (git {run_b.context.get('git_revision', '?')})."),
+        *settings_blocks(differences, not_recorded,
+                         compared_count(run_a.context, run_b.context)),
         Paragraph(result.summary + ". Verdict from repetitions when both runs have them "
                   f"(Mann-Whitney U at p<{SIGNIFICANCE} with ≥{MIN_SAMPLES_FOR_U} samples each, "
                   f"else mean±stddev overlap), otherwise a ±{threshold:.0%} threshold."),

@@ -15,7 +15,8 @@ from pathlib import Path
 from .loader import _base_name, read_json
 
 # Context keys that differ between the parts of a merged run.
-PER_PART_KEYS = ("git_revision", "gpu_copy_bw_bytes_per_s", "cpu_triad_bw_bytes_per_s", "date")
+PER_PART_KEYS = ("git_revision", "gpu_copy_bw_bytes_per_s", "cpu_triad_bw_bytes_per_s", "date",
+                 "gpu_cache_mode")
 
 
 def merge_files(paths: list[str | Path], drop: str | None = None) -> dict:

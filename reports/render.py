@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
+from . import machine
 from .charts import CHARTS, ChartSpec
 from .document import Block, Heading, Image, Paragraph, to_html, to_markdown
-from .loader import Run, load_run, merge_runs
-from .tables import context_table, result_tables, block_choice_table, skipped_table
+from .loader import Row, Run, load_run, merge_runs
+from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
+                     cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
+                     skipped_table, throttled_table)
 
 PNG_DPI = 110
 
@@ -58,6 +61,9 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
         path.write_bytes(png)
         result.charts.append(path)
         blocks += [Heading(spec.title, 3), Image(spec.title, spec.filename, png)]
+        note = spec.note(run.rows, run.context) if spec.note else None
+        if note:
+            blocks.append(Paragraph(note, note=True))
     return blocks
 
 
@@ -81,6 +87,88 @@ def status_blocks(run: Run) -> list[Block]:
     return blocks
 
 
+CEILINGS_TEXT = (
+    "Bandwidth ceilings are measured at the start of the run by the suite's own kernels, one "
+    "per access pattern (bytes read + written per second). Each row is held to the pattern "
+    "whose share of reads is nearest its own: GPU kernel rows to the GPU set, serial rows to "
+    "the one-thread set, omp rows to the all-thread set; e2e rows to none (PCIe-bound). Compute "
+    "roofs are measured the same way; the GPU datasheet figures are shown beside them.")
+
+
+def ceiling_blocks(context: dict) -> list[Block]:
+    blocks: list[Block] = [Heading("Measured ceilings and roofs", 3), Paragraph(CEILINGS_TEXT)]
+    tables = [t for t in (ceilings_table(context), roofs_table(context)) if t is not None]
+    if not tables:
+        blocks.append(Paragraph("This run recorded no ceilings or roofs."))
+    blocks += tables
+    why_not = roofs_note(context)
+    if why_not:
+        blocks.append(Paragraph(why_not))
+    return blocks
+
+
+def _state_line(rows: list[Row], key: str, what: str, listed: list[Row]) -> str | None:
+    """"none" when the rows carry the counter and none is flagged; None when none carries it."""
+    carried = machine.with_counter(rows, key)
+    if not carried:
+        return None
+    if not listed:
+        return f"{what}: none (of {len(carried)} rows that record it)."
+    return f"{what}: {len(listed)} of {len(carried)} rows (below)."
+
+
+def machine_state_blocks(run: Run) -> list[Block]:
+    """What telemetry and energy could be read, and the rows measured while the GPU was
+    throttled or the host was busy: their times are not the machine's best."""
+    blocks: list[Block] = [Heading("Machine state during the run", 3)]
+    # The cache mode is said once, at the top, beside how times were taken.
+    notes = [machine.gpu_telemetry_note(run.context), machine.cpu_energy_note(run.context)]
+    blocks += [Paragraph(n) for n in notes if n]
+    rows = run.ok_rows
+    throttled, busy = machine.throttled_rows(rows), machine.busy_rows(rows)
+    line = _state_line(rows, "gpu_throttled", "GPU rows measured while throttled", throttled)
+    if line:
+        blocks.append(Paragraph(line, note=bool(throttled)))
+    if throttled:
+        blocks.append(throttled_table(rows))
+    line = _state_line(rows, "host_busy", "CPU rows measured while the host was busy "
+                       "(load above half the CPUs)", busy)
+    if line:
+        blocks.append(Paragraph(line, note=bool(busy)))
+    if busy:
+        blocks.append(busy_table(rows))
+    return blocks
+
+
+def method_blocks(run: Run) -> list[Block]:
+    return ([Heading("Method and machine"), Heading("Environment", 3),
+             environment_table(run.context)]
+            + ceiling_blocks(run.context) + machine_state_blocks(run))
+
+
+CPU_GPU_TEXT = (
+    "Per problem, the fastest CPU row (serial or omp) against the fastest GPU row that times the "
+    "kernel alone (cuda, thrust, cublas); the e2e speedup includes the transfers. Energy is the "
+    "mean power while the row's samples ran × its median time (GPU: board power from NVML; "
+    "CPU: RAPL package). energy CPU : GPU above 1× means the GPU used less energy for the same "
+    "work.")
+
+
+def cpu_gpu_blocks(run: Run) -> list[Block]:
+    table = cpu_gpu_table(run.rows)
+    if table is None:
+        return []
+    blocks: list[Block] = [Heading("CPU vs GPU: time and energy"), Paragraph(CPU_GPU_TEXT)]
+    # An energy column left empty says why, in the run's own words.
+    pairs = an.cpu_gpu_pairs(run.rows)
+    if not any(an.energy_per_iter_j(p.cpu) for p in pairs):
+        blocks.append(Paragraph(machine.cpu_energy_note(run.context), note=True))
+    if not any(an.energy_per_iter_j(p.gpu) for p in pairs):
+        blocks.append(Paragraph(machine.gpu_telemetry_note(run.context)
+                                or "GPU energy: not recorded in this run.", note=True))
+    return blocks + [table]
+
+
 def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
     # A cut-short run says so before anything else: its first line.
     blocks: list[Block] = []
@@ -91,15 +179,22 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
                          f"{len(run.ok_rows)} measured benchmark(s), "
                          f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context)}. "
                          f"{an.stopping_note(run.context)}")]
+    cache = machine.cache_mode_note(run.context, run.rows)
+    if cache:
+        blocks.append(Paragraph(cache))
     blocks += status_blocks(run)
     blocks += [Heading("Run context"), context_table(run.context)]
+    blocks += method_blocks(run)
     blocks += chart_blocks(run, out_dir, result)
+    blocks += cpu_gpu_blocks(run)
     tables = result_tables(run.rows)
     blocks.append(Heading("Results per workload and size"))
     if tables:
         blocks.append(Paragraph("× serial / × omp: speedup over the serial and the fastest "
-                                "OpenMP row of the same problem size. % copy ceiling: share of "
-                                "the device copy bandwidth measured at start."))
+                                "OpenMP row of the same problem size. % of ceiling: share of the "
+                                "measured bandwidth of the access pattern named (see the "
+                                "ceilings table); files without per-pattern ceilings: % of "
+                                "device copy (cudaMemcpy)."))
     else:
         blocks.append(Paragraph("No measured results."))
     for title, table in tables:

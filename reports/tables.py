@@ -1,13 +1,17 @@
-"""Report tables: run context, per-problem results, skipped benchmarks."""
+"""Report tables: run context, environment, ceilings and roofs, per-problem results, CPU vs
+GPU time and energy, machine state, skipped benchmarks."""
 
 from __future__ import annotations
 
 from . import analysis as an
+from . import ceilings as ce
+from . import machine
 from .document import Table
 from .loader import Row, Run
-from .units import fmt_bytes, fmt_cuda_version, fmt_err, fmt_num, fmt_pct, fmt_ratio, fmt_time
+from .units import (fmt_bytes, fmt_cuda_version, fmt_energy, fmt_err, fmt_num, fmt_ratio,
+                    fmt_time)
 
-RESULT_HEADERS = ["impl", "args", "time", "GB/s", "GFLOP/s", "% copy ceiling",
+RESULT_HEADERS = ["impl", "args", "time", "GB/s", "GFLOP/s", "% of ceiling",
                   "× serial", "× omp", "max rel err"]
 
 
@@ -22,9 +26,6 @@ def context_table(context: dict) -> Table:
     if gpu and _ctx(context, "gpu_cc"):
         gpu += f" (cc {context['gpu_cc']}, {context.get('gpu_sms', '?')} SMs)"
     memory = _ctx(context, "gpu_memory_bytes")
-    copy_bw = an.context_number(context, "gpu_copy_bw_bytes_per_s")
-    peak = an.context_number(context, "gpu_peak_fp32_flops")
-    triad = an.context_number(context, "cpu_triad_bw_bytes_per_s")
     items = [
         ("sample", _ctx(context, "sample")),
         ("gpu_status", _ctx(context, "gpu_status") or "not recorded"),
@@ -33,14 +34,11 @@ def context_table(context: dict) -> Table:
         ("GPU clocks (SM / memory)", " / ".join(
             f"{context[k]} MHz" for k in ("gpu_sm_clock_mhz", "gpu_mem_clock_mhz") if _ctx(context, k))
             or None),
-        ("GPU copy bandwidth (measured)", f"{copy_bw / 1e9:.0f} GB/s" if copy_bw else None),
-        ("GPU FP32 peak", f"{peak / 1e12:.1f} TFLOP/s" if peak else None),
         ("CUDA driver", fmt_cuda_version(_ctx(context, "cuda_driver_version"))),
         ("CUDA runtime", fmt_cuda_version(_ctx(context, "cuda_runtime_version"))),
         ("CPU", _ctx(context, "cpu_model")),
         ("CPUs / MHz", f"{context['num_cpus']} @ {context.get('mhz_per_cpu', '?')} MHz"
          if "num_cpus" in context else None),
-        ("CPU triad bandwidth", f"{triad / 1e9:.0f} GB/s" if triad else None),
         ("OpenMP threads", _ctx(context, "omp_threads")),
         ("host / machine", " / ".join(v for v in (_ctx(context, "host_name"), _ctx(context, "machine")) if v)
          or None),
@@ -54,6 +52,12 @@ def context_table(context: dict) -> Table:
     return Table(["", "value"], [[k, v] for k, v in items if v])
 
 
+def ceiling_cell(row: Row) -> str:
+    """"93.6 % of read": the share and the pattern it is a share of (old files: device copy)."""
+    ceiling = ce.row_ceiling(row)
+    return ceiling.text if ceiling else "–"
+
+
 def result_cells(row: Row, baselines: an.Baselines) -> list[str]:
     return [
         row.impl,
@@ -61,22 +65,18 @@ def result_cells(row: Row, baselines: an.Baselines) -> list[str]:
         fmt_time(row.time_s) + (f" ± {fmt_time(row.stddev_s)}" if row.stddev_s else ""),
         fmt_num(an.gb_per_s(row)),
         fmt_num(an.gflop_per_s(row)),
-        fmt_pct(row.counter("pct_copy_bw")),
+        ceiling_cell(row),
         fmt_ratio(an.speedup(baselines.serial, row)),
         fmt_ratio(an.speedup(baselines.omp, row)),
         fmt_err(row.counter("max_rel_err")),
     ]
 
 
-def _problem_order(key: tuple[str, tuple[str, ...]], rows: list[Row]) -> tuple:
-    return (key[0], an.non_numeric_size(rows[0]), an.size_scalar(rows[0]) or 0.0, key[1])
-
-
 def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
     """One table per (workload, size), fastest first, with speedups against its own baselines."""
     groups = an.group_by_problem(an.usable(rows))
     out = []
-    for key in sorted(groups, key=lambda k: _problem_order(k, groups[k])):
+    for key in sorted(groups, key=lambda k: an.problem_order(groups[k])):
         members = sorted(groups[key], key=lambda r: r.time_s)
         baselines = an.baselines_for(members)
         title = f"{key[0]} — {' '.join(key[1]) or '(no size args)'}"
@@ -122,3 +122,140 @@ def block_choice_table(rows: list[Row]) -> Table | None:
         return None
     return Table(["kernel", "problem", "best block", "best time", "suggested block",
                   "time at suggested / best"], lines)
+
+
+# ----------------------------------------------------------------- method and machine
+
+def environment_table(context: dict) -> Table:
+    """The settings that move the numbers, recorded or not: a missing one is worth seeing."""
+    return Table(["setting", "value", "context key"], machine.environment_rows(context))
+
+
+def _without_empty_columns(table: Table, keep: int = 1) -> Table:
+    """Leave out columns with no value in any line (a CPU-only run's GPU columns)."""
+    used = [i for i in range(len(table.headers))
+            if i < keep or any(line[i] != "–" for line in table.rows)]
+    return Table([table.headers[i] for i in used], [[line[i] for i in used] for line in table.rows])
+
+
+# Bytes read : written per element of each pattern (common/ceilings.hpp).
+_PATTERN_MIX = {"read": "1 : 0", "write": "0 : 1", "copy": "1 : 1", "scale": "1 : 1",
+                "add": "2 : 1", "triad": "2 : 1"}
+
+
+def ceilings_table(context: dict) -> Table | None:
+    """Measured bandwidth per access pattern on the GPU, the CPU (all threads) and the CPU (one
+    thread); the device copy (cudaMemcpy) of older files as its own line."""
+    sets = {side: ce.pattern_bandwidths(context, side) for side in ce.SIDES}
+    lines = [[pattern, _PATTERN_MIX[pattern]] + [ce.fmt_bandwidth(sets[s].get(pattern))
+                                                 for s in ce.SIDES]
+             for pattern in ce.PATTERNS if any(pattern in sets[s] for s in ce.SIDES)]
+    copy = ce.device_copy_bandwidth(context)
+    if copy:
+        lines.append([f"{ce.DEVICE_COPY} (cudaMemcpy)", "1 : 1", ce.fmt_bandwidth(copy),
+                      "–", "–"])
+    if not lines:
+        return None
+    return _without_empty_columns(
+        Table(["pattern", "read : written", *(ce.SIDE_LABELS[s] for s in ce.SIDES)], lines), 2)
+
+
+def _roof_cell(roofs: list[ce.Roof], precision: str, kind: str) -> str:
+    found = [r for r in roofs if r.precision == precision and r.kind == kind]
+    return ce.fmt_rate(found[0].value, found[0].unit) if found else "–"
+
+
+def _measured_share(roofs: list[ce.Roof], precision: str) -> str:
+    measured = [r for r in roofs if r.precision == precision and r.kind == "measured"]
+    datasheet = [r for r in roofs if r.precision == precision and r.kind == "datasheet"]
+    if measured and datasheet:
+        return f"{100 * measured[0].value / datasheet[0].value:.0f} %"
+    return "–"
+
+
+def roofs_table(context: dict) -> Table | None:
+    """Compute roofs per precision: the GPU measured against its datasheet figure, the CPU
+    with all threads, one thread, and what native FMA code (-march=native) reaches."""
+    gpu, cpu_all, cpu_one = (ce.compute_roofs(context, side) for side in ce.SIDES)
+    isa = ce.native_isa(context)
+    native = f"CPU native ({isa})" if isa else "CPU native"
+    lines = []
+    for precision in ("FP32", "FP64", "FP16", "INT8"):
+        cells = [_roof_cell(gpu, precision, "measured"), _roof_cell(gpu, precision, "datasheet"),
+                 _measured_share(gpu, precision), _roof_cell(cpu_all, precision, "measured"),
+                 _roof_cell(cpu_one, precision, "measured"),
+                 _roof_cell(cpu_all, precision, "native")]
+        if any(c != "–" for c in cells):
+            lines.append([precision, *cells])
+    if not lines:
+        return None
+    return _without_empty_columns(
+        Table(["precision", "GPU measured", "GPU datasheet", "measured / datasheet",
+               "CPU all threads", "CPU one thread", native], lines))
+
+
+def roofs_note(context: dict) -> str | None:
+    """Why a roof is missing, when the run said why."""
+    why = context.get("cpu_roof_native_why_not")
+    if not ce.native_isa(context) and why:
+        return f"CPU native roof: not measured ({why})."
+    return None
+
+
+# ----------------------------------------------------------------- CPU vs GPU
+
+CPU_GPU_HEADERS = ["problem", "best CPU", "CPU time", "best GPU (kernel)", "GPU time",
+                   "GPU speedup", "GPU e2e speedup", "CPU energy / item", "GPU energy / item",
+                   "energy CPU : GPU"]
+
+
+def _impl_label(row: Row) -> str:
+    return f"{row.impl} {row.tuning_label}".strip()
+
+
+def cpu_gpu_cells(pair: an.CpuGpuPair) -> list[str]:
+    ratio = an.energy_ratio(pair.cpu, pair.gpu)
+    return [
+        f"{pair.workload} {' '.join(pair.size_key)}".strip(),
+        _impl_label(pair.cpu), fmt_time(pair.cpu.time_s),
+        _impl_label(pair.gpu), fmt_time(pair.gpu.time_s),
+        fmt_ratio(pair.speedup), fmt_ratio(pair.e2e_speedup),
+        fmt_energy(an.energy_per_item_j(pair.cpu)), fmt_energy(an.energy_per_item_j(pair.gpu)),
+        fmt_ratio(ratio),
+    ]
+
+
+def cpu_gpu_table(rows: list[Row]) -> Table | None:
+    pairs = an.cpu_gpu_pairs(rows)
+    if not pairs:
+        return None
+    return Table(CPU_GPU_HEADERS, [cpu_gpu_cells(p) for p in pairs])
+
+
+# ----------------------------------------------------------------- machine state
+
+def _mhz(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0f}"
+
+
+def throttled_table(rows: list[Row]) -> Table | None:
+    listed = machine.throttled_rows(rows)
+    if not listed:
+        return None
+    lines = [[r.name, ", ".join(machine.decode_throttle_reasons(r.counter("gpu_throttle_reasons")))
+              or "–",
+              f"{_mhz(r.counter('gpu_sm_mhz_min'))} / {_mhz(r.counter('gpu_sm_mhz_mean'))}",
+              f"{_mhz(r.counter('gpu_power_w_mean'))} / {_mhz(r.counter('gpu_power_w_max'))}",
+              _mhz(r.counter("gpu_temp_c_max"))] for r in listed]
+    return Table(["benchmark", "throttle reasons (NVML)", "SM MHz min / mean",
+                  "power W mean / max", "temp °C max"], lines)
+
+
+def busy_table(rows: list[Row]) -> Table | None:
+    listed = machine.busy_rows(rows)
+    if not listed:
+        return None
+    lines = [[r.name, fmt_num(r.counter("host_load1_before")),
+              f"{_mhz(r.counter('host_cpu_mhz_before'))} → "
+              f"{_mhz(r.counter('host_cpu_mhz_after'))}"] for r in listed]
+    return Table(["benchmark", "load (1 min) before", "CPU MHz before → after"], lines)

@@ -57,3 +57,15 @@ def fmt_cuda_version(raw: str | None) -> str | None:
         value = int(text)
         return f"{value // 1000}.{(value % 1000) // 10}"
     return text
+
+
+_ENERGY_STEPS = ((1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ"), (1e-12, "pJ"))
+
+
+def fmt_energy(joules: float | None) -> str:
+    if joules is None:
+        return "–"
+    for scale, unit in _ENERGY_STEPS:
+        if abs(joules) >= scale:
+            return f"{joules / scale:.3g} {unit}"
+    return f"{joules / 1e-12:.3g} pJ"

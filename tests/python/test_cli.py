@@ -79,7 +79,7 @@ def test_report_says_how_gpu_rows_were_timed(tmp_path):
 def test_gpu_report_files(gpu_report):
     names = {p.name for p in gpu_report.out_dir.iterdir()}
     assert {"report.md", "report.html", "speedup.png", "roofline.png", "occupancy.png",
-            "transfers.png", "streams.png", "progress.png", "copy_ceiling.png",
+            "transfers.png", "streams.png", "progress.png", "ceiling.png",
             "crossover.png"} <= names
     assert not gpu_report.left_out
     html = gpu_report.html.read_text()

@@ -28,7 +28,7 @@ def report(tmp_path_factory):
 def test_charts_with_data_are_drawn(report):
     names = {Path(c).name for c in report.charts}
     for chart in ("speedup.png", "occupancy.png", "transfers.png", "streams.png", "progress.png",
-                  "copy_ceiling.png", "roofline.png"):
+                  "ceiling.png", "roofline.png"):
         assert chart in names
     for chart in report.charts:
         assert Path(chart).stat().st_size > 10_000  # a drawn chart, not an empty canvas

@@ -1,0 +1,239 @@
+"""Measured ceilings and roofs of a run, and where each row stands against them.
+
+twinbench measures, at the start of a run, the bandwidth its own kernels reach with six access
+patterns (read-only, write-only, copy, scale, add, triad) on the GPU, on the CPU with every
+OpenMP thread and with one thread, and the FLOP/s its own compute kernels reach. A row is held
+to the pattern whose mix of reads and writes is nearest its own (`ceiling_pattern`,
+`pct_ceiling`): one copy figure for every row made read-mostly kernels read above 100%.
+
+Older files have one device copy bandwidth (`gpu_copy_bw_bytes_per_s`, a cudaMemcpy), a CPU
+triad bandwidth, a datasheet FP32 peak and `pct_copy_bw` per GPU row; every function here falls
+back to those, and says so in its labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import analysis as an
+from .loader import Row
+
+# Index = the row's ceiling_pattern counter (common/ceilings.hpp, enum Pattern).
+PATTERNS = ("read", "write", "copy", "scale", "add", "triad")
+
+# The three measured sets: the GPU's, the CPU's with all OpenMP threads (omp rows) and with one
+# thread (serial rows).
+SIDES = ("gpu", "cpu_all", "cpu_one")
+SIDE_LABELS = {"gpu": "GPU", "cpu_all": "CPU, all threads", "cpu_one": "CPU, one thread"}
+_BW_KEYS = {"gpu": "gpu_bw_{}_bytes_per_s", "cpu_all": "cpu_bw_{}_all_bytes_per_s",
+            "cpu_one": "cpu_bw_{}_one_bytes_per_s"}
+
+DEVICE_COPY = "device copy"  # the old cudaMemcpy ceiling's name in labels
+
+# Arithmetic intensity (FLOP/byte) below which a kernel is treated as memory-bound when the
+# side's roof or bandwidth is unknown; real ridge points on current hardware are far above this.
+DEFAULT_MEMORY_BOUND_INTENSITY = 1.0
+
+# Precision named by a row's dtype arg -> the roof it is held to (dtypes/fma dtype:fp16 ...).
+_DTYPE_ROOF = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "int8": "INT8"}
+
+
+# ----------------------------------------------------------------- bandwidth ceilings
+
+def pattern_bandwidths(context: dict, side: str) -> dict[str, float]:
+    """pattern -> measured bytes (read + written) per second, only the measured ones."""
+    out = {}
+    for pattern in PATTERNS:
+        value = an.context_number(context, _BW_KEYS[side].format(pattern))
+        if value:
+            out[pattern] = value
+    # Older files measured one CPU ceiling: a triad with every thread.
+    if side == "cpu_all" and "triad" not in out:
+        old = an.context_number(context, "cpu_triad_bw_bytes_per_s")
+        if old:
+            out["triad"] = old
+    return out
+
+
+def device_copy_bandwidth(context: dict) -> float | None:
+    return an.context_number(context, "gpu_copy_bw_bytes_per_s")
+
+
+def slopes(context: dict, side: str) -> list[tuple[str, float]]:
+    """Bandwidth lines for a roofline panel, highest first: the highest and the lowest measured
+    pattern and read/copy/triad where measured; the device copy for files without patterns."""
+    measured = pattern_bandwidths(context, side)
+    if not measured:
+        copy = device_copy_bandwidth(context) if side == "gpu" else None
+        return [(f"{DEVICE_COPY} (cudaMemcpy)", copy)] if copy else []
+    chosen = {max(measured, key=measured.get), min(measured, key=measured.get)}
+    chosen |= {p for p in ("read", "copy", "triad") if p in measured}
+    return sorted(((p, measured[p]) for p in chosen), key=lambda item: -item[1])
+
+
+def highest_bandwidth(context: dict, side: str) -> tuple[str, float] | None:
+    lines = slopes(context, side)
+    return lines[0] if lines else None
+
+
+# ----------------------------------------------------------------- compute roofs
+
+@dataclass(frozen=True)
+class Roof:
+    precision: str          # FP32, FP64, FP16, INT8
+    value: float            # FLOP/s (integer OP/s for INT8)
+    kind: str               # "measured", "datasheet" or "native"
+    note: str = ""          # e.g. the ISA of a native roof
+
+    @property
+    def unit(self) -> str:
+        return "OP/s" if self.precision == "INT8" else "FLOP/s"
+
+    @property
+    def label(self) -> str:
+        kind = {"measured": "measured", "datasheet": "datasheet",
+                "native": f"native {self.note}".strip()}[self.kind]
+        return f"{kind} {self.precision} {fmt_rate(self.value, self.unit)}"
+
+
+def fmt_rate(value: float | None, unit: str = "FLOP/s") -> str:
+    if value is None:
+        return "–"
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
+        if value >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def fmt_bandwidth(value: float | None) -> str:
+    return "–" if value is None else f"{value / 1e9:,.0f} GB/s"
+
+
+def _roof(context: dict, key: str, precision: str, kind: str, note: str = "") -> list[Roof]:
+    value = an.context_number(context, key)
+    return [Roof(precision, value, kind, note)] if value else []
+
+
+def native_isa(context: dict) -> str:
+    isa = str(context.get("cpu_roof_native_isa") or "").strip()
+    return "" if isa in ("", "0") else isa
+
+
+def compute_roofs(context: dict, side: str) -> list[Roof]:
+    """Every roof the run recorded for one side: measured first, then datasheet or native."""
+    if side == "gpu":
+        roofs = []
+        for precision, unit in (("fp32", "flops"), ("fp64", "flops"), ("fp16", "flops"),
+                                ("int8", "ops")):
+            roofs += _roof(context, f"gpu_roof_{precision}_{unit}", precision.upper(), "measured")
+        for precision in ("fp32", "fp64"):
+            roofs += _roof(context, f"gpu_peak_{precision}_flops", precision.upper(), "datasheet")
+        return roofs
+    if side == "cpu_one":
+        return (_roof(context, "cpu_roof_fp32_one_flops", "FP32", "measured")
+                + _roof(context, "cpu_roof_fp64_one_flops", "FP64", "measured"))
+    isa = native_isa(context)
+    return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured")
+            + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured")
+            + _roof(context, "cpu_roof_fp32_native_flops", "FP32", "native", isa)
+            + _roof(context, "cpu_roof_fp64_native_flops", "FP64", "native", isa))
+
+
+def top_roof(context: dict, side: str) -> Roof | None:
+    """The roof the bandwidth slopes bend into: the measured FP32 roof, else the datasheet's."""
+    roofs = compute_roofs(context, side)
+    for kind in ("measured", "datasheet"):
+        for roof in roofs:
+            if roof.kind == kind and roof.precision == "FP32":
+                return roof
+    return None
+
+
+def roof_for(row: Row, context: dict, side: str) -> Roof | None:
+    """The compute roof a row cannot pass: its dtype's when it names one; otherwise the higher
+    of the FP32/FP64 roofs, since the row's precision is unknown (never flags a valid row)."""
+    roofs = [r for r in compute_roofs(context, side) if r.kind != "native"]
+    measured = [r for r in roofs if r.kind == "measured"] or roofs
+    wanted = _DTYPE_ROOF.get(row.args.get("dtype", ""))
+    if wanted:
+        same = [r for r in measured if r.precision == wanted]
+        return same[0] if same else None
+    float_roofs = [r for r in measured if r.precision in ("FP32", "FP64")]
+    return max(float_roofs, key=lambda r: r.value) if float_roofs else None
+
+
+# ----------------------------------------------------------------- rows
+
+def side_of(row: Row) -> str | None:
+    """Which measured set a row is held to (as the suite chooses it in common/harness.cpp)."""
+    if row.is_gpu:
+        return "gpu"
+    if row.family == "omp":
+        return "cpu_all"
+    if row.family == "serial":
+        return "cpu_one"
+    return None
+
+
+@dataclass(frozen=True)
+class RowCeiling:
+    pct: float
+    pattern: str            # a PATTERNS name, DEVICE_COPY for old files, or "ceiling"
+    bytes_per_s: float | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.pct:.1f} % of {self.pattern}"
+
+    @property
+    def short(self) -> str:
+        return f"{self.pct:.0f} % of {self.pattern}"
+
+
+def row_ceiling(row: Row) -> RowCeiling | None:
+    """The row's share of its pattern's ceiling; older files' % of device copy otherwise."""
+    pct = row.counter("pct_ceiling")
+    if pct is not None:
+        index = row.counter("ceiling_pattern")
+        known = index is not None and index == int(index) and 0 <= int(index) < len(PATTERNS)
+        return RowCeiling(pct, PATTERNS[int(index)] if known else "ceiling",
+                          row.counter("ceiling_bytes_per_s"))
+    old = row.counter("pct_copy_bw")
+    if old is not None:
+        return RowCeiling(old, DEVICE_COPY)
+    return None
+
+
+def ridge_intensity(context: dict, side: str) -> float:
+    """FLOP/byte where the side's top roof meets its highest bandwidth."""
+    roof = top_roof(context, side)
+    bandwidth = highest_bandwidth(context, side)
+    if roof and bandwidth:
+        return roof.value / bandwidth[1]
+    return DEFAULT_MEMORY_BOUND_INTENSITY
+
+
+def is_memory_bound(row: Row, context: dict) -> bool:
+    intensity = an.arithmetic_intensity(row)
+    if intensity is None:
+        # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
+        return True
+    return intensity < ridge_intensity(context, side_of(row) or "gpu")
+
+
+def above_roof(row: Row, context: dict, side: str) -> str | None:
+    """Why a row sits above its side's roofs, or None. A point above a measured roof is data:
+    the roof was measured too low, the row's byte/FLOP model is off, or its data came from a
+    cache (warm L2, a CPU's large L3)."""
+    reasons = []
+    rate = an.gb_per_s(row)
+    bandwidth = highest_bandwidth(context, side)
+    if rate is not None and bandwidth and rate * 1e9 > bandwidth[1]:
+        reasons.append(f"{rate:,.0f} GB/s is {100 * rate * 1e9 / bandwidth[1]:.0f} % of the "
+                       f"highest bandwidth measured ({bandwidth[0]}, "
+                       f"{fmt_bandwidth(bandwidth[1])})")
+    flops = an.achieved_flop_per_s(row)
+    roof = roof_for(row, context, side)
+    if flops is not None and roof and flops > roof.value:
+        reasons.append(f"{fmt_rate(flops, roof.unit)} is above the {roof.label} roof")
+    return "; ".join(reasons) or None

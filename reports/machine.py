@@ -1,0 +1,247 @@
+"""The machine a run measured: its settings, its state during each row, what it could measure.
+
+Numbers from two runs only compare when the settings that move them (clocks, governor, thread
+placement, ECC, cache mode ...) are the same; the suite records them in the context (`env_*`
+keys) and each row's telemetry (throttling, a busy host) beside its time. This module turns
+those into sentences and into the differences `compare` warns about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import analysis as an
+from .loader import Row
+from .units import fmt_bytes, fmt_cuda_version
+
+NOT_RECORDED = "not recorded"
+
+# NVML clock event reasons (nvmlClocksEventReason*, formerly ClocksThrottleReason*).
+THROTTLE_REASONS = (
+    (0x1, "GpuIdle"), (0x2, "ApplicationsClocksSetting"), (0x4, "SwPowerCap"),
+    (0x8, "HwSlowdown"), (0x10, "SyncBoost"), (0x20, "SwThermalSlowdown"),
+    (0x40, "HwThermalSlowdown"), (0x80, "HwPowerBrakeSlowdown"), (0x100, "DisplayClockSetting"),
+)
+
+
+def decode_throttle_reasons(mask: float | int | None) -> list[str]:
+    """NVML reason bits -> names; bits this table does not know are kept as hex."""
+    if mask is None:
+        return []
+    mask = int(mask)
+    names = [name for bit, name in THROTTLE_REASONS if mask & bit]
+    unknown = mask & ~sum(bit for bit, _ in THROTTLE_REASONS)
+    if unknown:
+        names.append(f"unknown 0x{unknown:x}")
+    return names
+
+
+def throttled_rows(rows: list[Row]) -> list[Row]:
+    return [r for r in an.usable(rows) if r.counter("gpu_throttled") == 1.0]
+
+
+def busy_rows(rows: list[Row]) -> list[Row]:
+    return [r for r in an.usable(rows) if r.counter("host_busy") == 1.0]
+
+
+def with_counter(rows: list[Row], key: str) -> list[Row]:
+    return [r for r in an.usable(rows) if r.counter(key) is not None]
+
+
+# ----------------------------------------------------------------- what could be measured
+
+def _context_text(context: dict, key: str) -> str | None:
+    value = context.get(key)
+    return None if value in (None, "") else str(value).strip()
+
+
+def cpu_energy_note(context: dict) -> str:
+    value = _context_text(context, "cpu_energy")
+    if value is None:
+        return "CPU energy: not recorded in this run."
+    if value.startswith("rapl"):
+        return (f"CPU energy: {value}. Package energy (all cores, caches and memory controller "
+                "of the socket), as mean power while the samples ran × the median time.")
+    return f"CPU energy: {value}."
+
+
+def gpu_telemetry_note(context: dict) -> str | None:
+    value = _context_text(context, "gpu_telemetry")
+    if value is None:
+        # A run without a GPU has nothing to say here.
+        return "GPU telemetry: not recorded in this run." if \
+            context.get("gpu_status") == "available" else None
+    if value == "nvml":
+        return ("GPU telemetry: NVML, sampled off the timed path during each GPU row (clocks, "
+                "power, temperature, throttle reasons); energy = mean board power × the median "
+                "time.")
+    return f"GPU telemetry: {value}."
+
+
+def cache_mode_note(context: dict, rows: list[Row]) -> str | None:
+    """How the GPU kernel rows treated the L2, which decides whether small inputs are read
+    from memory or from the cache; None for a run without GPU rows or a mode."""
+    mode = _context_text(context, "gpu_cache_mode")
+    l2 = an.context_number(context, "gpu_l2_cache_bytes")
+    flush = an.context_number(context, "gpu_l2_flush_bytes")
+    size = f" ({fmt_bytes(l2)})" if l2 else ""
+    gpu_rows = [r for r in an.usable(rows) if r.is_gpu]
+    if mode is None:
+        if not gpu_rows:
+            return None
+        return ("GPU cache mode: not recorded in this run (older file); kernel rows ran with "
+                "whatever the previous launch left in the L2.")
+    if mode == "cold":
+        by = f" by reading a {fmt_bytes(flush)} buffer" if flush else ""
+        text = (f"GPU cache mode: cold. The L2{size} was flushed{by} before every timed sample "
+                "of a kernel row, so inputs come from device memory at every size; e2e rows "
+                "(host copies, kernel, copy back) are not flushed.")
+    elif mode == "warm":
+        text = (f"GPU cache mode: warm (--warm). The L2{size} keeps what the previous sample "
+                "left, so inputs that fit in it are read from the cache and can run above the "
+                "memory ceilings.")
+    else:
+        text = f"GPU cache mode: {mode}."
+    # A merged run's parts can differ: each row says how it was timed.
+    other = {"cold": ("warm", 0.0), "warm": ("cold", 1.0)}.get(mode)
+    if other:
+        odd = [r for r in gpu_rows
+               if r.counter("l2_flushed") == other[1] and r.mode != "e2e"]
+        if odd:
+            text += (f" {len(odd)} GPU row(s) say they were timed {other[0]} "
+                     f"(l2_flushed = {other[1]:.0f}).")
+    return text
+
+
+# ----------------------------------------------------------------- settings
+
+@dataclass(frozen=True)
+class Setting:
+    label: str
+    key: str
+    # Why a difference moves the numbers, said in the compare warning.
+    why: str
+    format: str = "text"  # "cuda" for 12080-style versions, "bytes"
+    gpu: bool = False     # only recorded when the run had a GPU
+
+
+def _gpu(label: str, key: str, why: str, format: str = "text") -> Setting:
+    return Setting(label, key, why, format, gpu=True)
+
+
+# Order: hardware, driver and GPU settings, CPU settings, how the run was made.
+SETTINGS = (
+    Setting("machine", "machine", "another machine"),
+    Setting("GPU status", "gpu_status", "GPU rows ran in one run only"),
+    _gpu("GPU", "gpu_name", "a different GPU"),
+    Setting("CPU model", "cpu_model", "a different CPU"),
+    _gpu("GPU driver", "env_gpu_driver", "drivers change clocks, scheduling and library code"),
+    _gpu("CUDA driver", "cuda_driver_version",
+         "drivers change clocks, scheduling and library code", "cuda"),
+    _gpu("CUDA runtime", "cuda_runtime_version",
+         "the runtime and its libraries (Thrust, cuBLAS) change code paths", "cuda"),
+    _gpu("GPU persistence mode", "env_gpu_persistence_mode",
+         "without it the driver re-initialises the GPU between processes (first launches, "
+         "clocks)"),
+    _gpu("GPU ECC", "env_gpu_ecc", "ECC takes memory bandwidth and capacity"),
+    _gpu("GPU application SM clock", "env_gpu_app_sm_clock_mhz", "the SM clock kernels run at"),
+    _gpu("GPU application memory clock", "env_gpu_app_mem_clock_mhz",
+         "the memory clock sets the bandwidth"),
+    _gpu("GPU cache mode", "gpu_cache_mode",
+         "warm lets inputs that fit in the L2 be read from cache; cold reads them from memory"),
+    _gpu("GPU L2 size", "gpu_l2_cache_bytes", "what fits in the cache", "bytes"),
+    Setting("CPU governor", "env_cpu_governor", "the governor sets how fast cores clock up"),
+    Setting("CPU boost", "env_cpu_boost", "turbo changes the CPU clock"),
+    Setting("SMT", "env_smt", "threads share cores with SMT on"),
+    Setting("NUMA nodes", "env_numa_nodes", "memory placement and bandwidth per node"),
+    Setting("OMP_PROC_BIND", "env_omp_proc_bind",
+            "thread placement changes locality and bandwidth"),
+    Setting("OMP_PLACES", "env_omp_places", "thread placement changes locality and bandwidth"),
+    Setting("OpenMP threads", "omp_threads", "the omp rows use this many threads"),
+    Setting("build type", "build_type", "an unoptimised build is slower"),
+    Setting("compiler", "compiler", "code generation differs"),
+    Setting("quick run", "quick", "--quick uses smaller sizes and fewer samples"),
+)
+
+# Shown in the environment table but not a reason to warn: it is what a comparison is for.
+_INFO_ONLY = (Setting("git revision", "git_revision", ""),
+              _gpu("GPU L2 flush", "gpu_l2_flush_bytes", "", "bytes"))
+
+
+def _has_gpu(context: dict) -> bool:
+    # Files older than gpu_status still name their GPU.
+    status = context.get("gpu_status")
+    return status == "available" or (status is None and "gpu_name" in context)
+
+
+def _applies(context: dict, setting: Setting) -> bool:
+    """A GPU setting is not expected from a run without a GPU."""
+    return not setting.gpu or _has_gpu(context) or setting.key in context
+
+
+def setting_value(context: dict, setting: Setting) -> str | None:
+    raw = _context_text(context, setting.key)
+    if raw is None:
+        return None
+    if setting.format == "cuda":
+        return fmt_cuda_version(raw)
+    if setting.format == "bytes":
+        number = an.context_number(context, setting.key)
+        return fmt_bytes(number) if number else raw
+    return raw
+
+
+def environment_rows(context: dict) -> list[list[str]]:
+    """[setting, value, context key] for the report's environment table; env_* keys this
+    list does not know yet are appended under their own name."""
+    known = SETTINGS + _INFO_ONLY
+    rows = [[s.label, setting_value(context, s) or NOT_RECORDED, s.key] for s in known
+            if _applies(context, s)]
+    named = {s.key for s in known}
+    rows += [[key, str(value), key] for key, value in sorted(context.items())
+             if key.startswith("env_") and key not in named]
+    return rows
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal as text, or as numbers ("16" and "16.0", "1980" and "1.98e3")."""
+    if a.strip().lower() == b.strip().lower():
+        return True
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Difference:
+    setting: Setting
+    a: str
+    b: str
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.setting.label}: A {self.a}, B {self.b} ({self.setting.why})"
+
+
+def setting_differences(context_a: dict, context_b: dict
+                        ) -> tuple[list[Difference], dict[str, list[str]]]:
+    """(settings that differ, {"A": [not recorded there], "B": [...]}). A setting missing from
+    one file (an older run) is not compared: its absence says nothing about the machine."""
+    differences = []
+    missing: dict[str, list[str]] = {"A": [], "B": []}
+    for setting in SETTINGS:
+        a, b = setting_value(context_a, setting), setting_value(context_b, setting)
+        if a is None and _applies(context_a, setting):
+            missing["A"].append(setting.label)
+        if b is None and _applies(context_b, setting):
+            missing["B"].append(setting.label)
+        if a is not None and b is not None and not _same(a, b):
+            differences.append(Difference(setting, a, b))
+    return differences, missing
+
+
+def compared_count(context_a: dict, context_b: dict) -> int:
+    """How many settings both runs recorded (and so were compared)."""
+    return sum(1 for s in SETTINGS if setting_value(context_a, s) is not None
+               and setting_value(context_b, s) is not None)
