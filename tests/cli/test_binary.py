@@ -211,8 +211,8 @@ def test_full_adds_the_rows_left_out_for_time():
         assert any(n.startswith(name) for n in full), name
 
 
-def test_telemetry_records_host_state_and_says_why_gpu_telemetry_is_missing(tmp_path):
-    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial", "--telemetry")
+def test_telemetry_is_on_by_default_and_says_why_a_source_is_missing(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial")
     assert proc.returncode == 0, proc.stderr
     (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
     for key in ("host_load1_before", "host_cpu_mhz_before", "host_cpu_mhz_after", "host_busy"):
@@ -220,6 +220,53 @@ def test_telemetry_records_host_state_and_says_why_gpu_telemetry_is_missing(tmp_
     ctx = data["context"]
     if ctx["gpu_status"] != "available":
         assert "no GPU telemetry" in ctx["gpu_telemetry"]
+    # RAPL: either the domains read, or the reason they are not.
+    assert ctx["cpu_energy"].startswith(("rapl: ", "not available here: ", "not readable"))
+    if ctx["cpu_energy"].startswith("rapl: "):
+        assert row["energy_per_iter_j"] > 0 and row["energy_per_item_j"] > 0
+    for key in ("env_cpu_governor", "env_omp_proc_bind", "env_omp_places", "env_numa_nodes"):
+        assert ctx[key], key
+
+
+def test_no_telemetry_turns_it_off(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial", "--no-telemetry")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert "host_busy" not in row and "energy_per_iter_j" not in row
+    assert data["context"]["cpu_energy"] == "off (--no-telemetry)"
+
+
+def test_cpu_rows_are_held_to_their_own_pattern_and_thread_count(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot,vector_add", "--benchmark_filter=serial|omp")
+    assert proc.returncode == 0, proc.stderr
+    ctx = data["context"]
+    patterns = ("read", "write", "copy", "scale", "add", "triad")
+    for p in patterns:
+        for side in ("all", "one"):
+            assert float(ctx[f"cpu_bw_{p}_{side}_bytes_per_s"]) > 0, (p, side)
+    for roof in ("cpu_roof_fp32_flops", "cpu_roof_fp64_flops", "cpu_roof_fp32_one_flops"):
+        assert float(ctx[roof]) > 0, roof
+    rows = {b["name"].split("/")[0] + "/" + b["name"].split("/")[1]: b
+            for b in data["benchmarks"] if not b.get("error_occurred")}
+    dot, add = rows["dot/serial"], rows["vector_add/omp"]
+    assert dot["written_bytes_per_iter"] == 0 and dot["read_bytes_per_iter"] > 0
+    assert patterns[int(dot["ceiling_pattern"])] == "read"
+    assert dot["ceiling_bytes_per_s"] == pytest.approx(float(ctx["cpu_bw_read_one_bytes_per_s"]),
+                                                       rel=1e-5)
+    assert patterns[int(add["ceiling_pattern"])] in ("add", "triad")
+    expected = max(float(ctx["cpu_bw_add_all_bytes_per_s"]), float(ctx["cpu_bw_triad_all_bytes_per_s"]))
+    assert add["ceiling_bytes_per_s"] == pytest.approx(expected, rel=1e-5)
+    seconds = add["real_time"] * 1e-6  # microseconds
+    assert add["pct_ceiling"] == pytest.approx(
+        100 * add["bytes_per_iter"] / seconds / add["ceiling_bytes_per_s"], rel=1e-3)
+
+
+def test_warm_is_recorded_as_the_cache_mode(tmp_path):
+    for flag, mode in (("--warm", "warm"), (None, "cold")):
+        args = ["--workload=lucas", "--benchmark_filter=serial_iterative"] + ([flag] if flag else [])
+        proc, data = run_json(tmp_path, *args)
+        assert proc.returncode == 0, proc.stderr
+        assert data["context"]["gpu_cache_mode"] == mode
 
 
 def test_a_size_too_large_for_memory_skips_with_the_numbers(tmp_path):
