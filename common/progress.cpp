@@ -30,6 +30,22 @@ const char* strategy_name(Strategy s) {
 
 const char* counter_name(CounterKind k) { return k == CounterKind::mapped ? "mapped" : "device"; }
 
+bool host_native_atomics() {
+#if TWINBENCH_HAVE_CUDA
+  static const bool native = [] {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrHostNativeAtomicSupported, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return v != 0;
+  }();
+  return native;
+#else
+  return false;
+#endif
+}
+
 double eta_seconds(std::uint64_t done, std::uint64_t total, double rate_per_s) {
   if (total == 0 || rate_per_s <= 0.0) return -1.0;
   if (done >= total) return 0.0;

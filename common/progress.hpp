@@ -38,13 +38,23 @@ enum class CounterKind { mapped, device };
 inline constexpr CounterKind kCounterKinds[] = {CounterKind::mapped, CounterKind::device};
 const char* counter_name(CounterKind k);
 
-// What a kernel gets: the counter's device address, and whether its atomics must be
-// system-scope (the word is in host memory, which the host reads while the kernel runs: a
-// device-scope atomic may be performed in the GPU's L2 and reach host memory only later).
+// What a kernel gets: the counter's device address and how its adds reach the host.
+// A mapped word is in host memory, which the host reads while the kernel runs: a device-scope
+// atomic may be performed in the GPU's L2 and reach host memory only later. Where the GPU has
+// host-native atomics (cudaDevAttrHostNativeAtomicSupported: NVLink-C2C, as on GH200) the adds
+// are system-scope atomics. Elsewhere, e.g. an H200 on PCIe, a system-scope atomic on host
+// memory is not supported (compute-sanitizer: "Invalid __global__ system-scoped atomic", and
+// the context dies); there the add is a device-scope atomic (atomic among the GPU's threads,
+// all the host needs: it only reads) followed by a system-scope fence, which makes it visible
+// to the host before the thread goes on.
 struct CounterRef {
   unsigned long long* ptr = nullptr;
-  bool system_scope = false;
+  bool system_scope = false;  // atomicAdd_system
+  bool fence_system = false;  // atomicAdd + __threadfence_system
 };
+
+// Whether the GPU can do system-scope atomics on host memory (false without a GPU).
+bool host_native_atomics();
 
 enum class Display {
   automatic,  // bar if the output is a terminal, else lines
@@ -123,7 +133,10 @@ class Counter {
   CounterKind kind() const { return kind_; }
   // What the kernel gets: the device alias of the mapped word, or the device word.
   unsigned long long* device_ptr() const { return device_; }
-  CounterRef ref() const { return {device_, kind_ == CounterKind::mapped}; }
+  CounterRef ref() const {
+    const bool mapped = kind_ == CounterKind::mapped;
+    return {device_, mapped && host_native_atomics(), mapped && !host_native_atomics()};
+  }
   // Mapped: a volatile load of the host word. Device: cudaMemcpyAsync on this counter's own
   // non-blocking stream into pinned memory, waiting on that stream only, so it returns while a
   // kernel on another non-blocking stream is still running. Thread-safe.

@@ -12,6 +12,7 @@
 
 #include "common/gpu_context.hpp"
 #include "common/host_ceilings.hpp"
+#include "common/progress.hpp"
 #include "git_revision.hpp"
 
 namespace tb {
@@ -55,6 +56,8 @@ void record_gpu(const RunConfig& cfg) {
   add("cuda_driver_version", std::to_string(g.driver_version));
   add("cuda_runtime_version", std::to_string(g.runtime_version));
   add("gpu_peak_fp32_flops", number(g.peak_fp32_flops));
+  // Decides how the mapped progress counter adds (common/progress.hpp, CounterRef).
+  add("gpu_host_native_atomics", progress::host_native_atomics() ? "yes" : "no");
   // 1 GiB each way is ~20x the H200's L2, so the copy streams from HBM.
   const std::size_t bytes = cfg.quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
   double bw = 0.0;

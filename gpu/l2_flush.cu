@@ -4,6 +4,7 @@
 
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
+#include "common/harness.hpp"
 #include "common/l2_flush.hpp"
 
 namespace tb {
@@ -36,8 +37,17 @@ struct FlushBuffer {
 }  // namespace
 
 void flush_l2(cudaStream_t stream) {
-  // Never freed: a static owner would call cudaFree after the runtime has shut down at exit.
+  // Freed with the workload's buffers (and so before exit, where a static owner would call
+  // cudaFree after the runtime has shut down); made again by the next workload's first flush.
   static FlushBuffer* buffer = nullptr;
+  static const bool registered = [] {
+    on_workload_release([] {
+      delete buffer;
+      buffer = nullptr;
+    });
+    return true;
+  }();
+  (void)registered;
   if (!buffer) buffer = new FlushBuffer(l2_flush_bytes());
   if (buffer->words.size() == 0) return;
   l2_flush_kernel<<<buffer->grid, 256, 0, stream>>>(buffer->words.data(), buffer->words.size(),

@@ -11,8 +11,8 @@
 // the kernel is the uninstrumented one.
 //
 // The counter is a 64-bit word in device memory or in mapped pinned host memory. The host only
-// reads it, so the adds need only be atomic among the GPU's threads; for the mapped word they
-// are system-scope so that each one reaches host memory rather than lingering in the L2.
+// reads it, so the adds need only be atomic among the GPU's threads; for the mapped word each
+// one must also reach host memory rather than linger in the L2 (see CounterRef).
 #include <cuda_runtime.h>
 
 #include "common/progress.hpp"
@@ -51,10 +51,12 @@ __device__ __forceinline__ unsigned block_sum(unsigned v, unsigned& parity) {
 }
 
 __device__ __forceinline__ void add(const tb::progress::CounterRef& c, CounterWord v) {
-  if (c.system_scope)
+  if (c.system_scope) {
     atomicAdd_system(c.ptr, v);
-  else
+  } else {
     atomicAdd(c.ptr, v);
+    if (c.fence_system) __threadfence_system();
+  }
 }
 
 struct None {

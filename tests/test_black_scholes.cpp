@@ -209,6 +209,9 @@ TEST(BlackScholesGpu, UnalignedPointersFallBack) {
   auto dx = upload(std::span<const float>(c.strike));
   auto dt = upload(std::span<const float>(c.years));
   DeviceBuffer<float> dc(1001), dp(1001);
+  // Element 0 is never written: poisoned, so the downloads copy no uninitialised memory.
+  CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+  CUDA_CHECK(tb::test::memset_sync(dp.data(), 0xFF, dp.bytes()));
   gpu::black_scholes_cuda(ds.data() + 1, dx.data() + 1, dt.data() + 1, dc.data() + 1, dp.data() + 1,
                           1000, {kRiskFree, kVolatility}, 256, s);
   s.synchronize();

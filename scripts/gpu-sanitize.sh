@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs NVIDIA's compute-sanitizer over the GPU code, on the GPU machine, from the repository root
+# with bundle/ beside it (scripts/gpu-bundle.sh): memcheck (with the leak check), racecheck,
+# synccheck and initcheck over the C++ tests, and with SANITIZE_SUITE=1 over the `--quick`
+# suite too. Writes OUT/sanitize-<tool>-<target>.log for each and prints one line per run with
+# the sanitizer's error count; exits non-zero when any run reports an error.
+#   SANITIZE_TOOLS="memcheck initcheck"   the tools to run (default: all four)
+#   SANITIZE_FILTER=GTEST_FILTER          the tests to run (default: all of them)
+#   SANITIZE_SUITE=1                      also the --quick suite (minutes per tool)
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-$root/gpu-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ ! -x "$sanitizer" ]; then
+  echo "gpu-sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2
+  exit 2
+fi
+tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
+filter=${SANITIZE_FILTER:-*}
+failed=0
+
+# tool-specific options: memcheck also reports device allocations never freed.
+options_for() {
+  case "$1" in
+    memcheck) echo "--leak-check full" ;;
+    *) echo "" ;;
+  esac
+}
+
+run_one() {  # tool, target name, command...
+  local tool=$1 name=$2
+  shift 2
+  local log="$out/sanitize-$tool-$name.log"
+  local t0=$SECONDS
+  # shellcheck disable=SC2046
+  "$sanitizer" --tool "$tool" $(options_for "$tool") --error-exitcode 99 --print-limit 50 \
+    "$@" > "$log" 2>&1
+  local rc=$?
+  local summary
+  summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 2 | tr '\n' ' ')
+  echo "gpu-sanitize: $tool $name: exit $rc, $((SECONDS - t0)) s: ${summary:-no summary (see $log)}"
+  [ "$rc" -eq 0 ] || failed=1
+}
+
+for tool in $tools; do
+  run_one "$tool" tests "$root/bundle/twinbench_tests" --gtest_brief=1 --gtest_filter="$filter"
+  if [ "${SANITIZE_SUITE:-0}" = 1 ]; then
+    run_one "$tool" suite "$root/bundle/twinbench" --quick --no-telemetry \
+      --benchmark_out="$out/sanitize-$tool-suite.json" --benchmark_out_format=json
+  fi
+done
+exit $failed
