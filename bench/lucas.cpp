@@ -6,12 +6,13 @@
 #include "cpu/lucas.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string_view>
 #include <vector>
 
 #include "common/harness.hpp"
-#include "common/sampler.hpp"
 #include "common/host_array.hpp"
+#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/lucas.hpp"
@@ -52,9 +53,7 @@ void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uin
       return d.check(d.out.data());
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      fn(d.out.data(), n);
-    });
+    measure_cpu(state, [&] { fn(d.out.data(), n); });
     set_work(state, work(n, adds), Side::cpu);
   });
 }
@@ -121,8 +120,16 @@ std::vector<int> useful_blocks(const RunConfig& cfg, int n) {
 
 void register_benchmarks(const RunConfig& cfg) {
   std::vector<std::size_t> sizes = sizes_1d(cfg, {20, 30, 40, 50, 90}, kQuickN);
+  // L(91) overflows int64: a larger --size runs n = 90, and says so (once).
+  if (std::any_of(sizes.begin(), sizes.end(), [](std::size_t s) { return s > kMaxN; })) {
+    std::fprintf(stderr,
+                 "twinbench: lucas: n above %d overflows int64 (L(91) > 2^63): running n = %d\n",
+                 kMaxN, kMaxN);
+    for (std::size_t& s : sizes) s = std::min<std::size_t>(s, kMaxN);
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  }
   for (std::size_t size : sizes) {
-    const int n = static_cast<int>(std::min<std::size_t>(size, kMaxN));  // L(91) overflows int64
+    const int n = static_cast<int>(size);
     const bool recursive = n <= kMaxRecursiveN;
     if (recursive) {
       add_cpu(cfg, "serial_recursive", n, serial_recursive, recursive_adds_upto(n));
@@ -136,7 +143,8 @@ void register_benchmarks(const RunConfig& cfg) {
         // walks 3.3e8 calls), and the 328-byte download that e2e adds is lost in the noise.
         // The recursion on the GPU is one thread walking phi^n calls: 0.12 s at n = 30, 15 s
         // at n = 40 on the H200, too long for the default run's budget; --full runs it.
-        if (recursive && mode == Mode::kernel && (cfg.full || cfg.size || n <= kDefaultMaxCudaRecursiveN))
+        if (recursive && mode == Mode::kernel &&
+            (cfg.full || cfg.size || n <= kDefaultMaxCudaRecursiveN))
           add_cuda(cfg, "cuda_recursive", n, block, mode, gpu::lucas_cuda_recursive,
                    gpu::lucas_cuda_recursive_stats, recursive_adds_upto(n));
         add_cuda(cfg, "cuda_iterative", n, block, mode, gpu::lucas_cuda_iterative,

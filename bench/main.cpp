@@ -8,6 +8,7 @@
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,9 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
+#include "common/console_reporter.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/progress.hpp"
@@ -132,6 +136,16 @@ int parse_block(std::string_view text) {
 }
 
 // A positive number (seconds, a percentage) no larger than `limit`.
+// The label names the results folder in scripts/run.sh: a path component, never a path.
+std::string parse_machine(std::string_view text) {
+  static const std::regex ok("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  const std::string s(text);
+  if (!std::regex_match(s, ok) || s.size() > 64)
+    throw UsageError{"--machine: use letters, digits, '.', '_' and '-', starting with a letter or "
+                     "digit, at most 64 characters (got '" + s + "')"};
+  return s;
+}
+
 double parse_bounded(std::string_view text, std::string_view what, double limit) {
   const std::string t(text);
   char* end = nullptr;
@@ -190,7 +204,7 @@ Options parse_our_flags(int& argc, char** argv) {
       if (*v7 == "all") o.cfg.all_blocks = true;
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
     } else if (auto v8 = flag_value(arg, "--machine"); v8) {
-      o.machine = std::string(*v8);
+      o.machine = parse_machine(*v8);
     } else if (arg == "--progress-demo") {
       o.progress_demo_s = 5.0;
     } else if (auto v9 = flag_value(arg, "--progress-demo"); v9) {
@@ -279,6 +293,37 @@ bool has_flag(const std::vector<char*>& args, std::string_view flag) {
   return std::any_of(args.begin(), args.end(), [flag](const char* a) {
     return a && std::string_view(a).rfind(flag, 0) == 0;
   });
+}
+
+// "" when `path` can be opened for writing (it is created if missing, as Google Benchmark would),
+// else the reason.
+std::string results_file_unwritable(const std::string& path) {
+  const bool existed = std::ifstream(path).good();
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) return std::strerror(errno);
+  std::fclose(f);
+  if (!existed) std::remove(path.c_str());
+  return "";
+}
+
+// Google Benchmark's flags that it accepts and then misreads: a negative repetition count
+// aborts it (std::length_error, exit 134), 0 runs nothing and exits 0, and an unknown output
+// format prints its usage and exits 0. Checked here: a one-line error and exit 2.
+std::string check_benchmark_flags(const std::vector<char*>& args) {
+  if (has_flag(args, "--benchmark_repetitions")) {
+    const std::string v = flag_argument(args, "--benchmark_repetitions");
+    int reps = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), reps);
+    if (ec != std::errc() || end != v.data() + v.size() || reps < 1 || reps > 10000)
+      return "--benchmark_repetitions: give a whole number from 1 to 10000 (got '" + v + "')";
+  }
+  for (const char* flag : {"--benchmark_format", "--benchmark_out_format"}) {
+    if (!has_flag(args, flag)) continue;
+    const std::string v = flag_argument(args, flag);
+    if (v != "console" && v != "json" && v != "csv")
+      return std::string(flag) + ": use console, json or csv (got '" + v + "')";
+  }
+  return "";
 }
 
 // SIGINT/SIGTERM end the run early but cleanly (common/sampler.hpp: request_stop); a second
@@ -385,6 +430,10 @@ int main(int argc, char** argv) {
   // Google Benchmark's own loop when its minimum time is asked for: decided before registering,
   // since it changes how benchmarks are registered (common/sampler.hpp).
   std::vector<char*> args(argv, argv + argc);
+  if (const std::string bad = check_benchmark_flags(args); !bad.empty()) {
+    std::fprintf(stderr, "twinbench: %s\n", bad.c_str());
+    return kExitBadInput;
+  }
   tb::set_classic_loop(has_flag(args, "--benchmark_min_time"));
   tb::set_stopping_rule(rule_from(opts));
 
@@ -400,6 +449,16 @@ int main(int argc, char** argv) {
   if (!tb::classic_loop()) args.push_back(one_iteration);
   // Read before Initialize, which takes the flags it knows out of argv.
   const std::string out_path = flag_argument(args, "--benchmark_out");
+  const std::string display_format = flag_argument(args, "--benchmark_format");
+  // Google Benchmark finds an unwritable results file only when it opens it, and exits 1 (our
+  // code for a failed validation): check first, and say which path and why.
+  if (!out_path.empty()) {
+    if (const std::string why = results_file_unwritable(out_path); !why.empty()) {
+      std::fprintf(stderr, "twinbench: cannot write the results file %s: %s\n", out_path.c_str(),
+                   why.c_str());
+      return kExitResultsNotWritten;
+    }
+  }
   const std::string list_value = flag_argument(args, "--benchmark_list_tests");
   const bool listing = has_flag(args, "--benchmark_list_tests") && list_value != "false" &&
                        list_value != "0";
@@ -437,7 +496,14 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
 
   install_stop_handlers();
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  // The console table shows skips as skips (common/console_reporter.hpp); other formats are
+  // Google Benchmark's own.
+  tb::SkipAwareConsoleReporter console(
+      isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
+                            : benchmark::ConsoleReporter::OO_None);
+  const bool own_console = display_format.empty() || display_format == "console";
+  const std::size_t ran = own_console ? benchmark::RunSpecifiedBenchmarks(&console)
+                                      : benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (listing) return ran > 0 ? 0 : kExitBadInput;
   tb::release_workload_memory();

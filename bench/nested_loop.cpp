@@ -4,9 +4,12 @@
 // bound: each i is a chain of M dependent adds.
 #include "cpu/nested_loop.hpp"
 
+#include <cmath>
+#include <cstdio>
+
 #include "common/harness.hpp"
-#include "common/sampler.hpp"
 #include "common/host_array.hpp"
+#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/nested_loop.hpp"
@@ -32,6 +35,19 @@ HostData& host_data(std::size_t n) {
   return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
+// Sizes above kMaxInnerIterations skip, with the numbers, before the reference is computed.
+bool within_cap(benchmark::State& state, std::size_t n) {
+  const double inner = static_cast<double>(n) * static_cast<double>(n);
+  if (inner <= kMaxInnerIterations) return true;
+  char why[256];
+  std::snprintf(why, sizeof why,
+                "n = %zu is %.2g inner iterations (N^2), above the cap of %.0g (n <= %.0f): the "
+                "serial reference alone would take about %.0f minutes at 1e9 iterations/s",
+                n, inner, kMaxInnerIterations, std::sqrt(kMaxInnerIterations), inner / 1e9 / 60);
+  skip(state, why);
+  return false;
+}
+
 ErrorStats check(std::span<const double> got, const HostData& h) {
   return compare(got, std::span<const double>(h.ref.span()));
 }
@@ -41,6 +57,7 @@ using CpuImpl = void (*)(double*, std::size_t, std::size_t);
 // Wall time of one full N x M sweep on the CPU; model as in the file comment.
 void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+    if (!within_cap(state, n)) return;
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -48,9 +65,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return check(d.out.span(), d);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.out.data(), n, n);
-    });
+    measure_cpu(state, [&] { impl(d.out.data(), n, n); });
     set_work(state, work(n), Side::cpu);
   });
 }
@@ -84,7 +99,7 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
   const auto name =
       bench_name("nested_loop", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
-    if (!check_block(state, block)) return;
+    if (!check_block(state, block) || !within_cap(state, n)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
     run_gpu_modes(

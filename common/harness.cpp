@@ -40,6 +40,7 @@ std::map<std::string, Verdict>& verdicts() {
 int g_failures = 0;
 std::vector<std::string> g_names;
 std::set<std::string> g_gpu_names;
+std::set<std::string> g_skipped_names;  // benchmarks that skipped (not failed)
 std::vector<std::function<void()>> g_releases;
 
 // Progress for the whole run, one line per benchmark on stderr (stdout belongs to Google
@@ -239,6 +240,7 @@ bool skip_interrupted(benchmark::State& state, const std::string& name) {
   if (!sig) return false;
   g_running = name;
   ++g_progress.skipped;
+  g_skipped_names.insert(name);
   state.SkipWithError(("not run: the run was interrupted (signal " + std::to_string(sig) + ")").c_str());
   return true;
 }
@@ -323,6 +325,7 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::s
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     if (!gpu_info().available) {  // not in the progress counts either (see count_selected)
       g_running = name;
+      g_skipped_names.insert(name);
       state.SkipWithError(gpu_info().status.c_str());
       return;
     }
@@ -363,8 +366,11 @@ bool validate_once(benchmark::State& state, const std::string& key, const Tolera
 
 void skip(benchmark::State& state, const std::string& why) {
   uncount_current();
+  g_skipped_names.insert(g_running);
   state.SkipWithError(why.c_str());
 }
+
+bool was_skipped(const std::string& name) { return g_skipped_names.count(name) > 0; }
 
 const std::string& current_benchmark() { return g_running; }
 

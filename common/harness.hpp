@@ -68,6 +68,9 @@ int omp_threads();
 
 // Skip with a reason that is not a failure (no device, out of memory, unsupported block size).
 void skip(benchmark::State& state, const std::string& why);
+// Whether the benchmark registered as `name` skipped (rather than failed): the console shows
+// it as a skip (common/console_reporter.hpp).
+bool was_skipped(const std::string& name);
 
 int validation_failures();
 // Names of every registered benchmark, in order: main() counts the filtered ones for progress.

@@ -12,6 +12,11 @@ namespace tb::nested_loop {
 
 constexpr std::size_t kArticleSize = 10000;  // N = M = 10000, the article's
 constexpr std::size_t kQuickSize = 2000;
+// The work is N^2 dependent adds and the serial reference is computed before any row is timed:
+// at 1e9 adds/s (the H200 machine's Xeon) a user's --size=1000003 meant 17 minutes before the
+// first sample and hours in all. Larger sizes skip with the numbers; 1e10 (N = 100000) is
+// about 10 s of reference.
+constexpr double kMaxInnerIterations = 1e10;
 // Sum over i < N and j < M of i*j*0.1 for N = M = 10000: 0.1 * (N(N-1)/2)^2.
 constexpr double kArticleTotal = 249950002500000.0;
 

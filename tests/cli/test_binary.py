@@ -56,6 +56,13 @@ def test_unknown_workload_lists_known_ones():
     (["--block2d=64x32"], "above the CUDA limit of 1024"),
     (["--sweep=some"], "expected pow2 or all"),
     (["--size=abc"], "is not a number"),
+    (["--benchmark_repetitions=-3"], "--benchmark_repetitions: give a whole number"),
+    (["--benchmark_repetitions=0"], "--benchmark_repetitions: give a whole number"),
+    (["--benchmark_repetitions=two"], "--benchmark_repetitions: give a whole number"),
+    (["--benchmark_out_format=xml", "--benchmark_out=x.json"], "--benchmark_out_format: use "),
+    (["--benchmark_format=yaml"], "--benchmark_format: use console, json or csv"),
+    (["--machine=../../x"], "--machine: use letters, digits"),
+    (["--machine=a/b"], "--machine: use letters, digits"),
 ])
 def test_bad_values_are_refused(args, message):
     proc = run(*args)
@@ -152,6 +159,53 @@ def test_gpu_variants_skip_with_reason_without_device(tmp_path):
         assert b.get("error_occurred")
         assert b["error_message"].startswith("no CUDA device: ")
     assert "GPU benchmarks skipped" in proc.stderr
+    # A skip is shown as a skip, once per reason with a count, not as an error per row.
+    console = run("--quick", "--workload=vector_add")
+    assert "ERROR OCCURRED" not in console.stdout
+    assert console.stdout.count("SKIPPED: no CUDA device") == 1
+    assert f"SKIPPED {len(gpu)} rows: no CUDA device" in console.stdout
+
+
+def test_an_unwritable_results_file_exits_3_before_running(tmp_path):
+    target = tmp_path / "missing" / "run.json"
+    proc = run("--quick", "--workload=dot", f"--benchmark_out={target}")
+    assert proc.returncode == 3
+    assert f"cannot write the results file {target}" in proc.stderr
+    assert "[1/" not in proc.stderr  # nothing was measured first
+    full = run("--quick", "--workload=dot", "--benchmark_filter=serial", "--benchmark_out=/dev/full")
+    assert full.returncode == 3
+
+
+def test_nested_loop_too_large_skips_with_the_numbers_and_lucas_says_it_clamps(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=nested_loop,lucas", "--size=1000003",
+                          "--benchmark_filter=serial")
+    assert proc.returncode == 0, proc.stderr
+    nested = [b for b in data["benchmarks"] if b["name"].startswith("nested_loop/")]
+    assert nested and all(b.get("error_occurred") for b in nested)
+    assert "above the cap" in nested[0]["error_message"]
+    assert "n = 1000003" in nested[0]["error_message"]
+    assert "lucas: n above 90 overflows int64" in proc.stderr
+    lucas = [b["name"] for b in data["benchmarks"] if b["name"].startswith("lucas/")]
+    assert lucas and all("/n:90" in n for n in lucas)
+
+
+def test_an_allocation_failure_is_a_skip_not_a_validation_failure(tmp_path):
+    import resource
+
+    def limit_address_space():
+        resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))
+
+    out = tmp_path / "alloc.json"
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built")
+    proc = subprocess.run([str(BIN), "--quick", "--workload=alloc", "--size=1073741824",
+                           "--benchmark_filter=serial_malloc/", f"--benchmark_out={out}"],
+                          capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit_address_space)
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(out.read_text())["benchmarks"]
+    assert row["error_message"] == "out of host memory"
+    assert "VALIDATION FAILED" not in proc.stderr
 
 
 def test_validation_failure_sets_exit_code(tmp_path):
