@@ -36,11 +36,13 @@ ErrorStats check(double got, const HostData& d) { return compare_scalar(got, d.r
 
 using CpuImpl = double (*)(const float*, const float*, std::size_t);
 
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+// depth: the variant's summation depth, which sets its tolerance (cpu/dot.hpp).
+void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl,
+             std::size_t depth) {
+  add_cpu_benchmark(cfg, name, [n, impl, depth](benchmark::State& state) {
     HostData& d = host_data(n);
-    if (!validate_once(state, kTolerance, [&] { return check(impl(d.a.data(), d.b.data(), n), d); }))
-      return;
+    const auto run_and_check = [&] { return check(impl(d.a.data(), d.b.data(), n), d); };
+    if (!validate_once(state, tolerance(depth), run_and_check)) return;
     measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
     set_work(state, work(n), Side::cpu);
   });
@@ -82,14 +84,15 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance, {
+    const gpu::KernelStats stats = gpu::dot_cuda_stats(n, block);
+    run_gpu_modes(state, mode, d.stream, tolerance(depth_cuda(n, block, stats.grid_blocks)), {
         .poison = [&d] { poison_device(d.result, d.stream); d.hresult.data()[0] = std::nan(""); },
         .upload = [&d, n] { upload_inputs(d, n); },
         .compute = [&d, n, block] { gpu::dot_cuda(d.a.data(), d.b.data(), n, d.result.data(), block, d.stream); },
         .download = [&d] { copy_to_host(d.hresult.data(), d.result.data(), 1, d.stream); },
         .check = [&d, &h] { return check(d.hresult.data()[0], h); },
     });
-    record_kernel(state, gpu::dot_cuda_stats(n, block));
+    record_kernel(state, stats);
     set_work(state, work(n), Side::gpu);
   });
 }
@@ -103,7 +106,8 @@ void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
     double result = 0.0;
-    run_gpu_modes(state, mode, d.stream, kTolerance, {
+    // CUB's summation order is not pinned here: the any-order depth n.
+    run_gpu_modes(state, mode, d.stream, tolerance(depth_serial(n)), {
         .poison = [&result] { result = std::nan(""); },
         .upload = [&d, n] { upload_inputs(d, n); },
         .compute = [&d, n, &result] { result = gpu::dot_thrust(d.a.data(), d.b.data(), n, d.stream); },
@@ -118,8 +122,9 @@ void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("dot", "serial", {{"n", n}}), n, serial);
-    add_cpu(cfg, bench_name("dot", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+    add_cpu(cfg, bench_name("dot", "serial", {{"n", n}}), n, serial, depth_serial(n));
+    add_cpu(cfg, bench_name("dot", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp,
+            depth_omp(n, omp_threads()));
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : blocks_1d(cfg, mode)) add_cuda(cfg, n, block, mode);

@@ -89,7 +89,7 @@ DeviceData& device_data(std::size_t n) {
   return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
-GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
+GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute, bool tf32 = false) {
   const HostData& h = host_data(n);
   const std::size_t count = n * n;
   return {
@@ -105,7 +105,11 @@ GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
           },
       .compute = std::move(compute),
       .download = [&d, count] { copy_to_host(d.hc.data(), d.c.data(), count, d.stream); },
-      .check = [&d, &h] { return check(std::span<const float>(d.hc.span()), h.ref); },
+      .check =
+          [&d, &h, tf32] {
+            const std::span<const float> got(d.hc.span());
+            return tf32 ? check_tf32(got, h.ref) : check(got, h.ref);
+          },
   };
 }
 
@@ -150,7 +154,7 @@ void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
   });
 }
 
-// cublas (full FP32) and cublas_tf32 (TF32 tensor cores, validated with the looser TF32
+// cublas (full FP32) and cublas_tf32 (TF32 tensor cores, validated with check_tf32 and the TF32
 // tolerance): the vendor reference lines.
 void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
   const auto name =
@@ -166,7 +170,8 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
     const gpu::CublasSgemm& handle = *slot;
     run_gpu_modes(
         state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
-        stages(d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }));
+        stages(
+            d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }, tf32));
     state.counters["tf32"] = tf32 ? 1 : 0;
     set_work(state, work(n), Side::gpu);
   });

@@ -91,7 +91,11 @@ Reference reference(const float* a, const float* b, std::size_t n) {
   return r;
 }
 
-ErrorStats check(std::span<const float> got, const Reference& ref) {
+namespace {
+
+// max over elements of excess(|got - c|, c, bound) / bound; NaN or Inf fails.
+template <class Excess>
+ErrorStats check_with(std::span<const float> got, const Reference& ref, Excess excess) {
   ErrorStats s;
   if (got.size() != ref.n * ref.n) {
     s.size_matches = false;
@@ -107,7 +111,7 @@ ErrorStats check(std::span<const float> got, const Reference& ref) {
     const double abs_err = std::fabs(g - ref.c[i]);
     // The bound is 0 only when a row of A or a column of B is all zeros, which the inputs
     // never hold (fill_uniform replaces zeros); the floor keeps the ratio defined anyway.
-    const double rel = abs_err / std::fmax(ref.bound[i], 1e-30);
+    const double rel = excess(abs_err, ref.c[i], ref.bound[i]) / std::fmax(ref.bound[i], 1e-30);
     if (abs_err > s.max_abs) s.max_abs = abs_err;
     if (rel > s.max_rel) {
       s.max_rel = rel;
@@ -115,6 +119,18 @@ ErrorStats check(std::span<const float> got, const Reference& ref) {
     }
   }
   return s;
+}
+
+}  // namespace
+
+ErrorStats check(std::span<const float> got, const Reference& ref) {
+  return check_with(got, ref, [](double err, double, double) { return err; });
+}
+
+ErrorStats check_tf32(std::span<const float> got, const Reference& ref) {
+  return check_with(got, ref, [](double err, double c, double bound) {
+    return std::fmax(0.0, err - tf32_input_allowance(c, bound));
+  });
 }
 
 }  // namespace tb::sgemm

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/random.hpp"
@@ -47,6 +48,62 @@ TEST(Atomics, OmpVariantsMatchSerial) {
 TEST(Atomics, CompareExactFlagsAnyDifference) {
   EXPECT_TRUE(passes(compare_exact(42, 42), kExact));
   EXPECT_FALSE(passes(compare_exact(43, 42), kExact));
+}
+
+// ---- Mutation tests: each mutation of a correct sum must fail the bench's check. ----
+// The check is exact (integer sums; cpu/atomics.hpp), so the bound is 0: a change of one unit
+// (the last place of an integer) fails, and a lost block fails unless its partial sum is 0,
+// in which case the result is the same integer and nothing can tell. The default size (256M,
+// 1 GiB) is run in full: one fill and one pass.
+struct MutationCase {
+  std::vector<std::int32_t> in;
+  std::int64_t ref;
+  explicit MutationCase(std::size_t n) : in(inputs(n)), ref(serial(in.data(), n)) {}
+};
+std::vector<const MutationCase*> mutation_cases() {
+  static const MutationCase odd(4099), quick(kQuickSize), full(kDefaultSize);
+  return {&odd, &quick, &full};
+}
+
+TEST(AtomicsMutation, CorrectOrdersPassAndOneUnitFails) {
+  for (const MutationCase* c : mutation_cases()) {
+    const std::size_t n = c->in.size();
+    EXPECT_TRUE(passes(compare_exact(omp_reduction(c->in.data(), n), c->ref), kExact)) << n;
+    // Reversed order: every order of integer additions gives the same bits.
+    std::int64_t reversed = 0;
+    for (std::size_t i = n; i-- > 0;) reversed += c->in[i];
+    EXPECT_TRUE(passes(compare_exact(reversed, c->ref), kExact)) << n;
+    EXPECT_FALSE(passes(compare_exact(c->ref + 1, c->ref), kExact)) << n;
+    EXPECT_FALSE(passes(compare_exact(c->ref - 1, c->ref), kExact)) << n;
+    EXPECT_FALSE(passes(compare_exact(c->ref - c->in[n / 2], c->ref), kExact)) << n;
+  }
+}
+
+// A lost warp (32 elements), block (256, 1024) or grid-stride block of an H200 grid: every
+// one fails, except those whose partial sum is exactly 0 (counted and required to be those).
+TEST(AtomicsMutation, EveryLostBlockWithANonzeroSumFails) {
+  for (const MutationCase* c : mutation_cases()) {
+    const std::size_t n = c->in.size();
+    for (std::size_t chunk : {32u, 256u, 1024u}) {
+      std::size_t missed = 0, zero = 0;
+      for (std::size_t begin = 0; begin < n; begin += chunk) {
+        std::int64_t part = 0;
+        for (std::size_t i = begin; i < std::min(n, begin + chunk); ++i) part += c->in[i];
+        zero += part == 0 ? 1 : 0;
+        missed += passes(compare_exact(c->ref - part, c->ref), kExact) ? 1 : 0;
+      }
+      EXPECT_EQ(missed, zero) << "n=" << n << " chunk=" << chunk;
+      RecordProperty("zero_sum_chunks_n" + std::to_string(n) + "_c" + std::to_string(chunk),
+                     std::to_string(zero));
+    }
+    // Grid-stride: 1056 blocks of 256 threads (an H200's resident grid), one element a thread
+    // per trip.
+    const std::size_t block = 256, grid = 1056, stride = block * grid;
+    std::vector<std::int64_t> parts(grid, 0);
+    for (std::size_t i = 0; i < n; ++i) parts[(i % stride) / block] += c->in[i];
+    for (std::int64_t part : parts)
+      EXPECT_EQ(passes(compare_exact(c->ref - part, c->ref), kExact), part == 0) << n;
+  }
 }
 
 #if TWINBENCH_HAVE_CUDA

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/validate.hpp"
@@ -101,6 +103,101 @@ TEST(Scan, Float32ToleranceCatchesALostElement) {
   serial(fc.in.data(), out.data(), n);
   for (std::size_t i = 1000; i < n; ++i) out[i] -= fc.in[1000];  // element 1000 skipped
   EXPECT_FALSE(fc.matches(out));
+}
+
+// ---- Mutation tests: each mutation of a correct scan must fail the bench's check. ----
+// A GPU tile is block * 16 elements (gpu/scan.cu); at block 256, 4096. A lost tile (its
+// aggregate missing from the look-back) shifts every later output by the tile's sum.
+constexpr std::size_t kGpuTile = 256 * 16;
+
+// The default size (256M) is run in full, built once per suite: int32 (1 GiB in, 1 GiB
+// reference) and float32 (1 GiB in, 2 GiB float64 reference).
+const IntCase& int_case(std::size_t n) {
+  static const IntCase small(100000), full(kLargeSize);
+  return n == kLargeSize ? full : small;
+}
+const FloatCase& float_case(std::size_t n) {
+  static const FloatCase small(100000), full(kLargeSize);
+  return n == kLargeSize ? full : small;
+}
+std::vector<std::size_t> mutation_sizes() { return {100000, kLargeSize}; }
+
+// int32 is checked exactly: one unit at one element fails, and so does every lost tile (the
+// inputs are >= 1, so no tile sums to 0). Three tiles are dropped here (first, middle, last
+// but one): exactness makes the position irrelevant.
+TEST(ScanMutation, Int32OneUnitAndLostTileFail) {
+  for (std::size_t n : mutation_sizes()) {
+    const IntCase& c = int_case(n);
+    std::vector<std::int32_t> out(n);
+    omp(c.in.data(), out.data(), n);
+    ASSERT_TRUE(c.matches(out)) << n;
+    out[n / 2] += 1;
+    EXPECT_FALSE(c.matches(out)) << n;
+    out[n / 2] -= 1;
+    const std::size_t tiles = (n + kGpuTile - 1) / kGpuTile;
+    for (std::size_t t : {std::size_t{0}, tiles / 2, tiles - 2}) {
+      std::int32_t agg = 0;
+      for (std::size_t i = t * kGpuTile; i < (t + 1) * kGpuTile; ++i) agg += c.in[i];
+      // In place and undone after: a copy of 1 GiB per tile costs more than the check.
+      for (std::size_t i = (t + 1) * kGpuTile; i < n; ++i) out[i] -= agg;
+      EXPECT_FALSE(c.matches(out)) << n << " tile " << t;
+      for (std::size_t i = (t + 1) * kGpuTile; i < n; ++i) out[i] += agg;
+    }
+  }
+}
+
+// float32: the correct results in two orders (serial, and OpenMP's blocked order) pass; one
+// ulp of the element's scale (its running sum of |x|) is inside the bound, so the smallest
+// change outside is the tolerance itself; a lost first tile fails. A lost tile later in the
+// array fails only while its sum exceeds tolerance * running sum |x| there (cpu/scan.hpp says
+// why no sound bound can do better against a float32 serial scan): the test counts those and
+// requires the exact int32 run to be the one that catches every tile.
+TEST(ScanMutation, Float32CorrectPassesAndMutationsFail) {
+  for (std::size_t n : mutation_sizes()) {
+    const FloatCase& c = float_case(n);
+    const double tol = float_tolerance(n).rel;
+    std::vector<float> out(n);
+    // Both orders at the small size; at 256M the serial one, whose error is the larger (the
+    // blocked order's check would add ~2 s), and the mutations are made on the blocked result.
+    serial(c.in.data(), out.data(), n);
+    ASSERT_TRUE(c.matches(out)) << n;
+    omp(c.in.data(), out.data(), n);
+    if (n != kLargeSize) {
+      ASSERT_TRUE(c.matches(out)) << n;
+    }
+    // Running sum of |x| at the last element: its scale.
+    double abs_sum = 0.0;
+    for (float x : c.in) abs_sum += std::fabs(x);
+    const std::size_t last = n - 1;
+    const float saved = out[last];
+    const float ulp =
+        std::nextafter(static_cast<float>(abs_sum), 1e30f) - static_cast<float>(abs_sum);
+    EXPECT_LT(ulp, tol * abs_sum) << "one ulp of the scale is inside the bound, n=" << n;
+    out[last] = static_cast<float>(c.ref[last] + 0.9 * tol * abs_sum);
+    EXPECT_TRUE(c.matches(out)) << n;
+    out[last] = std::nextafter(static_cast<float>(c.ref[last] + tol * abs_sum), 1e30f);
+    EXPECT_FALSE(c.matches(out)) << n;
+    out[last] = saved;
+    // Lost first tile (the output is not used after: no undo).
+    double agg = 0.0;
+    for (std::size_t i = 0; i < kGpuTile; ++i) agg += c.in[i];
+    for (std::size_t i = kGpuTile; i < n; ++i) out[i] = static_cast<float>(out[i] - agg);
+    EXPECT_FALSE(c.matches(out)) << n;
+    // Which lost tiles this tolerance sees: tile t is seen iff |agg_t| > tol * A at the first
+    // element after it (A only grows, so that element is where the shift is largest relative).
+    std::size_t seen = 0, tiles = 0;
+    double running = 0.0;
+    for (std::size_t t = 0; (t + 1) * kGpuTile < n; ++t, ++tiles) {
+      double tile_sum = 0.0;
+      for (std::size_t i = t * kGpuTile; i < (t + 1) * kGpuTile; ++i) {
+        tile_sum += c.in[i];
+        running += std::fabs(c.in[i]);
+      }
+      seen += std::fabs(tile_sum) > tol * (running + std::fabs(c.in[(t + 1) * kGpuTile])) ? 1 : 0;
+    }
+    RecordProperty("float32_lost_tiles_seen_n" + std::to_string(n),
+                   std::to_string(seen) + " of " + std::to_string(tiles));
+  }
 }
 
 #if TWINBENCH_HAVE_CUDA

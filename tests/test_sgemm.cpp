@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,6 +88,197 @@ TEST(Sgemm, NanFails) {
   EXPECT_FALSE(passes(check(std::span<const float>(out), c.ref), tolerance(3)));
 }
 
+// ---- Mutation tests: each mutation of a correct result must fail the bench's check. ----
+
+// TF32 as the tensor cores see an fp32 input: the low 13 mantissa bits dropped (truncation, the
+// worse of truncation and rounding: cpu/sgemm.hpp).
+float to_tf32(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits &= 0xffffe000u;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+// One element C(i, j) at any K, with what the mutations need: the float64 value and scale, a
+// correct fp32 result in the serial order and one in a 32-wide k-tiled order (the tiled GPU
+// kernels' shape), a TF32 result (inputs truncated, fp32 sum of 32-wide tile partials), the
+// TF32 partial sum of each k-tile, and the products themselves.
+struct Element {
+  double c = 0, bound = 0;
+  float serial = 0, tiled = 0, tf32 = 0;
+  std::vector<float> tf32_tiles;
+  std::vector<double> products;
+};
+constexpr std::size_t kTile = 32;
+Element element(const std::vector<float>& a, const std::vector<float>& b, std::size_t n,
+                std::size_t i, std::size_t j) {
+  Element e;
+  float tile = 0, tf32_tile = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const float x = a[i * n + k], y = b[k * n + j];
+    const double p = static_cast<double>(x) * y;
+    e.products.push_back(p);
+    e.c += p;
+    e.bound += std::fabs(p);
+    e.serial += x * y;
+    tile += x * y;
+    tf32_tile += to_tf32(x) * to_tf32(y);
+    if ((k + 1) % kTile == 0 || k + 1 == n) {
+      e.tiled += tile;
+      e.tf32 += tf32_tile;
+      e.tf32_tiles.push_back(tf32_tile);
+      tile = tf32_tile = 0;
+    }
+  }
+  return e;
+}
+
+// The bench's checks, on a 1 x 1 "matrix" holding this element (both are element-wise; K
+// enters through the tolerance).
+bool fp32_accepts(const Element& e, double got, std::size_t k) {
+  Reference r{1, HostArray<double>(1), HostArray<double>(1)};
+  r.c[0] = e.c;
+  r.bound[0] = e.bound;
+  const float g = static_cast<float>(got);
+  return passes(check(std::span<const float>(&g, 1), r), tolerance(k));
+}
+bool tf32_accepts(const Element& e, double got, std::size_t k) {
+  Reference r{1, HostArray<double>(1), HostArray<double>(1)};
+  r.c[0] = e.c;
+  r.bound[0] = e.bound;
+  const float g = static_cast<float>(got);
+  return passes(check_tf32(std::span<const float>(&g, 1), r), tolerance_tf32(k));
+}
+
+// The default size K = 4096 analytically, element by element: a full 4096^3 float64 reference
+// on this 2-core machine takes minutes, but every check is per element, so the 4096 elements
+// of rows 0 and 4095 of the benchmark's own inputs stand for the matrix. Small sizes: below.
+struct Rows {
+  std::size_t n;
+  std::vector<Element> elements;
+};
+const Rows& rows(std::size_t n) {
+  static std::vector<std::unique_ptr<Rows>> cache;
+  for (const auto& r : cache)
+    if (r->n == n) return *r;
+  std::vector<float> a(n * n), b(n * n);
+  fill_uniform(std::span<float>(a), kSeed, -1.f, 1.f);
+  fill_uniform(std::span<float>(b), kSeed + 1, -1.f, 1.f);
+  auto r = std::make_unique<Rows>();
+  r->n = n;
+  for (std::size_t i : {std::size_t{0}, n - 1})
+    for (std::size_t j = 0; j < n; ++j) r->elements.push_back(element(a, b, n, i, j));
+  cache.push_back(std::move(r));
+  return *cache.back();
+}
+std::vector<std::size_t> mutation_sizes() { return {kLargeSize, kArticleSize, 257, 33}; }
+
+TEST(SgemmMutation, CorrectOrdersPass) {
+  for (std::size_t n : mutation_sizes()) {
+    for (const Element& e : rows(n).elements) {
+      ASSERT_TRUE(fp32_accepts(e, e.serial, n)) << n;
+      ASSERT_TRUE(fp32_accepts(e, e.tiled, n)) << n;
+      ASSERT_TRUE(tf32_accepts(e, e.tf32, n)) << n;
+      ASSERT_TRUE(tf32_accepts(e, e.serial, n)) << n;
+    }
+  }
+}
+
+// One product dropped from one element. The tolerance at K = 4096 is 3.8e-5 of a scale ~1024,
+// 0.039 absolute: products under that (17% of them) are legitimately inside the fp32 rounding,
+// which no bound can tell apart. The old tolerance (K 2^-23: 0.5 absolute) let 85% through.
+// Every product of at least twice the tolerance must fail; so must the median one.
+TEST(SgemmMutation, DroppedProductFails) {
+  for (std::size_t n : mutation_sizes()) {
+    std::size_t missed = 0, tried = 0;
+    for (const Element& e : rows(n).elements) {
+      const double edge = tolerance(n).rel * e.bound;
+      for (double p : e.products) {
+        if (std::fabs(p) < 2 * edge) continue;
+        ++tried;
+        missed += fp32_accepts(e, e.serial - p, n) ? 1 : 0;
+      }
+    }
+    EXPECT_GT(tried, 0u);
+    EXPECT_EQ(missed, 0u) << "n=" << n << ": " << missed << " of " << tried << " pass";
+    // The median |product| of the first element.
+    const Element& e = rows(n).elements.front();
+    std::vector<double> mags;
+    for (double p : e.products) mags.push_back(std::fabs(p));
+    std::nth_element(mags.begin(), mags.begin() + mags.size() / 2, mags.end());
+    const double median = mags[mags.size() / 2];
+    for (double p : e.products) {
+      if (std::fabs(p) == median) {
+        EXPECT_FALSE(fp32_accepts(e, e.serial - p, n)) << n;
+      }
+    }
+  }
+}
+
+// One ulp of the scale (1.2e-4 at K = 4096) is inside the bound (the bound spans ~300 ulp), so
+// the smallest change outside is the tolerance itself: just under passes, just over fails.
+TEST(SgemmMutation, SmallestChangeOutsideTheBoundFails) {
+  for (std::size_t n : mutation_sizes()) {
+    const Element& e = rows(n).elements.front();
+    const double edge = tolerance(n).rel * e.bound;
+    const double ulp =
+        std::nextafter(static_cast<float>(e.bound), 1e30f) - static_cast<float>(e.bound);
+    if (n == kLargeSize) {
+      EXPECT_LT(ulp, edge);
+    }
+    // float32 results: compare against the nearest floats on either side of the edge.
+    const float inside = static_cast<float>(e.c + 0.9 * edge);
+    const float outside = std::nextafter(static_cast<float>(e.c + edge), 1e30f);
+    EXPECT_TRUE(fp32_accepts(e, inside, n)) << n;
+    EXPECT_FALSE(fp32_accepts(e, outside, n)) << n;
+  }
+}
+
+// TF32: one 32-wide k-tile dropped from one element. The TF32 allowance at K = 4096 is ~0.3
+// absolute; a tile whose partial sum is smaller (about 1 in 8 here) is within what truncated
+// inputs can legitimately do. Every tile of at least 1.5 times the allowance must fail (the old
+// tolerance, 4.5 absolute, let nearly all through), and at least 80% of all tiles.
+TEST(SgemmMutation, Tf32DroppedKTileFails) {
+  for (std::size_t n : mutation_sizes()) {
+    if (n < 2 * kTile) continue;  // one tile: dropping it is the whole sum
+    std::size_t missed = 0, tried = 0, caught = 0, all = 0;
+    for (const Element& e : rows(n).elements) {
+      const double allow = tf32_input_allowance(e.c, e.bound) + tolerance_tf32(n).rel * e.bound;
+      for (float t : e.tf32_tiles) {
+        const bool pass = tf32_accepts(e, e.tf32 - t, n);
+        ++all;
+        caught += pass ? 0 : 1;
+        if (std::fabs(t) < 1.5 * allow) continue;
+        ++tried;
+        missed += pass ? 1 : 0;
+      }
+    }
+    EXPECT_EQ(missed, 0u) << "n=" << n << ": " << missed << " of " << tried << " pass";
+    EXPECT_GE(caught, all * 8 / 10) << "n=" << n << ": only " << caught << " of " << all;
+    RecordProperty("tf32_tiles_caught_n" + std::to_string(n),
+                   std::to_string(caught) + " of " + std::to_string(all));
+  }
+}
+
+// Whole matrices at small sizes through check() itself: a product dropped from one element, a
+// k-tile dropped from one TF32 element.
+TEST(SgemmMutation, WholeMatrixAtSmallSize) {
+  const std::size_t n = 129;
+  Case c(n);
+  std::vector<float> out(n * n);
+  serial(c.a.data(), c.b.data(), out.data(), n);
+  ASSERT_TRUE(passes(check(std::span<const float>(out), c.ref), tolerance(n)));
+  ASSERT_TRUE(passes(check_tf32(std::span<const float>(out), c.ref), tolerance_tf32(n)));
+  const std::size_t i = 5, j = 77, k = 64;
+  std::vector<float> dropped = out;
+  dropped[i * n + j] -= c.a[i * n + k] * c.b[k * n + j];
+  EXPECT_FALSE(passes(check(std::span<const float>(dropped), c.ref), tolerance(n)));
+  std::vector<float> tile = out;
+  for (std::size_t kk = 32; kk < 64; ++kk) tile[i * n + j] -= c.a[i * n + kk] * c.b[kk * n + j];
+  EXPECT_FALSE(passes(check_tf32(std::span<const float>(tile), c.ref), tolerance_tf32(n)));
+}
+
 #if TWINBENCH_HAVE_CUDA
 using Launch = std::function<void(const float*, const float*, float*, std::size_t, cudaStream_t)>;
 
@@ -100,7 +295,8 @@ void expect_gpu_matches(cudaStream_t s, const Launch& launch, const std::string&
     std::vector<float> out(n * n);
     download(std::span<float>(out), dc);
     const Tolerance tol = tf32 ? tolerance_tf32(n) : tolerance(n);
-    const ErrorStats e = check(std::span<const float>(out), c.ref);
+    const std::span<const float> got(out);
+    const ErrorStats e = tf32 ? check_tf32(got, c.ref) : check(got, c.ref);
     EXPECT_TRUE(passes(e, tol)) << label << " n=" << n << " " << describe(e, tol);
   }
 }
