@@ -138,7 +138,10 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   } catch (const std::bad_alloc&) {
     skip(state, "out of host memory");
   } catch (const std::exception& e) {
-    skip(state, std::string("error: ") + e.what());
+    // A failed CUDA call (an event that could not be recorded, say) is an error, not a skip:
+    // the row gets no time and the console shows it as an error.
+    uncount_current();
+    state.SkipWithError((std::string("error: ") + e.what()).c_str());
   }
 }
 
