@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "common/random.hpp"
@@ -194,6 +197,161 @@ TEST(Poisson, CheckSamplesFlagsBitDifferences) {
   EXPECT_TRUE(passes(check_samples(got, ref, kRate), kTolerance));
   got[123] += 1;
   EXPECT_FALSE(passes(check_samples(got, ref, kRate), kTolerance));
+}
+
+// ---- Mutation tests: each mutation of a correct sample must fail the bench's check. ----
+//
+// The check (bench/poisson.cpp) is check_samples(got, bitwise_ref, kRate): the fast variants
+// (serial, omp, cuda) must equal the serial samples bit for bit; the others (article, curand)
+// pass on statistics alone: |z_mean| <= 4, |z_var| <= 4 and chi2 (16 bins, 15 dof) <= its 0.999
+// quantile. False-failure probability of a correct sampler at a random seed: 2 * Phi(-4) =
+// 6.3e-5 for each z (z_var is asymptotically normal at these n) and 1e-3 for chi2, at most
+// 1.13e-3 together; with the fixed seeds every verdict is reproducible. Each case below is
+// checked both ways: statistics only (`{}`) and bitwise against the serial samples.
+
+bool statistics_pass(const std::vector<std::int32_t>& x) {
+  return passes(check_samples(x, {}, kRate), kTolerance);
+}
+bool bitwise_pass(const std::vector<std::int32_t>& x, const std::vector<std::int32_t>& ref) {
+  return passes(check_samples(x, ref, kRate), kTolerance);
+}
+
+// The default size (10M) and the quick one (100k, below kStreams: one sample a stream), with
+// the serial samples of each, built once.
+struct Sample {
+  std::size_t n;
+  std::vector<std::int32_t> ref;
+  explicit Sample(std::size_t n_) : n(n_), ref(n) { serial(ref.data(), n, kSeed, default_table()); }
+};
+std::vector<const Sample*> mutation_cases() {
+  static const Sample quick(kQuickSize), big(kDefaultSize);
+  return {&quick, &big};
+}
+
+// Samples from a per-stream sampler laid out as the variants lay them out (sample i is stream
+// i % kStreams's (i / kStreams)-th draw), with stream t seeded as seed_stream(seed, seed_of(t)).
+template <class Draw, class SeedOf>
+std::vector<std::int32_t> generate(std::size_t n, Draw draw, SeedOf seed_of) {
+  std::vector<std::int32_t> out(n);
+  const std::uint64_t streams = std::min<std::uint64_t>(n, kStreams);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(streams); ++t) {
+    rng::Xoroshiro128p s = rng::seed_stream(kSeed, seed_of(static_cast<std::uint64_t>(t)));
+    for (std::size_t i = static_cast<std::size_t>(t); i < n; i += kStreams) out[i] = draw(s);
+  }
+  return out;
+}
+const auto kOwnStream = [](std::uint64_t t) { return t; };
+
+// Knuth's product-of-uniforms sampler: correct, but not the table's algorithm.
+int knuth(rng::Xoroshiro128p& s) {
+  const double limit = std::exp(-kRate);
+  double prod = rng::to_unit(rng::next53(s));
+  int k = 0;
+  while (prod >= limit) {
+    prod *= rng::to_unit(rng::next53(s));
+    ++k;
+  }
+  return k;
+}
+
+// Correct samplers pass the statistics: the table at three seeds, Knuth's algorithm, the
+// article's (omp_article; 10M at ~0.3 us a sample). Only the serial samples pass bitwise.
+TEST(PoissonMutation, CorrectSamplersPass) {
+  for (const Sample* c : mutation_cases()) {
+    EXPECT_TRUE(bitwise_pass(c->ref, c->ref)) << c->n;
+    std::vector<std::int32_t> x(c->n);
+    for (std::uint64_t seed : {kSeed, kSeed + 1, kSeed + 2}) {
+      omp(x.data(), c->n, seed, default_table());
+      EXPECT_TRUE(statistics_pass(x)) << c->n << " seed " << seed;
+    }
+    const auto k = generate(c->n, knuth, kOwnStream);
+    EXPECT_TRUE(statistics_pass(k)) << c->n;
+    EXPECT_FALSE(bitwise_pass(k, c->ref)) << c->n;
+    omp_article(x.data(), c->n, kSeed, kRate);
+    EXPECT_TRUE(statistics_pass(x)) << c->n;
+  }
+}
+
+// A sampler whose rate is off by 1% (4.95, 5.05) fails at both sizes: the mean moves by 0.05,
+// z_mean = 0.05 / sqrt(5 / n) = 7.1 at 100k (detection probability P(|N(7.1, 1)| > 4) = 0.999)
+// and 71 at 10M. At 10M the statistics see 0.1% (z = 7.1) as well; the smallest shift the
+// z_mean test sees with probability 1/2 is 4 sqrt(5 / n) / 5: 0.057% at 10M, 0.57% at 100k.
+TEST(PoissonMutation, WrongRateFails) {
+  for (const Sample* c : mutation_cases()) {
+    std::vector<std::int32_t> x(c->n);
+    std::vector<double> factors = {0.99, 1.01};
+    if (c->n == kDefaultSize) factors.insert(factors.end(), {0.999, 1.001});
+    for (double f : factors) {
+      serial(x.data(), c->n, kSeed, make_table(kRate * f));
+      EXPECT_FALSE(statistics_pass(x)) << c->n << " rate x" << f;
+      EXPECT_FALSE(bitwise_pass(x, c->ref)) << c->n << " rate x" << f;
+    }
+  }
+}
+
+// Streams that are not independent: every stream seeded the same (at 10M the sample is 39
+// distinct values, each 262144 times; at 100k, one value), and streams seeded by the thread's
+// index in its block only (t % B, so blocks repeat: every value m = streams / B times, and chi2
+// grows to ~m * 15 against a limit of 37.7). The seeding is the mutation; the table's sampler
+// draws (the article's takes ~5 s per 10M here and behaves the same).
+TEST(PoissonMutation, CorrelatedStreamsFail) {
+  const auto draw = [](rng::Xoroshiro128p& s) {
+    return sample_fast(s, default_table().thr, default_table().guide, default_table().tail);
+  };
+  for (const Sample* c : mutation_cases()) {
+    const auto same = generate(c->n, draw, [](std::uint64_t) { return std::uint64_t{0}; });
+    EXPECT_FALSE(statistics_pass(same)) << c->n;
+    EXPECT_FALSE(bitwise_pass(same, c->ref)) << c->n;
+    for (std::uint64_t block : {64, 256, 1024}) {
+      const auto per_block = generate(c->n, draw, [block](std::uint64_t t) { return t % block; });
+      EXPECT_FALSE(statistics_pass(per_block)) << c->n << " block " << block;
+    }
+  }
+}
+
+// A GPU block of B threads owns streams [bB, (b + 1)B) and writes their samples in every row
+// (gpu/poisson_kernel.cuh). Left unwritten (the harness's poison: INT32_MIN, negative) it fails
+// both ways. Left at 0 it fails bitwise, and on statistics wherever the excess in bin 0 is seen:
+// chi2 gains ~(B rows)^2 / (n e^-5). At 10M (38 rows) even B = 64 adds ~87 against 37.7. At
+// 100k (one row) B = 64 adds only ~6: 64 zeros among 100k Poisson(5) samples are 2.5 sigma of
+// the bin-0 count (674 +- 26), which no test with a false-failure rate of 1e-3 can call a bug;
+// the statistics-only variants at the quick size are held to B >= 256 (~97).
+TEST(PoissonMutation, DroppedBlockFails) {
+  for (const Sample* c : mutation_cases()) {
+    const std::uint64_t streams = std::min<std::uint64_t>(c->n, kStreams);
+    for (std::uint64_t block : {64, 256, 1024}) {
+      const std::uint64_t blocks = (streams + block - 1) / block;
+      for (std::uint64_t b : {std::uint64_t{0}, blocks / 2, blocks - 1})
+        for (std::int32_t v : {std::numeric_limits<std::int32_t>::min(), 0}) {
+          std::vector<std::int32_t> x = c->ref;
+          for (std::uint64_t t = b * block; t < std::min(streams, (b + 1) * block); ++t)
+            for (std::size_t i = t; i < c->n; i += kStreams) x[i] = v;
+          const std::string what =
+              std::to_string(c->n) + " block " + std::to_string(block) + " v=" + std::to_string(v);
+          EXPECT_FALSE(bitwise_pass(x, c->ref)) << what;
+          if (v != 0 || c->n == kDefaultSize || block >= 256) {
+            EXPECT_FALSE(statistics_pass(x)) << what;
+          } else {
+            EXPECT_TRUE(statistics_pass(x)) << what << ": now detected, update the comment";
+          }
+        }
+    }
+  }
+}
+
+// One sample off by one (the integer's last place) fails bitwise at both sizes. On statistics it
+// is undetectable and must be: the result is a valid sample (the mean moves by 1 / n).
+TEST(PoissonMutation, OneSampleOffByOne) {
+  for (const Sample* c : mutation_cases()) {
+    std::vector<std::int32_t> x = c->ref;
+    for (std::size_t i : {std::size_t{0}, c->n / 2, c->n - 1}) {
+      x[i] += 1;
+      EXPECT_FALSE(bitwise_pass(x, c->ref)) << c->n << " at " << i;
+      EXPECT_TRUE(statistics_pass(x)) << c->n << " at " << i;
+      x[i] = c->ref[i];
+    }
+  }
 }
 
 #if TWINBENCH_HAVE_CUDA
