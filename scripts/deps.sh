@@ -1,25 +1,51 @@
 #!/usr/bin/env bash
 # Installs what twinbench needs on a Debian/Ubuntu machine: the C++ libraries from apt and a
 # Python venv (.venv) with the report's packages from PyPI. Does nothing that is already done.
-#   scripts/deps.sh [--python-only]   (--python-only: the venv alone, no apt)
+#   scripts/deps.sh [--python-only] [--tests]
+#     --python-only: the venv alone, no apt
+#     --tests: also what scripts/test.sh needs beyond a build: Debian's chromium, for the
+#              browser tests of report.html (tests/browser); scripts/run.sh does not need it
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python_only=0
-if [ "${1:-}" = "--python-only" ]; then python_only=1; fi
+tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --python-only) python_only=1 ;;
+    --tests) tests=1 ;;
+    *) echo "deps: unknown option '$arg' (use --python-only, --tests)" >&2; exit 2 ;;
+  esac
+done
 
 apt_packages=(cmake g++ make git libbenchmark-dev nlohmann-json3-dev googletest libgtest-dev libomp-dev
               python3-venv)
-missing=()
+# The browser tests' packages, installed without Recommends: chromium pulls ~25 packages (~35 s
+# with apt-get update), with its Recommends ~130. A font, so that the page lays out with text.
+test_packages=(chromium fonts-dejavu-core)
 ((python_only)) && apt_packages=()
-for p in "${apt_packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "deps: installing ${missing[*]}" >&2
+((python_only || !tests)) && test_packages=()
+
+missing_in() {  # prints the packages among "$@" that are not installed
+  local p
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || echo "$p"
+  done
+}
+mapfile -t missing < <(missing_in "${apt_packages[@]}")
+mapfile -t missing_tests < <(missing_in "${test_packages[@]}")
+if ((${#missing[@]} + ${#missing_tests[@]})); then
   sudo_cmd=""
   if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  if ((${#missing[@]})); then
+    echo "deps: installing ${missing[*]}" >&2
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if ((${#missing_tests[@]})); then
+    echo "deps: installing ${missing_tests[*]} (browser tests)" >&2
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+      "${missing_tests[@]}" >/dev/null
+  fi
 fi
 
 venv="$root/.venv"
