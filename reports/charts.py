@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
-from .loader import Row  # noqa: E402
+from .loader import TUNING_ARGS, Row  # noqa: E402
 from .units import fmt_bytes, fmt_time  # noqa: E402
 
 CATEGORY_COLORS = {
@@ -31,9 +31,15 @@ FAMILY_MARKERS = {"serial": "o", "omp": "s", "cuda": "^", "thrust": "D", "cublas
 MAX_PANELS = 12
 
 
-def _grid(count: int, width: float = 5.0, height: float = 3.6) -> tuple[Figure, list]:
-    cols = min(count, 3)
+# Tallest figure a grid grows to (inches): past it the panels get shorter, not the page longer.
+MAX_GRID_HEIGHT = 40.0
+
+
+def _grid(count: int, width: float = 5.0, height: float = 3.6,
+          max_cols: int = 3) -> tuple[Figure, list]:
+    cols = min(count, max_cols)
     rows = math.ceil(count / cols)
+    height = max(2.4, min(height, (MAX_GRID_HEIGHT - 0.6) / rows))
     fig = Figure(figsize=(width * cols, height * rows + 0.6), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel().tolist()
     for ax in axes[count:]:
@@ -55,43 +61,180 @@ def _problem_label(workload: str, size_key: tuple[str, ...]) -> str:
 
 # ----------------------------------------------------------------- (a) speedup
 
-def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None:
-    """Best of each category over serial, largest size of each workload."""
-    problems = an.group_by_problem(an.usable(rows))
-    per_workload: dict[str, tuple] = {}
-    for (workload, size_key), members in problems.items():
-        best = an.best_by_category(members)
-        if "serial" not in best or len(best) < 2:
+CPU_FAMILIES = ("serial", "omp")
+_GPU_FAMILIES = ("cuda", "thrust", "cublas")
+
+
+@dataclass(frozen=True)
+class SpeedupKind:
+    key: str
+    title: str
+    color: str
+    marker: str
+
+
+# One panel per question, top to bottom. Kernel-only and end-to-end GPU answer different
+# questions (is the kernel fast / is offloading worth it with the copies).
+SPEEDUP_KINDS = (
+    SpeedupKind("kernel", "GPU kernel vs best CPU (same algorithm)", "#2ca02c", "^"),
+    SpeedupKind("e2e", "GPU end to end (with transfers) vs best CPU (same algorithm)",
+                "#ff7f0e", "v"),
+    SpeedupKind("omp", "OpenMP vs serial (same algorithm)", "#1f77b4", "s"),
+)
+
+
+# Impls that measure a ceiling for the others, not the workload's algorithm (transpose's
+# cuda_copy is the copy the transposes are held to): never a speedup contender.
+REFERENCE_TOKENS = frozenset({"copy"})
+
+
+def impl_tokens(row: Row) -> tuple[str, ...]:
+    """The words of an impl after its family: cuda_aos_vec -> (aos, vec); plain cuda -> ()."""
+    if row.impl.startswith(row.family + "_"):
+        return tuple(t for t in row.impl[len(row.family) + 1:].split("_") if t)
+    return ()
+
+
+def algorithm_tags(rows: list[Row]) -> frozenset[str]:
+    """Impl words that name an algorithm: those used by two or more families of one workload
+    (lucas: recursive, iterative; poisson: article; aos_soa: aos, soa). A word only one family
+    uses (cuda_tiled, cublas_tf32, serial_fp32) names a variant of the plain algorithm."""
+    families: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        for token in impl_tokens(row):
+            families[token].add(row.family)
+    return frozenset(t for t, fams in families.items() if len(fams) >= 2)
+
+
+def algorithm_of(row: Row, tags: frozenset[str]) -> str:
+    """"" for the plain algorithm (serial, omp, cuda, thrust, cublas and their variants)."""
+    return "_".join(t for t in impl_tokens(row) if t in tags)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One marker of the speedup chart: a row against its like-for-like baseline."""
+
+    workload: str
+    algorithm: str
+    kind: str               # a SPEEDUP_KINDS key
+    size_key: tuple[str, ...]
+    baseline: Row
+    row: Row
+
+    @property
+    def speedup(self) -> float:
+        return self.baseline.time_s / self.row.time_s
+
+    @property
+    def label(self) -> str:
+        algorithm = f" [{self.algorithm}]" if self.algorithm else ""
+        return f"{self.workload}{algorithm} {' '.join(self.size_key)}".strip()
+
+
+def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | None]:
+    """(baseline, contender) among rows of one problem and one algorithm."""
+    if kind == "omp":
+        return (an.fastest([r for r in members if r.family == "serial"]),
+                an.fastest([r for r in members if r.family == "omp"]))
+    cpu = an.fastest([r for r in members if r.family in CPU_FAMILIES])
+    gpu = [r for r in members if r.family in _GPU_FAMILIES]
+    if kind == "e2e":
+        return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
+    return cpu, an.fastest([r for r in gpu if r.mode != "e2e"])
+
+
+def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
+    """Per workload, algorithm and label args (dtype): GPU kernel vs best CPU, GPU e2e vs best
+    CPU and omp vs serial, each at the largest size both of its sides were measured at."""
+    by_workload: dict[str, list[Row]] = defaultdict(list)
+    for row in an.usable(rows):
+        tokens = impl_tokens(row)
+        if tokens and set(tokens) <= REFERENCE_TOKENS:
             continue
-        scalar = an.size_scalar(members[0]) or 0.0
-        if workload not in per_workload or scalar > per_workload[workload][0]:
-            per_workload[workload] = (scalar, size_key, best)
-    if not per_workload:
+        if row.family in CPU_FAMILIES + _GPU_FAMILIES:
+            by_workload[row.workload].append(row)
+    out: list[Comparison] = []
+    for workload in sorted(by_workload):
+        members = by_workload[workload]
+        tags = algorithm_tags(members)
+        groups: dict[tuple, dict[tuple, list[Row]]] = defaultdict(lambda: defaultdict(list))
+        for row in members:
+            groups[(algorithm_of(row, tags), an.non_numeric_size(row))][row.size_key].append(row)
+        for (algorithm, _labels), by_size in sorted(groups.items()):
+            for kind in SPEEDUP_KINDS:
+                best: tuple[float, Comparison] | None = None
+                for size_key, problem in by_size.items():
+                    baseline, contender = _comparison_sides(problem, kind.key)
+                    if baseline is None or contender is None:
+                        continue
+                    scalar = an.size_scalar(problem[0]) or 0.0
+                    if best is None or scalar > best[0]:
+                        best = (scalar, Comparison(workload, algorithm, kind.key, size_key,
+                                                   baseline, contender))
+                if best:
+                    out.append(best[1])
+    return out
+
+
+def fmt_speedup(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}×"
+    if value >= 0.01:
+        return f"{value:.3g}×"
+    return f"{value:.2g}×"
+
+
+def _log_limits(values: list[float], margin: float = 2.0) -> tuple[float, float]:
+    """Log-axis limits around the data and 1, with a margin of `margin` times each side."""
+    lo, hi = min(values + [1.0]), max(values + [1.0])
+    return lo / margin, hi * margin
+
+
+def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None:
+    """Sorted dot plot, one marker per like-for-like comparison, one panel per question."""
+    comparisons = speedup_comparisons(rows)
+    if not comparisons:
         return None
-    cats = [c for c in an.CATEGORIES[1:]
-            if any(c in best for _, _, best in per_workload.values())]
-    # Horizontal bars: one group per workload down the page, so twenty workloads stay legible.
-    workloads = sorted(per_workload, reverse=True)
-    fig = Figure(figsize=(9.0, 1.2 + 0.22 * len(workloads) * len(cats)), layout="constrained")
-    ax = fig.subplots()
-    height = 0.8 / len(cats)
-    for i, cat in enumerate(cats):
-        ys, xs = [], []
-        for j, workload in enumerate(workloads):
-            _, _, best = per_workload[workload]
-            if cat in best:
-                ys.append(j + 0.4 - height * (i + 0.5))
-                xs.append(an.speedup(best["serial"], best[cat]))
-        bars = ax.barh(ys, xs, height, label=cat, color=CATEGORY_COLORS[cat])
-        ax.bar_label(bars, labels=[f"{x:.3g}×" for x in xs], fontsize=7, padding=2)
-    ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xscale("log")
-    ax.set_yticks(range(len(workloads)),
-                  [_problem_label(w, per_workload[w][1]) for w in workloads], fontsize=8)
-    ax.set_xlabel("speedup over serial (×, log scale; left of the line: slower than serial)")
-    ax.set_title("Speedup over serial (best variant of each kind, largest size)")
-    ax.legend(fontsize=8, loc="lower right")
-    ax.margins(x=0.15)
+    panels = [(kind, sorted((c for c in comparisons if c.kind == kind.key),
+                            key=lambda c: c.speedup))
+              for kind in SPEEDUP_KINDS]
+    panels = [(kind, members) for kind, members in panels if members]
+    counts = [len(members) for _, members in panels]
+    fig = Figure(figsize=(11.0, 1.4 + sum(0.24 * n + 0.75 for n in counts)),
+                 layout="constrained")
+    axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False,
+                        height_ratios=[n + 2.5 for n in counts])[:, 0]
+    lo, hi = _log_limits([c.speedup for c in comparisons])
+    span = math.log10(hi / lo)
+    for ax, (kind, members) in zip(axes, panels):
+        ys = list(range(len(members)))
+        xs = [c.speedup for c in members]
+        ax.axvline(1.0, color="black", linewidth=1.0, zorder=1)
+        ax.hlines(ys, lo, xs, color=kind.color, alpha=0.25, linewidth=0.8, zorder=1)
+        ax.scatter(xs, ys, color=kind.color, marker=kind.marker, s=42, edgecolors="black",
+                   linewidths=0.5, zorder=3, label=kind.title)
+        for y, c in zip(ys, members):
+            # Right of the marker, or left of it in the right third, so no label leaves the axis.
+            right = math.log10(c.speedup / lo) / span < 0.62
+            ax.annotate(f"{fmt_speedup(c.speedup)}  {c.row.impl} vs {c.baseline.impl}",
+                        (c.speedup, y), xytext=(7 if right else -7, 0),
+                        textcoords="offset points", ha="left" if right else "right",
+                        va="center", fontsize=7.5, zorder=4,
+                        bbox=dict(boxstyle="square,pad=0.1", facecolor="white",
+                                  edgecolor="none", alpha=0.85))
+        ax.set_yticks(ys, [c.label for c in members], fontsize=8)
+        ax.set_ylim(-0.7, len(members) - 0.3)
+        ax.set_xscale("log")
+        ax.set_xlim(lo, hi)
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+        ax.set_title(kind.title, fontsize=10, color=kind.color, loc="left")
+        ax.tick_params(axis="x", labelbottom=True)
+        baseline = "serial" if kind.key == "omp" else "the best CPU row"
+        ax.set_xlabel(f"speedup over {baseline} (×, log scale; left of the black line: slower)",
+                      fontsize=8)
+    fig.suptitle("Speedup, like for like: largest size both sides ran at "
+                 "(label: contender vs baseline)", fontsize=11)
     return fig
 
 
@@ -101,7 +244,7 @@ def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None
 ROOFLINE_PANELS = (("gpu", "GPU (kernel time)"), ("cpu", "CPU"))
 _PANEL_CEILINGS = {"gpu": "gpu", "cpu": "cpu_all"}
 ROOF_COLORS = {"FP32": "#1f77b4", "FP64": "#9467bd", "FP16": "#17becf", "INT8": "#8c564b"}
-SLOPE_STYLES = ("-", "--", "-.", ":")
+SLOPE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 
 
 def _roofline_points(rows: list[Row]) -> dict[tuple, Row]:
@@ -213,15 +356,37 @@ def _draw_roofline_panel(ax, panel: str, title: str, points: list[Row], context:
                    linewidths=1.6 if above else 0.4, zorder=3)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    if not reached:
-        # No roof to stop the slopes: keep them from stretching the axis decades past the data.
-        ax.set_ylim(top=max(an.achieved_flop_per_s(r) for r in points) * 10)
+    ax.set_xlim(xs[0], xs[-1])
+    ax.set_ylim(*_roofline_ylim(points, reached))
+    ax.grid(True, which="major", alpha=0.25)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("achieved FLOP/s")
     ax.set_title(_panel_title(title, roofs, flagged), fontsize=10,
                  color="#b00000" if flagged else "black")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", fontsize=7)
+        # Under the panel, not over the slopes and the low-intensity points.
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), fontsize=7, ncols=2,
+                  title="ceilings and roofs", title_fontsize=7)
+
+
+def _roofline_ylim(points: list[Row], roofs: list[float]) -> tuple[float, float]:
+    """From half a decade under the slowest point to half a decade over the highest point or
+    reached roof: the slopes start wherever the x range starts, and would otherwise pull the
+    axis down by decades nobody measured."""
+    ys = [an.achieved_flop_per_s(r) for r in points]
+    return min(ys) / 3.0, max(ys + roofs) * 3.0
+
+
+def distinct_colors(count: int) -> list:
+    """`count` colours no two alike: tab10, then tab20, then evenly spaced hues."""
+    if count <= 10:
+        return [matplotlib.colormaps["tab10"](i) for i in range(count)]
+    if count <= 20:
+        # Dark shades first, then their light partners: neighbours in the legend differ most.
+        tab20 = matplotlib.colormaps["tab20"]
+        return [tab20(2 * i) for i in range(10)] + [tab20(2 * i + 1) for i in range(count - 10)]
+    hues = matplotlib.colormaps["gist_rainbow"]
+    return [hues(i / count) for i in range(count)]
 
 
 def chart_roofline(rows: list[Row], context: dict | None = None) -> Figure | None:
@@ -231,12 +396,11 @@ def chart_roofline(rows: list[Row], context: dict | None = None) -> Figure | Non
     if not panels:
         return None
     shown = [(key, title) for key, title in ROOFLINE_PANELS if panels.get(key)]
-    fig = Figure(figsize=(max(9.0, 7.5 * len(shown)), 6.6), layout="constrained")
+    fig = Figure(figsize=(max(9.0, 7.5 * len(shown)), 8.4), layout="constrained")
     axes = fig.subplots(1, len(shown), squeeze=False)[0]
     points = [r for members in panels.values() for r in members]
     workloads = sorted({r.workload for r in points})
-    palette = matplotlib.colormaps["tab10"]
-    colors = {w: palette(i % 10) for i, w in enumerate(workloads)}
+    colors = dict(zip(workloads, distinct_colors(len(workloads))))
     for ax, (key, title) in zip(axes, shown):
         _draw_roofline_panel(ax, key, title, panels[key], context, colors)
     handles = [axes[0].scatter([], [], color=colors[w], marker="o", label=w) for w in workloads]
@@ -259,16 +423,19 @@ def _block_threads(block: str) -> int:
 
 
 def _block_sweeps(rows: list[Row]) -> dict[tuple, list[Row]]:
-    """(workload, impl, mode, size) -> rows at several block sizes, largest size per kernel."""
+    """(workload, impl, mode, size) -> rows at several block sizes, largest size per kernel.
+    Rows that differ in another tuning arg (progress's strategy) are not one block sweep."""
     sweeps: dict[tuple, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
         if "block" in row.args and row.is_gpu and row.mode != "e2e":
-            sweeps[(row.workload, row.impl, row.mode, row.size_key)].append(row)
+            other = tuple(sorted((k, v) for k, v in row.args.items()
+                                 if k in TUNING_ARGS and k not in ("block", "mode")))
+            sweeps[(row.workload, row.impl, row.mode, row.size_key, other)].append(row)
     largest: dict[tuple, tuple] = {}
     for key, members in sweeps.items():
-        if len(members) < 2:
+        if len({r.args["block"] for r in members}) < 2:
             continue
-        kernel = key[:3]
+        kernel = key[:3] + key[4:]
         scalar = an.size_scalar(members[0]) or 0.0
         if kernel not in largest or scalar > (an.size_scalar(sweeps[largest[kernel]][0]) or 0.0):
             largest[kernel] = key
@@ -279,8 +446,8 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
     sweeps = _block_sweeps(rows)
     if not sweeps:
         return None
-    keys = list(sweeps)[:MAX_PANELS]
-    fig, axes = _grid(len(keys))
+    keys = list(sweeps)  # every swept kernel: a grid of up to 4 columns, as many rows as needed
+    fig, axes = _grid(len(keys), width=4.4, height=3.3, max_cols=4)
     for ax, key in zip(axes, keys):
         members = sorted(sweeps[key], key=lambda r: (_block_threads(r.args["block"]), r.args["block"]))
         labels = [r.args["block"] for r in members]
@@ -293,8 +460,9 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
         ax.set_ylabel("time per iteration", color="#1f77b4")
         ax.set_xticks(list(positions), labels, rotation=30 if len(labels) > 5 else 0)
         ax.set_xlabel("block size (threads, WxH for 2D)")
-        workload, impl, _mode, size = key
-        ax.set_title(f"{workload}/{impl}\n{' '.join(size)}", fontsize=9)
+        workload, impl, _mode, size, other = key
+        tuning = "".join(f" {k}:{v}" for k, v in other)
+        ax.set_title(f"{workload}/{impl}{tuning}\n{' '.join(size)}", fontsize=9)
         occ = [r.counter("occupancy") for r in members]
         if any(v is not None for v in occ):
             twin = ax.twinx()
@@ -302,11 +470,17 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
                       "s--", color="#d62728", label="occupancy")
             twin.set_ylim(0, 1.05)
             twin.set_ylabel("theoretical occupancy (0–1)", color="#d62728")
-    fig.suptitle("Kernel time and theoretical occupancy vs block size")
+    fig.suptitle(f"Kernel time (blue, left axis) and theoretical occupancy (red, right axis) "
+                 f"vs block size: {len(keys)} swept kernel(s), largest size of each")
     return fig
 
 
 # ----------------------------------------------------------------- (d) transfers
+
+def _gpu_row(row: Row) -> bool:
+    """A row the GPU ran: a GPU family, or a GPU-only workload's row that is not serial/omp."""
+    return row.is_gpu and row.family not in CPU_FAMILIES
+
 
 def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | None:
     series: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
@@ -323,9 +497,9 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
             series[row.args["dir"]][row.impl].append((nbytes, rate / 1e9))
         else:
             host_copy.append((nbytes, rate / 1e9))
-    if not series and not host_copy:
-        return None
-    directions = sorted(series) or ["host"]
+    if not series:
+        return None  # the host memcpy line alone (a CPU-only run) is no transfer chart
+    directions = sorted(series)
     fig, axes = _grid(len(directions), width=6.5, height=4.4)
     for ax, direction in zip(axes, directions):
         for kind, points in sorted(series[direction].items()):
@@ -352,7 +526,7 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
 def chart_streams(rows: list[Row], context: dict | None = None) -> Figure | None:
     lines: dict[str, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
-        if row.workload == "streams" and "streams" in row.args:
+        if row.workload == "streams" and "streams" in row.args and _gpu_row(row):
             chunk = row.args.get("chunk") or row.counter("chunk_bytes")
             label = f"{row.impl} {' '.join(row.size_key)}" + (
                 f" chunk {fmt_bytes(float(chunk))}" if chunk else "")
@@ -397,7 +571,7 @@ def chart_progress(rows: list[Row], context: dict | None = None) -> Figure | Non
     table: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for row in an.usable(rows):
         pct = row.counter("overhead_pct")
-        if row.workload != "progress" or pct is None:
+        if row.workload != "progress" or pct is None or not _gpu_row(row):
             continue
         strategy = row.args.get("strategy", "?")
         if strategy == "none":
