@@ -245,13 +245,15 @@ def context_number(run_or_ctx, key: str) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def crossover_size(points: dict[str, list[tuple[float, float]]]) -> float | None:
-    """Smallest size from which cuda e2e beats the best CPU at every larger size.
+def crossover_size(points: dict[str, list[tuple[float, float]]],
+                   gpu_series: str = "cuda e2e") -> float | None:
+    """Smallest size from which the GPU series (cuda e2e unless named) beats the best CPU at
+    every larger size.
 
     points: series name -> [(size, seconds)]. Requiring "every larger size"
     keeps one noisy small-size win from being reported as the crossover.
     """
-    gpu = dict(points.get("cuda e2e", []))
+    gpu = dict(points.get(gpu_series, []))
     cpu: dict[float, float] = {}
     for name in ("serial", "omp"):
         for size, seconds in points.get(name, []):

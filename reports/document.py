@@ -31,13 +31,21 @@ class Table:
 
 
 @dataclass
+class BulletList:
+    items: list[str]
+
+
+@dataclass
 class Image:
     title: str
     filename: str
     png: bytes = field(repr=False, default=b"")
+    # False where a heading right above already names the image: the HTML caption would
+    # repeat it.
+    caption: bool = True
 
 
-Block = Heading | Paragraph | Table | Image
+Block = Heading | Paragraph | Table | BulletList | Image
 
 
 def _md_cell(text: str) -> str:
@@ -55,6 +63,8 @@ def to_markdown(blocks: list[Block]) -> str:
             out.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
             out.append("|" + "|".join("---" for _ in block.headers) + "|")
             out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows)
+        elif isinstance(block, BulletList):
+            out.extend("- " + _md_cell(item) for item in block.items)
         elif isinstance(block, Image):
             out.append(f"![{block.title}]({block.filename})")
         out.append("")
@@ -88,10 +98,14 @@ def to_html(blocks: list[Block], title: str) -> str:
             out.extend("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
                        for row in block.rows)
             out.append("</tbody></table>")
+        elif isinstance(block, BulletList):
+            out.append("<ul>" + "".join(f"<li>{esc(item)}</li>" for item in block.items)
+                       + "</ul>")
         elif isinstance(block, Image):
             # Embedded so the single HTML file can be mailed or attached to CI.
             data = base64.b64encode(block.png).decode("ascii")
+            caption = f"<figcaption>{esc(block.title)}</figcaption>" if block.caption else ""
             out.append(f"<figure><img alt='{esc(block.title)}' src='data:image/png;base64,{data}'>"
-                       f"<figcaption>{esc(block.title)}</figcaption></figure>")
+                       f"{caption}</figure>")
     out.append("</body></html>")
     return "\n".join(out)

@@ -9,8 +9,9 @@ from pathlib import Path
 from . import analysis as an
 from . import machine
 from .charts import CHARTS, ChartSpec
-from .document import Block, Heading, Image, Paragraph, to_html, to_markdown
+from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
+from .summary import summary_blocks
 from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
                      cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
                      skipped_table, throttled_table)
@@ -39,31 +40,47 @@ def _png_bytes(figure) -> bytes:
     return buffer.getvalue()
 
 
-def _left_out_line(spec: ChartSpec, context: dict) -> str:
-    line = f"chart {spec.key} left out: no data in this run"
+def _left_out_reason(spec: ChartSpec, context: dict) -> str:
+    reason = "no data in this run"
     status = context.get("gpu_status")
     if spec.needs_gpu and status != "available":
-        line += f" (gpu_status: {status or 'not recorded'})"
-    return line
+        reason += f" (gpu_status: {status or 'not recorded'})"
+    return reason
+
+
+def _left_out_line(spec: ChartSpec, context: dict) -> str:
+    return f"chart {spec.key} left out: {_left_out_reason(spec, context)}"
+
+
+def left_out_list(specs: list[ChartSpec], context: dict) -> BulletList:
+    """One line per reason, naming the charts it left out: each reason said once."""
+    by_reason: dict[str, list[str]] = {}
+    for spec in specs:
+        by_reason.setdefault(_left_out_reason(spec, context), []).append(spec.key)
+    return BulletList([f"{', '.join(keys)}: {reason}" for reason, keys in by_reason.items()])
 
 
 def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
+    """Each drawn chart under its title (said once: the heading is its caption); the charts the
+    run has no data for, one line each, in one list at the end."""
     blocks: list[Block] = [Heading("Charts")]
+    left_out: list[ChartSpec] = []
     for spec in CHARTS:
         figure = spec.draw(run.rows, run.context)
         if figure is None:
-            line = _left_out_line(spec, run.context)
-            result.left_out.append(line)
-            blocks.append(Paragraph(line))
+            result.left_out.append(_left_out_line(spec, run.context))
+            left_out.append(spec)
             continue
         png = _png_bytes(figure)
         path = out_dir / spec.filename
         path.write_bytes(png)
         result.charts.append(path)
-        blocks += [Heading(spec.title, 3), Image(spec.title, spec.filename, png)]
+        blocks += [Heading(spec.title, 3), Image(spec.title, spec.filename, png, caption=False)]
         note = spec.note(run.rows, run.context) if spec.note else None
         if note:
             blocks.append(Paragraph(note, note=True))
+    if left_out:
+        blocks += [Heading("Charts left out", 3), left_out_list(left_out, run.context)]
     return blocks
 
 
@@ -179,6 +196,8 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
                          f"{len(run.ok_rows)} measured benchmark(s), "
                          f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context)}. "
                          f"{an.stopping_note(run.context)}")]
+    # The answer first: how much faster, and why, before how it was measured.
+    blocks += summary_blocks(run)
     cache = machine.cache_mode_note(run.context, run.rows)
     if cache:
         blocks.append(Paragraph(cache))

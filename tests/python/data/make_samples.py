@@ -427,6 +427,67 @@ def progress() -> list[dict]:
     return out
 
 
+# Per-sample spread around a row's median (odd count, symmetric: the median is the time).
+SAMPLE_SPREAD = (0.97, 0.98, 0.99, 0.995, 1.0, 1.005, 1.01, 1.02, 1.03)
+
+
+def sampled(e: dict) -> dict:
+    """The entry with the samples the suite's stopping rule took (samples_s, seconds)."""
+    seconds = e["real_time"] * UNIT_SCALE[e["time_unit"]]
+    return dict(e, samples_s=[seconds * f for f in SAMPLE_SPREAD])
+
+
+def algorithm_workloads() -> list[dict]:
+    """Impls of different algorithms in one workload (lucas: recursive and iterative; poisson:
+    the article's and the table-driven fast one; black_scholes: a float64 serial reference
+    beside float32 serial_fp32, omp and cuda), every row with samples_s."""
+    out = []
+    gpu = gpu_counters(256, 1.0) | {"grid_blocks": 1024}
+    # lucas: one thread's work; the recursive versions only up to n=30 (exponential).
+    for n in (20, 30, 90):
+        items = dict(items=1)
+        if n <= 30:
+            t_rec = 1e-6 * 1.6 ** (n - 20)
+            out.append(entry(f"lucas/serial_recursive/n:{n}", 30 * t_rec, suffix="/real_time",
+                             **items))
+            out.append(entry(f"lucas/omp_recursive/n:{n}/threads:16", 8 * t_rec,
+                             {"threads": 16}, suffix="/real_time", **items))
+            out.append(entry(f"lucas/cuda_recursive/n:{n}/block:64/mode:kernel", 2 * t_rec,
+                             gpu_counters(64, 0.1) | {"grid_blocks": 1}, **items))
+        out.append(entry(f"lucas/serial_iterative/n:{n}", 10e-9 * n / 20, suffix="/real_time",
+                         **items))
+        out.append(entry(f"lucas/cuda_iterative/n:{n}/block:64/mode:kernel", 3e-6,
+                         gpu_counters(64, 0.1) | {"grid_blocks": 1}, **items))
+        out.append(entry(f"lucas/cuda_iterative/n:{n}/block:64/mode:e2e", 15e-6,
+                         gpu_counters(64, 0.1) | {"grid_blocks": 1}, **items))
+    # poisson: 4 B written per sample; the article's version is 100x slower on both sides.
+    for n in (10_000_000, 100_000_000):
+        work = dict(bytes_per_iter=4.0 * n, read_share=0.0, items=n)
+        scale = n / 10_000_000
+        out.append(entry(f"poisson/serial/n:{n}", 40e-3 * scale, suffix="/real_time", **work))
+        out.append(entry(f"poisson/omp/n:{n}/threads:16", 4e-3 * scale, {"threads": 16},
+                         suffix="/real_time", **work))
+        out.append(entry(f"poisson/serial_article/n:{n}", 4.0 * scale, suffix="/real_time",
+                         **work))
+        out.append(entry(f"poisson/omp_article/n:{n}/threads:16", 0.4 * scale, {"threads": 16},
+                         suffix="/real_time", **work))
+        for impl, t in (("cuda", 20e-6), ("cuda_curand", 400e-6), ("cuda_article", 2e-3)):
+            out.append(entry(f"poisson/{impl}/n:{n}/block:256/mode:kernel", t * scale, gpu,
+                             **work))
+            out.append(entry(f"poisson/{impl}/n:{n}/block:256/mode:e2e", t * scale + 4e-3 * scale,
+                             gpu, **work))
+    n = 10_000_000
+    work = dict(bytes_per_iter=20.0 * n, flop_per_iter=100.0 * n, read_share=0.6, items=n)
+    out += [entry(f"black_scholes/serial/n:{n}", 1.0, suffix="/real_time", **work),
+            entry(f"black_scholes/serial_fp32/n:{n}", 0.75, suffix="/real_time", **work),
+            entry(f"black_scholes/omp/n:{n}/threads:16", 60e-3, {"threads": 16},
+                  suffix="/real_time", **work),
+            entry(f"black_scholes/cuda/n:{n}/block:256/mode:kernel", 50e-6, gpu, **work),
+            entry(f"black_scholes/cuda_naive/n:{n}/block:256/mode:kernel", 80e-6, gpu, **work),
+            entry(f"black_scholes/cuda/n:{n}/block:256/mode:e2e", 3.7e-3, gpu, **work)]
+    return [sampled(e) for e in out]
+
+
 def write(name: str, context: dict, benchmarks: list[dict]) -> Path:
     path = HERE / name
     path.write_text(json.dumps({"context": context, "benchmarks": benchmarks}, indent=2) + "\n")
@@ -437,6 +498,10 @@ def main() -> None:
     gpu = (vector_add(True) + dot(True) + matmul(True) + grayscale(True)
            + transfers() + streams() + progress())
     write("gpu_run.json", _context(True), gpu)
+
+    write("algorithms_run.json",
+          _context(True, {"sample": "synthetic, for tests (algorithms, samples)"}),
+          algorithm_workloads())
 
     with style(cpu_energy=False):
         cpu = vector_add(False) + dot(False) + matmul(False) + grayscale(False)

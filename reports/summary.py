@@ -1,0 +1,521 @@
+"""The report's first screen: per workload, how much faster the GPU is, and why.
+
+One row per workload at its headline size (the largest size the run has for it): the best
+serial, OpenMP, GPU kernel-only and GPU end-to-end rows of the same algorithm, the speedups
+with a distribution-free confidence interval, each side's share of its own measured ceiling,
+energy per item, and the limiter named from the numbers. Then, where the run swept sizes, the
+smallest size from which the GPU is faster (kernel only and end to end).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import analysis as an
+from . import ceilings as ce
+from . import machine
+from .charts import crossover_series
+from .document import Block, Heading, Paragraph, Table
+from .loader import TUNING_ARGS, Row, Run, family_of
+from .units import fmt_energy, fmt_time
+
+# ----------------------------------------------------------------- like for like
+#
+# Which implementations solve the same algorithm, from the impl names alone:
+#   * an impl is <family>_<words> (serial_recursive, omp_article, cuda_aos_vec) or a bare
+#     family (serial, omp, cuda, thrust);
+#   * a word names an algorithm when at least two families of the workload use it
+#     (serial_recursive + omp_recursive + cuda_recursive; omp_article + cuda_article;
+#     serial_iterative + cuda_iterative; serial_aos + cuda_aos_vec); an impl's algorithm is its
+#     words that do;
+#   * every other impl (bare names, and words only one family uses: cuda_tiled, cuda_naive,
+#     cuda_curand, thrust, cublas_tf32, serial_fp32) is an implementation of the plain
+#     algorithm, and the fastest of them stands for its family. So black_scholes' float32
+#     serial_fp32 meets the float32 omp and cuda, not the float64 reference;
+#   * an impl with the word "copy" (transpose's cuda_copy) measures the ceiling the others are
+#     held to, and is no contender.
+# The same rule as the speedup chart's (charts.algorithm_tags). "Best vs best" (the fastest
+# CPU row against the fastest GPU kernel row of any algorithm) is its own, labelled column.
+
+PLAIN = ""
+REFERENCE_WORDS = frozenset({"copy"})
+
+
+def impl_words(impl: str) -> tuple[str, ...]:
+    """cuda_aos_vec -> (aos, vec); serial -> (); an experiment's impl (pinned) -> ()."""
+    family = family_of(impl)
+    if family != "other" and impl.startswith(family + "_"):
+        return tuple(w for w in impl[len(family) + 1:].split("_") if w)
+    return ()
+
+
+def algorithms(impls) -> dict[str, str]:
+    """impl -> algorithm ("" for the plain one), by the rule above, for one workload."""
+    families: dict[str, set[str]] = defaultdict(set)
+    for impl in impls:
+        for word in impl_words(impl):
+            families[word].add(family_of(impl))
+    shared = {w for w, f in families.items() if len(f) >= 2}
+    return {impl: "_".join(w for w in impl_words(impl) if w in shared) for impl in impls}
+
+
+def is_reference(row: Row) -> bool:
+    return bool(REFERENCE_WORDS & set(impl_words(row.impl)))
+
+
+def side_of(row: Row) -> str | None:
+    """serial, omp, gpu (kernel only) or e2e."""
+    if row.family in ("serial", "omp"):
+        return row.family
+    if row.is_gpu:
+        return "e2e" if row.mode == "e2e" else "gpu"
+    return None
+
+
+@dataclass
+class Contenders:
+    """The fastest row of each side for one algorithm of one problem."""
+    algorithm: str
+    serial: Row | None = None
+    omp: Row | None = None
+    gpu: Row | None = None
+    e2e: Row | None = None
+
+    @property
+    def cpu(self) -> Row | None:
+        return an.fastest([r for r in (self.serial, self.omp) if r])
+
+
+def _fastest_per_side(rows: list[Row], algorithm: str) -> Contenders:
+    sides: dict[str, list[Row]] = defaultdict(list)
+    for row in an.usable(rows):
+        side = None if is_reference(row) else side_of(row)
+        if side:
+            sides[side].append(row)
+    return Contenders(algorithm, *(an.fastest(sides[s]) for s in ("serial", "omp", "gpu", "e2e")))
+
+
+def like_for_like(rows: list[Row], impls=None) -> dict[str, Contenders]:
+    """Rows of one problem -> algorithm -> its fastest serial, omp, GPU kernel and e2e rows.
+    impls: every impl name of the workload (all sizes), which fixes the algorithms."""
+    names = algorithms(sorted(set(impls or (r.impl for r in rows))))
+    by_algorithm: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_algorithm[names.get(row.impl, PLAIN)].append(row)
+    return {a: _fastest_per_side(members, a) for a, members in by_algorithm.items()}
+
+
+def headline(groups: dict[str, Contenders]) -> Contenders:
+    """The algorithm a workload's summary row shows: of those measured on both sides, the one
+    with the fastest GPU kernel; else the one with the fastest CPU row; else the fastest GPU."""
+    both = [c for c in groups.values() if c.cpu and c.gpu]
+    if both:
+        return min(both, key=lambda c: c.gpu.time_s)
+    cpu = [c for c in groups.values() if c.cpu]
+    if cpu:
+        return min(cpu, key=lambda c: c.cpu.time_s)
+    gpu = [c for c in groups.values() if c.gpu or c.e2e]
+    return min(gpu, key=lambda c: (c.gpu or c.e2e).time_s) if gpu else next(iter(groups.values()))
+
+
+# ----------------------------------------------------------------- speedups with intervals
+#
+# A distribution-free interval for each median (order statistics: the number of samples below
+# the median is Binomial(n, 1/2)), at 97.5 % each; the ratio's interval divides the ends
+# crosswise, which covers the ratio of medians with at least 95 % (Bonferroni). Deterministic,
+# no resampling, no assumption about the shape of the timing distribution. With few samples the
+# widest interval (min..max) reaches less; the cell then says how much.
+
+LEVEL = 0.95
+
+
+@lru_cache(maxsize=512)
+def _order_index(n: int, tail: float) -> tuple[int, float]:
+    """(k, coverage): [x_(k), x_(n-1-k)] (0-based, sorted) is the narrowest order-statistic
+    interval whose coverage of the median is at least 1 - 2 tail, or k = 0 with its coverage."""
+    log_half_n = -n * math.log(2.0)
+    cumulative, k = 0.0, -1
+    while k + 1 < n // 2:
+        j = k + 1
+        pmf = math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
+                       + log_half_n)
+        if cumulative + pmf > tail:
+            break
+        cumulative += pmf
+        k = j
+    if k < 0:
+        return 0, 1.0 - 2.0 * math.exp(log_half_n)
+    return k, 1.0 - 2.0 * cumulative
+
+
+def median_interval(samples: list[float], level: float = 1 - (1 - LEVEL) / 2
+                    ) -> tuple[float, float, float] | None:
+    """(low, high, coverage) for the median of the samples; None under two samples."""
+    values = sorted(s for s in samples if s is not None and math.isfinite(s) and s > 0)
+    if len(values) < 2:
+        return None
+    k, coverage = _order_index(len(values), (1 - level) / 2)
+    return values[k], values[len(values) - 1 - k], coverage
+
+
+@dataclass
+class Speedup:
+    value: float
+    low: float | None = None
+    high: float | None = None
+    level: float | None = None     # joint coverage of [low, high]
+    why_none: str = ""             # why there is no interval
+
+    @property
+    def text(self) -> str:
+        head = fmt_speedup(self.value)
+        if self.low is None:
+            return f"{head} (no interval: {self.why_none})"
+        span = f"{fmt_speedup(self.low, unit=False)}–{fmt_speedup(self.high, unit=False)}"
+        if self.level is not None and self.level < LEVEL - 1e-9:
+            span += f"; {100 * self.level:.0f} %"
+        return f"{head} ({span})"
+
+
+def fmt_speedup(value: float, unit: bool = True) -> str:
+    if value >= 100:
+        text = f"{value:,.0f}"
+    elif value >= 10:
+        text = f"{value:.1f}"
+    elif value >= 0.1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.3g}"
+    return text + ("×" if unit else "")
+
+
+def speedup_of(slow: Row | None, fast: Row | None) -> Speedup | None:
+    """slow.time / fast.time (the medians the report shows), with its interval."""
+    value = an.speedup(slow, fast) if slow and fast else None
+    if value is None:
+        return None
+    a, b = median_interval(slow.samples_s), median_interval(fast.samples_s)
+    if a is None or b is None:
+        fewest = min(len(slow.samples_s), len(fast.samples_s))
+        return Speedup(value, why_none=f"{fewest} sample" + ("" if fewest == 1 else "s"))
+    return Speedup(value, a[0] / b[1], a[1] / b[0], 1.0 - (1 - a[2]) - (1 - b[2]))
+
+
+# ----------------------------------------------------------------- limiters
+
+MEMORY_BOUND_PCT = 60.0       # % of the row's own bandwidth ceiling
+CACHE_PCT = 115.0             # above this the data came from a cache, not memory
+COMPUTE_BOUND_PCT = 60.0      # % of the measured compute roof of its precision
+LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
+LAUNCH_RATIO = 2.0            # launch-included time over kernel time
+PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
+MIN_BLOCKS_PER_SM = 2
+
+
+def _memory(row: Row) -> str | None:
+    ceiling = ce.row_ceiling(row)
+    if ceiling and ceiling.pct > CACHE_PCT:
+        return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"
+    if ceiling and ceiling.pct >= MEMORY_BOUND_PCT:
+        return f"memory bandwidth ({ceiling.short})"
+    return None
+
+
+def _compute(row: Row, context: dict, side: str) -> str | None:
+    flops = an.achieved_flop_per_s(row)
+    roof = ce.roof_for(row, context, side)
+    if flops and roof and 100 * flops / roof.value >= COMPUTE_BOUND_PCT:
+        return f"compute ({100 * flops / roof.value:.0f} % of the measured {roof.precision} roof)"
+    return None
+
+
+def _too_few_threads(row: Row, context: dict) -> str | None:
+    if row.counter("low_occupancy") == 1.0:
+        return "too few threads (low occupancy)"
+    blocks, sms = row.counter("grid_blocks"), an.context_number(context, "gpu_sms")
+    if blocks is not None and sms and blocks < MIN_BLOCKS_PER_SM * sms:
+        return f"too few threads ({blocks:.0f} blocks for {sms:.0f} SMs)"
+    return None
+
+
+def _launch(row: Row) -> str | None:
+    if row.time_s < LAUNCH_BOUND_S:
+        return f"launch latency (kernel {fmt_time(row.time_s)})"
+    included = row.counter("launch_included_us")
+    if included and included * 1e-6 >= LAUNCH_RATIO * row.time_s:
+        return f"launch latency ({included:.3g} µs with the launch, {fmt_time(row.time_s)} without)"
+    return None
+
+
+OTHER = "latency / other"
+
+
+def gpu_limiter(row: Row, context: dict) -> str:
+    """What holds a GPU kernel row back, first match: memory bandwidth, compute, too few
+    threads, launch latency, else latency / other."""
+    return (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
+            or _launch(row) or OTHER)
+
+
+def cpu_limiter(row: Row, context: dict) -> str:
+    side = "cpu_all" if row.family == "omp" else "cpu_one"
+    return _memory(row) or _compute(row, context, side) or OTHER
+
+
+def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
+    """PCIe when the transfers are most of the end-to-end time (e2e well above the kernel)."""
+    h2d, d2h = e2e.counter("h2d_ms"), e2e.counter("d2h_ms")
+    if h2d is not None and d2h is not None and e2e.time_s:
+        share = (h2d + d2h) * 1e-3 / e2e.time_s
+        if share >= 1 - 1 / PCIE_RATIO:
+            return f"PCIe transfers ({100 * share:.0f} % of e2e)"
+        return None
+    if kernel and kernel.time_s and e2e.time_s >= PCIE_RATIO * kernel.time_s:
+        return f"PCIe transfers (e2e {fmt_speedup(e2e.time_s / kernel.time_s)} the kernel)"
+    return None
+
+
+def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
+    parts = []
+    if c.gpu and c.gpu.family != "other":
+        parts.append("GPU: " + gpu_limiter(c.gpu, context))
+    if c.e2e:
+        own = an.fastest([r for r in rows if r.impl == c.e2e.impl and side_of(r) == "gpu"])
+        pcie = e2e_limiter(c.e2e, own or c.gpu)
+        if pcie:
+            parts.append("e2e: " + pcie)
+    if c.cpu:
+        parts.append("CPU: " + cpu_limiter(c.cpu, context))
+    return "; ".join(parts) or "–"
+
+
+# ----------------------------------------------------------------- the summary table
+
+@dataclass
+class SummaryLine:
+    workload: str
+    size_key: tuple[str, ...]
+    best: Contenders               # the headline algorithm
+    any_cpu: Row | None            # fastest CPU row, any algorithm
+    any_gpu: Row | None            # fastest GPU kernel row, any algorithm
+    limiter: str
+
+    @property
+    def omp_speedup(self) -> Speedup | None:
+        return speedup_of(self.best.serial, self.best.omp)
+
+    @property
+    def gpu_speedup(self) -> Speedup | None:
+        return speedup_of(self.best.cpu, self.best.gpu)
+
+    @property
+    def e2e_speedup(self) -> Speedup | None:
+        return speedup_of(self.best.cpu, self.best.e2e)
+
+    @property
+    def best_vs_best(self) -> Speedup | None:
+        return speedup_of(self.any_cpu, self.any_gpu)
+
+
+def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
+    """A workload's headline size: the largest size measured on both the CPU and the GPU, else
+    the largest size the run has for it (a CPU-only run; GPU-only experiments; atomics, whose
+    GPU rows alone sweep the address count)."""
+    usable = an.usable(rows)
+    sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for row in usable:
+        side = side_of(row)
+        if side:
+            sides[row.size_key].add("cpu" if side in ("serial", "omp") else "gpu")
+    both = [r for r in usable if sides[r.size_key] == {"cpu", "gpu"}]
+    return an.largest_problem(both or usable)
+
+
+def summary_lines(rows: list[Row], context: dict) -> list[SummaryLine]:
+    by_workload: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_workload[row.workload].append(row)
+    lines = []
+    for workload in sorted(by_workload):
+        size = headline_size(by_workload[workload])
+        if size is None:
+            continue
+        members = [r for r in an.usable(by_workload[workload]) if r.size_key == size]
+        groups = like_for_like(members, {r.impl for r in by_workload[workload]})
+        best = headline(groups)
+        everything = _fastest_per_side(members, "any")
+        lines.append(SummaryLine(workload, size, best, everything.cpu, everything.gpu,
+                                 limiter_text(best, members, context)))
+    return lines
+
+
+def _cell(row: Row | None) -> str:
+    """"47.8 µs (cuda block:512)": the time and which row (the column says the mode)."""
+    if row is None:
+        return "–"
+    tuning = " ".join(f"{k}:{v}" for k, v in row.args.items()
+                      if k in TUNING_ARGS and k != "mode")
+    return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
+
+
+def _ceiling(row: Row | None) -> str:
+    ceiling = ce.row_ceiling(row) if row else None
+    return ceiling.short if ceiling else "–"
+
+
+def _speedup_cell(speedup: Speedup | None) -> str:
+    return speedup.text if speedup else "–"
+
+
+def _pair(a: str, b: str) -> str:
+    return "–" if a == b == "–" else f"{a} / {b}"
+
+
+SUMMARY_HEADERS = [
+    "workload", "size", "algorithm", "serial", "OpenMP", "GPU kernel", "GPU end to end",
+    "OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU", "best vs best (any algorithm)",
+    "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
+
+
+def summary_cells(line: SummaryLine) -> list[str]:
+    best = line.best
+    return [
+        line.workload, " ".join(line.size_key) or "–", best.algorithm or "plain",
+        _cell(best.serial), _cell(best.omp), _cell(best.gpu), _cell(best.e2e),
+        _speedup_cell(line.omp_speedup), _speedup_cell(line.gpu_speedup),
+        _speedup_cell(line.e2e_speedup), _speedup_cell(line.best_vs_best),
+        _pair(_ceiling(best.cpu), _ceiling(best.gpu)),
+        _pair(fmt_energy(an.energy_per_item_j(best.cpu) if best.cpu else None),
+              fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
+        line.limiter,
+    ]
+
+
+def summary_table(rows: list[Row], context: dict,
+                  lines: list[SummaryLine] | None = None) -> Table | None:
+    lines = summary_lines(rows, context) if lines is None else lines
+    if not lines:
+        return None
+    return Table(SUMMARY_HEADERS, [summary_cells(line) for line in lines])
+
+
+SUMMARY_TEXT = (
+    "One row per workload at its largest size measured on both sides (else its largest). Speedups pair implementations of the same "
+    "algorithm (from the impl names: serial_recursive with omp_recursive and cuda_recursive; "
+    "bare serial/omp/cuda, and GPU variants such as cuda_tiled, thrust or cublas, are the plain "
+    "algorithm); CPU is the faster of serial and OpenMP; best vs best is the fastest GPU "
+    "kernel against the fastest CPU row of any algorithm. In brackets: a distribution-free "
+    "interval for the ratio of median times from each row's samples (order statistics, "
+    f"≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples). The limiter "
+    f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
+    f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof, too few threads "
+    f"(low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency (kernel under "
+    f"{LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ {LAUNCH_RATIO:.0f}× the kernel), "
+    f"PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / other.")
+
+
+# ----------------------------------------------------------------- crossover
+
+GPU_KERNEL_SERIES = "gpu kernel"
+CROSSOVER_TITLE = "From which size the GPU wins"
+
+
+def kernel_series(rows: list[Row]) -> dict[tuple, dict[str, list[tuple[float, float]]]]:
+    """Like charts.crossover_series, with the fastest GPU kernel-only row instead of cuda e2e."""
+    out: dict[tuple, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for (workload, _size), members in an.group_by_problem(an.usable(rows)).items():
+        scalar = an.size_scalar(members[0])
+        if scalar is None:
+            continue
+        best = an.best_by_category(members)
+        key = (workload, an.non_numeric_size(members[0]), an.size_axis_label(members[0]))
+        for cat in ("serial", "omp"):
+            if cat in best:
+                out[key][cat].append((scalar, best[cat].time_s))
+        gpu = an.fastest([best[c] for c in an.GPU_KERNEL_CATEGORIES if c in best])
+        if gpu:
+            out[key][GPU_KERNEL_SERIES].append((scalar, gpu.time_s))
+    return {k: {c: sorted(p) for c, p in v.items()} for k, v in out.items()}
+
+
+def _sizes(points: dict[str, list[tuple[float, float]]]) -> list[float]:
+    return sorted({size for series in points.values() for size, _ in series})
+
+
+def _size_text(axis: str, value: float) -> str:
+    number = f"{int(value):,}" if value == int(value) else f"{value:g}"
+    return f"{axis}={number}"
+
+
+def _crossover_cell(points: dict | None, series: str, axis: str) -> str:
+    if not points or series not in points:
+        return "–"
+    cpu = {s for name in ("serial", "omp") for s, _ in points.get(name, [])}
+    common = sorted(cpu & {s for s, _ in points[series]})
+    if len(common) < 2:
+        return "–"
+    cross = an.crossover_size(points, series)
+    if cross is None:
+        return f"not faster at the largest size ({_size_text(axis, common[-1])})"
+    if cross == common[0]:
+        return f"{_size_text(axis, cross)} (the smallest run: faster at every size)"
+    return _size_text(axis, cross)
+
+
+def crossover_table(rows: list[Row]) -> Table | None:
+    """Per workload swept over several sizes: from which size the GPU is faster than the best
+    CPU, kernel only and end to end (faster at that size and every larger one)."""
+    contenders = [r for r in rows if not is_reference(r)]
+    kernel, e2e = kernel_series(contenders), crossover_series(contenders)
+    lines = []
+    for key in sorted(set(kernel) | set(e2e)):
+        workload, labels, axis = key
+        points = {**kernel.get(key, {}), **e2e.get(key, {})}
+        if len(_sizes(points)) < 2 or not ({"serial", "omp"} & set(points)):
+            continue
+        cells = [_crossover_cell(kernel.get(key), GPU_KERNEL_SERIES, axis),
+                 _crossover_cell(e2e.get(key), "cuda e2e", axis)]
+        if cells == ["–", "–"]:
+            continue
+        sizes = _sizes(points)
+        lines.append([" ".join((workload,) + labels),
+                      f"{_size_text(axis, sizes[0])} … {sizes[-1]:,.0f} ({len(sizes)} sizes)",
+                      *cells])
+    if not lines:
+        return None
+    return Table(["workload", "sizes run", "GPU kernel faster from", "GPU end to end faster from"],
+                 lines)
+
+
+# ----------------------------------------------------------------- blocks
+
+def _has_gpu_rows(rows: list[Row]) -> bool:
+    return any(side_of(r) in ("gpu", "e2e") for r in an.usable(rows))
+
+
+def summary_blocks(run: Run) -> list[Block]:
+    """The summary heading, table and its reading notes, then the crossover table."""
+    lines = summary_lines(run.rows, run.context)
+    table = summary_table(run.rows, run.context, lines)
+    if table is None:
+        return []
+    blocks: list[Block] = [Heading("Summary: how much faster, and why"), table,
+                           Paragraph(SUMMARY_TEXT)]
+    if not any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu):
+        blocks.append(Paragraph(machine.cpu_energy_note(run.context)))
+    if not _has_gpu_rows(run.rows):
+        status = run.context.get("gpu_status") or "not recorded"
+        blocks.append(Paragraph(f"No GPU results in this run (gpu_status: {status}): the GPU "
+                                "columns are empty and no speedup over the CPU is given.",
+                                note=True))
+    crossover = crossover_table(run.rows)
+    if crossover is not None:
+        blocks += [Heading(CROSSOVER_TITLE, 3),
+                   Paragraph("The smallest size from which the fastest GPU row beats the "
+                             "fastest CPU row (any algorithm) at that size and every larger "
+                             "one."),
+                   crossover]
+    return blocks
