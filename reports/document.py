@@ -72,8 +72,11 @@ def to_markdown(blocks: list[Block]) -> str:
 
 
 _STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: min(1800px, 96vw);
+       color: #222; }
+p, ul { max-width: 1200px; }
+.wide { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.8em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
 th { background: #f0f0f0; }
 td { font-variant-numeric: tabular-nums; }
@@ -93,11 +96,13 @@ def to_html(blocks: list[Block], title: str) -> str:
             cls = " class='note'" if block.note else ""
             out.append(f"<p{cls}>{esc(block.text)}</p>")
         elif isinstance(block, Table):
-            out.append("<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in block.headers)
+            # Wide tables (the summary has 14 columns) scroll inside their box, not the page.
+            out.append("<div class='wide'><table><thead><tr>"
+                       + "".join(f"<th>{esc(h)}</th>" for h in block.headers)
                        + "</tr></thead><tbody>")
             out.extend("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
                        for row in block.rows)
-            out.append("</tbody></table>")
+            out.append("</tbody></table></div>")
         elif isinstance(block, BulletList):
             out.append("<ul>" + "".join(f"<li>{esc(item)}</li>" for item in block.items)
                        + "</ul>")
