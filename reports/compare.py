@@ -1,4 +1,9 @@
-"""`compare A B`: per benchmark, is B faster, slower or the same as A?
+"""`compare A B`: per workload and per benchmark, is B faster, slower or the same as A?
+
+The comparison opens with both runs' summary tables side by side (summary.py's rows: the same
+headline size, pairing and speedups as each run's own report), the B/A ratios of the GPU kernel
+and best CPU times, and a verdict per workload; "not comparable" when the runs' settings differ
+(machine.setting_differences) or the workload's headline sizes do.
 
 The verdict uses the strongest evidence both runs carry:
   1. repetition samples in both -> two-sided Mann-Whitney U test,
@@ -23,6 +28,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
 from .loader import Row, Run, load_run  # noqa: E402
 from .machine import Difference, compared_count, setting_differences  # noqa: E402
+from .summary import SummaryLine, Speedup, summary_lines  # noqa: E402
 from .units import fmt_time  # noqa: E402
 
 DEFAULT_THRESHOLD = 0.05
@@ -38,7 +44,11 @@ NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.
                     1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
 FASTER, SLOWER, SAME = "faster", "slower", "same"
-VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e"}
+NOT_COMPARABLE = "not comparable"
+SIZES_DIFFER = "not comparable: sizes differ"
+ONLY_IN_A, ONLY_IN_B = "only in A", "only in B"
+NO_COMMON_ROW = "–"
+VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e", NOT_COMPARABLE: "#ff7f0e"}
 
 
 # ----------------------------------------------------------------- statistics
@@ -163,6 +173,146 @@ def compare_runs(run_a: Run, run_b: Run, threshold: float = DEFAULT_THRESHOLD):
     return comparisons, only_a, only_b, skipped
 
 
+# ----------------------------------------------------------------- the summaries side by side
+
+@dataclass
+class SummaryComparison:
+    """One workload's summary row in A and in B, the B/A time ratios and a verdict."""
+    workload: str
+    a: SummaryLine | None
+    b: SummaryLine | None
+    gpu_ratio: float | None = None     # B/A of the headline GPU kernel time
+    cpu_ratio: float | None = None     # B/A of the headline best CPU time (serial or OpenMP)
+    verdict: str = NO_COMMON_ROW
+    method: str = ""
+    # Why the ratios do not measure the code alone ("settings differ", "sizes differ"), or "".
+    caveat: str = ""
+
+
+def _time_ratio(a: Row | None, b: Row | None) -> float | None:
+    if a is None or b is None or not a.time_s or not b.time_s:
+        return None
+    return b.time_s / a.time_s
+
+
+def _row_label(row: Row) -> str:
+    return " ".join(p for p in (row.impl, row.tuning_label) if p)
+
+
+def _subject(a: SummaryLine, b: SummaryLine) -> tuple[str, Row, Row] | None:
+    """The rows a workload's verdict compares: the GPU kernel rows of the headline, else (a run
+    without GPU kernel rows for it) the best CPU rows, else the end-to-end rows."""
+    for label, pick in (("GPU kernel", lambda line: line.best.gpu),
+                        ("best CPU", lambda line: line.best.cpu),
+                        ("GPU e2e", lambda line: line.best.e2e)):
+        row_a, row_b = pick(a), pick(b)
+        if row_a is not None and row_b is not None and row_a.time_s and row_b.time_s:
+            return label, row_a, row_b
+    return None
+
+
+def _judge(label: str, row_a: Row, row_b: Row, threshold: float) -> tuple[str, str, str]:
+    """(verdict, which rows, method)."""
+    verdict, method = verdict_for(row_a, row_b, threshold)
+    which = (f"{label} (A {_row_label(row_a)}, B {_row_label(row_b)})"
+             if _row_label(row_a) != _row_label(row_b) else label)
+    return verdict, which, method
+
+
+def compare_summaries(run_a: Run, run_b: Run, threshold: float = DEFAULT_THRESHOLD,
+                      differences: list[Difference] | None = None) -> list[SummaryComparison]:
+    """One SummaryComparison per workload in either run's summary (summary.summary_lines).
+    differences: the settings that differ between the runs (setting_differences); any of them
+    makes every verdict "not comparable"."""
+    if differences is None:
+        differences, _ = setting_differences(run_a.context, run_b.context)
+    lines_a = {line.workload: line for line in summary_lines(run_a.rows, run_a.context)}
+    lines_b = {line.workload: line for line in summary_lines(run_b.rows, run_b.context)}
+    settings = ", ".join(d.setting.label for d in differences)
+    out = []
+    for workload in sorted(set(lines_a) | set(lines_b)):
+        a, b = lines_a.get(workload), lines_b.get(workload)
+        item = SummaryComparison(workload, a, b)
+        out.append(item)
+        if a is None or b is None:
+            item.verdict = ONLY_IN_A if b is None else ONLY_IN_B
+            item.method = f"no summary row for {workload} in {'B' if b is None else 'A'}"
+            continue
+        item.gpu_ratio = _time_ratio(a.best.gpu, b.best.gpu)
+        item.cpu_ratio = _time_ratio(a.best.cpu, b.best.cpu)
+        if differences:
+            item.verdict, item.caveat = NOT_COMPARABLE, "settings differ"
+            item.method = f"settings differ: {settings}"
+            continue
+        if a.size_key != b.size_key:
+            item.verdict, item.caveat = SIZES_DIFFER, "sizes differ"
+            item.method = (f"headline size A {' '.join(a.size_key) or '–'}, "
+                           f"B {' '.join(b.size_key) or '–'}")
+            continue
+        subject = _subject(a, b)
+        if subject is None:
+            item.method = "no side measured in both runs"
+            continue
+        item.verdict, which, method = _judge(*subject, threshold)
+        item.method = f"{which}: {method}"
+        if subject[0] == "GPU kernel" and item.cpu_ratio is not None:
+            # The speedup also moves with the CPU side: say how that went.
+            cpu_verdict, which, method = _judge("best CPU", a.best.cpu, b.best.cpu, threshold)
+            item.method += f"; {which}: {cpu_verdict} ({method})"
+    return out
+
+
+SIDE_BY_SIDE_HEADERS = [
+    "workload", "size", "GPU kernel × CPU in A", "GPU kernel × CPU in B",
+    "GPU e2e × CPU in A", "GPU e2e × CPU in B", "OpenMP × serial in A", "OpenMP × serial in B",
+    "GPU kernel time B/A", "best CPU time B/A", "verdict", "how decided"]
+
+
+def _speedup_text(speedup: Speedup | None) -> str:
+    return speedup.text if speedup else "–"
+
+
+def _ratio_text(ratio: float | None, caveat: str) -> str:
+    if ratio is None:
+        return "–"
+    return f"{ratio:.3f}" + (f" ({caveat}: not like for like)" if caveat else "")
+
+
+def _size_text(item: SummaryComparison) -> str:
+    sizes = [" ".join(line.size_key) or "–" if line else None for line in (item.a, item.b)]
+    if sizes[0] is None or sizes[1] is None or sizes[0] == sizes[1]:
+        return sizes[0] or sizes[1] or "–"
+    return f"A {sizes[0]} / B {sizes[1]}"
+
+
+def side_by_side_cells(item: SummaryComparison) -> list[str]:
+    cells = [item.workload, _size_text(item)]
+    for speedup in ("gpu_speedup", "e2e_speedup", "omp_speedup"):
+        for line in (item.a, item.b):
+            cells.append(_speedup_text(getattr(line, speedup)) if line else "–")
+    return cells + [_ratio_text(item.gpu_ratio, item.caveat),
+                    _ratio_text(item.cpu_ratio, item.caveat), item.verdict, item.method]
+
+
+def side_by_side_table(items: list[SummaryComparison]) -> Table | None:
+    if not items:
+        return None
+    return Table(SIDE_BY_SIDE_HEADERS, [side_by_side_cells(item) for item in items])
+
+
+def side_by_side_text(threshold: float) -> str:
+    return (
+        "Each run's summary row (the same headline size, like-for-like pairing and speedups as "
+        "its own report, intervals in brackets), A beside B. B/A below 1 means B took less "
+        "time. The verdict compares the two GPU kernel rows of the summary (the best CPU rows "
+        "where a run has no GPU kernel for the workload): Mann-Whitney U at "
+        f"p<{SIGNIFICANCE} with ≥{MIN_SAMPLES_FOR_U} samples each, else mean±stddev overlap, "
+        f"else a ±{threshold:.0%} threshold; how the best CPU rows compare follows in the last "
+        "column. \"not comparable\" when the runs' settings differ (listed above) or the "
+        "workload's headline sizes differ; the ratios are then shown but do not measure the "
+        "code alone.")
+
+
 # ----------------------------------------------------------------- output
 
 def chart_ratios(comparisons: list[Comparison]) -> Figure | None:
@@ -201,6 +351,8 @@ class CompareResult:
     # Settings that change the numbers and differ between A and B; and those one file lacks.
     differences: list[Difference] = field(default_factory=list)
     not_recorded: dict[str, list[str]] = field(default_factory=dict)
+    # The summaries side by side, one per workload in either run.
+    workloads: list[SummaryComparison] = field(default_factory=list)
 
     @property
     def markdown(self) -> Path:
@@ -213,11 +365,28 @@ class CompareResult:
     def verdicts(self) -> dict[str, str]:
         return {c.name: c.verdict for c in self.comparisons}
 
+    def workload_verdicts(self) -> dict[str, str]:
+        return {w.workload: w.verdict for w in self.workloads}
+
+
+def mark_not_comparable(comparisons: list[Comparison],
+                        differences: list[Difference]) -> list[Comparison]:
+    """Runs whose settings differ are not compared benchmark by benchmark either: the verdict
+    says so, and the method keeps what the test would have said, for the reader who knows why."""
+    settings = ", ".join(d.setting.label for d in differences)
+    return [Comparison(c.name, c.a, c.b, c.ratio, NOT_COMPARABLE,
+                       f"settings differ ({settings}); the samples alone say {c.verdict} "
+                       f"({c.method})") for c in comparisons]
+
 
 def _summary(comparisons: list[Comparison]) -> str:
-    counts = {v: sum(c.verdict == v for c in comparisons) for v in (FASTER, SLOWER, SAME)}
-    return (f"{len(comparisons)} matched: {counts[FASTER]} faster, "
+    counts = {v: sum(c.verdict == v for c in comparisons)
+              for v in (FASTER, SLOWER, SAME, NOT_COMPARABLE)}
+    text = (f"{len(comparisons)} matched: {counts[FASTER]} faster, "
             f"{counts[SLOWER]} slower, {counts[SAME]} same")
+    if counts[NOT_COMPARABLE]:
+        text += f", {counts[NOT_COMPARABLE]} not comparable (the runs' settings differ)"
+    return text
 
 
 def _comparison_table(comparisons: list[Comparison]) -> Table:
@@ -266,14 +435,33 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     out_dir.mkdir(parents=True, exist_ok=True)
     comparisons, only_a, only_b, skipped = compare_runs(run_a, run_b, threshold)
     differences, not_recorded = setting_differences(run_a.context, run_b.context)
-    result = CompareResult(out_dir, comparisons, _summary(comparisons), differences, not_recorded)
+    if differences:
+        comparisons = mark_not_comparable(comparisons, differences)
+    workloads = compare_summaries(run_a, run_b, threshold, differences)
+    result = CompareResult(out_dir, comparisons, _summary(comparisons), differences, not_recorded,
+                           workloads)
 
+    # The settings' first paragraph (the warning when they differ), then the summaries side by
+    # side as the first table, then the rest of the settings (the table of differences).
+    settings = settings_blocks(differences, not_recorded,
+                               compared_count(run_a.context, run_b.context))
+    side_by_side = side_by_side_table(workloads)
     blocks: list[Block] = [
         Heading("twinbench comparison", 1),
         Paragraph(f"A: {run_a.path} (git {run_a.context.get('git_revision', '?')}). "
                   f"B: {run_b.path} (git {run_b.context.get('git_revision', '?')})."),
-        *settings_blocks(differences, not_recorded,
-                         compared_count(run_a.context, run_b.context)),
+        settings[0],
+    ]
+    if side_by_side is not None:
+        blocks += [Heading("Summary, A and B side by side"), side_by_side,
+                   Paragraph(side_by_side_text(threshold))]
+    else:
+        blocks.append(Paragraph("No summary row in either run: no workload has a usable row."))
+    if len(settings) > 1:
+        blocks += [Heading("Settings that differ" if differences else "Settings not compared")]
+        blocks += settings[1:]
+    blocks += [
+        Heading("By benchmark name"),
         Paragraph(result.summary + ". Verdict from repetitions when both runs have them "
                   f"(Mann-Whitney U at p<{SIGNIFICANCE} with ≥{MIN_SAMPLES_FOR_U} samples each, "
                   f"else mean±stddev overlap), otherwise a ±{threshold:.0%} threshold."),
