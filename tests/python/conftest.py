@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(DATA))
 
+from reports.loader import load_run  # noqa: E402
 from reports.render import render  # noqa: E402
 
 
@@ -26,6 +28,33 @@ def gpu_report(tmp_path_factory):
     """The GPU sample rendered once; several tests read its output."""
     out = tmp_path_factory.mktemp("gpu_report")
     return render([DATA / "gpu_run.json"], out)
+
+
+@pytest.fixture(scope="session")
+def gpu_run(data_dir):
+    return load_run(data_dir / "gpu_run.json")
+
+
+@pytest.fixture(scope="session")
+def cpu_run(data_dir):
+    return load_run(data_dir / "cpu_only_run.json")
+
+
+def markdown_tables(markdown: str) -> list[list[list[str]]]:
+    """Every Markdown table, as lists of cells (the header row first)."""
+    tables, current = [], None
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            if re.fullmatch(r"\|(---\|)+", line):
+                continue
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            if current is None:
+                current = []
+                tables.append(current)
+            current.append(cells)
+        else:
+            current = None
+    return tables
 
 
 def write_run(path: Path, benchmarks: list[dict], context: dict | None = None) -> Path:

@@ -15,10 +15,6 @@ from reports.tables import ceilings_table, roofs_note, roofs_table
 import make_samples as samples
 
 
-@pytest.fixture(scope="module")
-def gpu_run(data_dir):
-    return load_run(data_dir / "gpu_run.json")
-
 
 @pytest.fixture(scope="module")
 def old_run(data_dir):

@@ -4,17 +4,8 @@ import pytest
 
 from reports import analysis as an
 from reports.charts import CHARTS, crossover_series
-from reports.loader import load_run
 
 
-@pytest.fixture(scope="module")
-def gpu_run(data_dir):
-    return load_run(data_dir / "gpu_run.json")
-
-
-@pytest.fixture(scope="module")
-def cpu_run(data_dir):
-    return load_run(data_dir / "cpu_only_run.json")
 
 
 def _has_data(figure) -> bool:

@@ -19,14 +19,6 @@ REPO = Path(__file__).resolve().parents[2]
 H200 = REPO / "results" / "nvidia-h200" / "2026-12-01" / "run.json"
 
 
-@pytest.fixture(scope="module")
-def gpu_run(data_dir):
-    return load_run(data_dir / "gpu_run.json")
-
-
-@pytest.fixture(scope="module")
-def cpu_run(data_dir):
-    return load_run(data_dir / "cpu_only_run.json")
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,10 @@ ratios, and a verdict per workload ("not comparable" when settings or headline s
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
-from conftest import DATA, repeated, write_run
+from conftest import DATA, repeated, write_run, markdown_tables
 from reports import summary as sm
 from reports.compare import (NOT_COMPARABLE, ONLY_IN_A, SAME, SIDE_BY_SIDE_HEADERS, SIZES_DIFFER,
                              SLOWER, compare)
@@ -17,25 +16,9 @@ BASE = [1.0, 1.02, 0.98, 1.01, 0.99, 1.005]
 CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}
 
 
-def _tables(markdown: str) -> list[list[list[str]]]:
-    """Every Markdown table, as lists of cells (the header row first)."""
-    tables, current = [], None
-    for line in markdown.splitlines():
-        if line.startswith("|"):
-            if re.fullmatch(r"\|(---\|)+", line):
-                continue
-            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-            if current is None:
-                current = []
-                tables.append(current)
-            current.append(cells)
-        else:
-            current = None
-    return tables
-
 
 def _side_by_side(result) -> dict[str, dict[str, str]]:
-    header, *lines = _tables(result.markdown.read_text())[0]
+    header, *lines = markdown_tables(result.markdown.read_text())[0]
     assert header == SIDE_BY_SIDE_HEADERS
     return {cells[0]: dict(zip(header, cells)) for cells in lines}
 
@@ -122,14 +105,14 @@ def test_a_workload_missing_in_b_has_a_row_saying_so(tmp_path):
 def test_the_side_by_side_table_is_the_first_table(tmp_path, context_b):
     result = _compare(tmp_path, _benchmarks(), context_b)
     text = result.markdown.read_text()
-    assert _tables(text)[0][0] == SIDE_BY_SIDE_HEADERS
+    assert markdown_tables(text)[0][0] == SIDE_BY_SIDE_HEADERS
     assert text.index("## Summary, A and B side by side") < text.index("## Per benchmark")
 
 
 def test_cells_are_those_of_each_runs_own_summary(tmp_path):
     """The same headline size, pairing and speedups as the run's own report."""
     own = render([DATA / "gpu_run.json"], tmp_path / "own").markdown.read_text()
-    header, *lines = _tables(own)[0]
+    header, *lines = markdown_tables(own)[0]
     assert header == sm.SUMMARY_HEADERS
     own_rows = {cells[0]: dict(zip(header, cells)) for cells in lines}
     rows = _side_by_side(compare(DATA / "gpu_run.json", DATA / "gpu_run.json", tmp_path / "c"))

@@ -18,10 +18,6 @@ from reports.tables import environment_table
 import make_samples as samples
 
 
-@pytest.fixture(scope="module")
-def gpu_run(data_dir):
-    return load_run(data_dir / "gpu_run.json")
-
 
 @pytest.fixture(scope="module")
 def markdown(gpu_report):

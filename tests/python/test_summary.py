@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA, single, write_run
+from conftest import DATA, single, write_run, markdown_tables
 from reports import summary as sm
 from reports.charts import CHARTS
 from reports.loader import Row, load_run, parse_name, size_key_of, family_of
@@ -18,25 +18,9 @@ SPEEDUP_COLUMNS = ("OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU",
                    "best vs best (any algorithm)")
 
 
-def _tables(markdown: str) -> list[list[list[str]]]:
-    """Every Markdown table, as lists of cells (the header row first)."""
-    tables, current = [], None
-    for line in markdown.splitlines():
-        if line.startswith("|"):
-            if re.fullmatch(r"\|(---\|)+", line):
-                continue
-            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-            if current is None:
-                current = []
-                tables.append(current)
-            current.append(cells)
-        else:
-            current = None
-    return tables
-
 
 def _summary(markdown: str) -> dict[str, dict[str, str]]:
-    header, *lines = _tables(markdown)[0]
+    header, *lines = markdown_tables(markdown)[0]
     return {cells[0]: dict(zip(header, cells)) for cells in lines}
 
 
@@ -53,7 +37,7 @@ def cpu_only_report(tmp_path_factory):
 def test_summary_is_the_first_table(gpu_report, algorithms_report):
     for report in (gpu_report, algorithms_report):
         markdown = report.markdown.read_text()
-        assert _tables(markdown)[0][0] == sm.SUMMARY_HEADERS
+        assert markdown_tables(markdown)[0][0] == sm.SUMMARY_HEADERS
         # Right after the title and the method line.
         head = markdown[:markdown.index("| workload |")]
         assert head.index("# twinbench report") < head.index("Source: ") < \
@@ -213,7 +197,7 @@ def test_limiter_column_in_the_report(algorithms_report):
 def test_crossover_only_with_several_sizes(algorithms_report, tmp_path):
     markdown = algorithms_report.markdown.read_text()
     crossover = markdown[markdown.index(f"### {sm.CROSSOVER_TITLE}"):]
-    table = _tables(crossover)[0]
+    table = markdown_tables(crossover)[0]
     assert table[0] == ["workload", "sizes run", "GPU kernel faster from",
                         "GPU end to end faster from"]
     poisson = next(line for line in table if line[0] == "poisson")
