@@ -213,9 +213,15 @@ LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
 LAUNCH_RATIO = 2.0            # launch-included time over kernel time
 PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
 MIN_BLOCKS_PER_SM = 2
+# A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
+# the DRAM write stream): its time is latency, whatever its bytes per second say.
+MIN_STREAM_BYTES = 1 << 20
 
 
 def _memory(row: Row) -> str | None:
+    moved = row.counter("bytes_per_iter")
+    if moved is not None and moved < MIN_STREAM_BYTES:
+        return None
     ceiling = ce.row_ceiling(row)
     if ceiling and ceiling.pct > CACHE_PCT:
         return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"

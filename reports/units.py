@@ -37,7 +37,12 @@ def fmt_num(value: float | None, digits: int = 3) -> str:
 
 
 def fmt_ratio(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}×"
+    if value is None:
+        return "–"
+    # Two decimals read 0.00× for a GPU 140 times slower (lucas): small ratios keep 2 digits.
+    if value != 0 and abs(value) < 0.1:
+        return f"{value:.2g}×"
+    return f"{value:.2f}×"
 
 
 def fmt_pct(value: float | None) -> str:

@@ -183,6 +183,13 @@ def test_limiter_words_from_the_numbers():
     assert sm.e2e_limiter(_row("k/cuda/n:1/mode:e2e", 1.2e-3), kernel) is None
     cpu = _row("k/omp/n:1/threads:16", 1e-3, flop_per_s=0.7e12)
     assert sm.cpu_limiter(cpu, CONTEXT).startswith("compute (70 %")
+    # A few hundred bytes "above the memory ceiling" are latency, not cache bandwidth.
+    tiny = _row("lucas/serial_iterative/n:90", 25e-9, pct_ceiling=447, ceiling_pattern=1,
+                bytes_per_iter=728)
+    assert sm.cpu_limiter(tiny, CONTEXT) == "latency / other"
+    big = _row("k/omp/n:1/threads:16", 1e-3, pct_ceiling=180, ceiling_pattern=5,
+               bytes_per_iter=8 << 20)
+    assert sm.cpu_limiter(big, CONTEXT).startswith("cache bandwidth (180 % of triad")
 
 
 def test_limiter_column_in_the_report(algorithms_report):
