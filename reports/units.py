@@ -6,13 +6,20 @@ _TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 _BYTE_STEPS = ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B"))
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
+def _fmt_scaled(value: float | None, steps: tuple[tuple[float, str], ...]) -> str:
+    """Three significant digits in the largest unit of `steps` (largest first) the value
+    reaches, else in the smallest."""
+    if value is None:
         return "–"
-    for scale, unit in _TIME_STEPS:
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
+    for scale, unit in steps:
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {unit}"
+    scale, unit = steps[-1]
+    return f"{value / scale:.3g} {unit}"
+
+
+def fmt_time(seconds: float | None) -> str:
+    return _fmt_scaled(seconds, _TIME_STEPS)
 
 
 def fmt_bytes(count: float | None) -> str:
@@ -68,9 +75,4 @@ _ENERGY_STEPS = ((1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ"), (1e-12, 
 
 
 def fmt_energy(joules: float | None) -> str:
-    if joules is None:
-        return "–"
-    for scale, unit in _ENERGY_STEPS:
-        if abs(joules) >= scale:
-            return f"{joules / scale:.3g} {unit}"
-    return f"{joules / 1e-12:.3g} pJ"
+    return _fmt_scaled(joules, _ENERGY_STEPS)

@@ -11,37 +11,18 @@
 #include <string>
 
 #include "common/host_ceilings.hpp"
+#include "tests/test_util.hpp"
 
 namespace tb::host {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder under the temp dir, removed with everything in it.
-class FakeRoot {
+// A fake /sys tree.
+class FakeRoot : public tb::test::TempDir {
  public:
-  FakeRoot() {
-    std::string tmpl = (fs::temp_directory_path() / "tb_host_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    root_ = tmpl;
-  }
-  ~FakeRoot() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  FakeRoot(const FakeRoot&) = delete;
-  FakeRoot& operator=(const FakeRoot&) = delete;
-
-  void write(const std::string& rel, const std::string& text) const {
-    const fs::path p = fs::path(root_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-  void mkdir(const std::string& rel) const { fs::create_directories(fs::path(root_) / rel); }
-  const std::string& root() const { return root_; }
-
- private:
-  std::string root_;
+  FakeRoot() : TempDir("tb_host") {}
+  void mkdir(const std::string& rel) const { fs::create_directories(path(rel)); }
 };
 
 // Sets (or unsets, with nullopt) an environment variable and puts the old value back.

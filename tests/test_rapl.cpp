@@ -14,26 +14,17 @@
 #include <thread>
 
 #include "common/rapl.hpp"
+#include "tests/test_util.hpp"
 
 namespace tb::rapl {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh powercap-like folder under the temp dir, removed with everything in it.
-class FakePowercap {
+// A fake /sys/class/powercap.
+class FakePowercap : public tb::test::TempDir {
  public:
-  FakePowercap() {
-    std::string tmpl = (fs::temp_directory_path() / "tb_rapl_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    root_ = tmpl;
-  }
-  ~FakePowercap() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  FakePowercap(const FakePowercap&) = delete;
-  FakePowercap& operator=(const FakePowercap&) = delete;
+  FakePowercap() : TempDir("tb_rapl") {}
 
   void zone(const std::string& folder, const std::string& name, std::uint64_t energy_uj,
             std::uint64_t max_range_uj = kMaxRange) const {
@@ -45,16 +36,12 @@ class FakePowercap {
   void set_energy(const std::string& folder, std::uint64_t energy_uj) const {
     write(folder + "/energy_uj", std::to_string(energy_uj));
   }
+  // sysfs files end with a newline.
   void write(const std::string& rel, const std::string& text) const {
-    std::ofstream(path(rel)) << text << "\n";
+    TempDir::write(rel, text + "\n");
   }
-  std::string path(const std::string& rel) const { return (fs::path(root_) / rel).string(); }
-  const std::string& root() const { return root_; }
 
   static constexpr std::uint64_t kMaxRange = 262143328850;  // a real Xeon's value
-
- private:
-  std::string root_;
 };
 
 // What /sys/class/powercap holds on a two-socket Intel machine, plus what must not count.

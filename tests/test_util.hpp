@@ -1,8 +1,13 @@
 #pragma once
-// Shared test helpers: sizes that exercise the edges, and the GPU skip.
+// Shared test helpers: sizes that exercise the edges, the GPU skip, a temporary folder.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/gpu_context.hpp"
@@ -13,7 +18,9 @@
 namespace tb::test {
 
 // 1, sizes that are not multiples of a block or of a float4, and one past a power of two.
-inline std::vector<std::size_t> edge_sizes() { return {1, 3, 31, 255, 257, 1000, 4099, (1u << 16) + 7}; }
+inline std::vector<std::size_t> edge_sizes() {
+  return {1, 3, 31, 255, 257, 1000, 4099, (1u << 16) + 7};
+}
 inline std::vector<int> test_blocks() { return {64, 256, 1024}; }
 
 #if TWINBENCH_HAVE_CUDA
@@ -26,10 +33,40 @@ inline cudaError_t memset_sync(void* ptr, int value, std::size_t bytes) {
 }
 #endif
 
+// A fresh folder under the temp dir (named after `prefix`), removed with everything in it: the
+// fake /sys trees of the host-environment and RAPL tests.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    root_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& root() const { return root_; }
+  std::string path(const std::string& rel) const {
+    return (std::filesystem::path(root_) / rel).string();
+  }
+  // Writes `text` to root/rel, creating the folders on the way.
+  void write(const std::string& rel, const std::string& text) const {
+    std::filesystem::create_directories(std::filesystem::path(path(rel)).parent_path());
+    std::ofstream(path(rel)) << text;
+  }
+
+ private:
+  std::string root_;
+};
+
 }  // namespace tb::test
 
 // GPU tests skip where there is no device (CI); they run on the GPU machine.
-#define TB_REQUIRE_GPU()                                                        \
-  do {                                                                          \
-    if (!::tb::gpu_info().available) GTEST_SKIP() << ::tb::gpu_info().status;  \
+#define TB_REQUIRE_GPU()                                                      \
+  do {                                                                        \
+    if (!::tb::gpu_info().available) GTEST_SKIP() << ::tb::gpu_info().status; \
   } while (0)
