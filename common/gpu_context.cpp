@@ -12,8 +12,6 @@
 namespace tb {
 namespace {
 
-double g_copy_bandwidth = 0.0;
-
 #if TWINBENCH_HAVE_CUDA
 int attribute(cudaDeviceAttr attr, int device) {
   int v = 0;
@@ -99,7 +97,5 @@ double measure_copy_bandwidth(std::size_t bytes) {
 #endif
 }
 
-void set_copy_bandwidth(double bytes_per_second) { g_copy_bandwidth = bytes_per_second; }
-double copy_bandwidth() { return g_copy_bandwidth; }
 
 }  // namespace tb

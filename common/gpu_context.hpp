@@ -1,6 +1,6 @@
 #pragma once
 // What the run knows about the GPU: whether there is one (and if not, why), its properties,
-// and the device-to-device copy bandwidth measured at start, the ceiling for "% of peak".
+// and the device-to-device copy bandwidth (cudaMemcpy) recorded beside the per-pattern ceilings.
 #include <cstddef>
 #include <string>
 
@@ -26,8 +26,5 @@ const GpuInfo& gpu_info();
 // Returns 0 when there is no GPU.
 double measure_copy_bandwidth(std::size_t bytes);
 
-// Set once by main() so that every GPU benchmark reports % of the same run's ceiling.
-void set_copy_bandwidth(double bytes_per_second);
-double copy_bandwidth();
 
 }  // namespace tb

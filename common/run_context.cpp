@@ -66,7 +66,6 @@ void record_gpu(const RunConfig& cfg) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "twinbench: copy bandwidth not measured: %s\n", e.what());
   }
-  set_copy_bandwidth(bw);
   add("gpu_copy_bw_bytes_per_s", number(bw));
   add("gpu_copy_bw_bytes", std::to_string(bytes));
   std::fprintf(stderr, "twinbench: %s, device copy bandwidth %.0f GB/s (read + write)\n", g.name.c_str(), bw * 1e-9);
