@@ -23,15 +23,20 @@ constexpr float kYearsLo = 0.25f, kYearsHi = 10.f;
 constexpr float kRiskFree = 0.02f;
 constexpr float kVolatility = 0.30f;
 
-// float32 prices against the float64 reference (same float inputs). Each price is a difference
-// of terms up to ~100 (strike), so float32 rounding alone is ~1e-5 absolute; log/erfc errors
-// (a few ulp) move d1 by <1e-6 / (vol sqrt(T)) and the price by < 30 * 0.4 * that: ~5e-5
-// absolute worst case. The GPU's polynomial normal CDF (error < 2e-7) adds < 2.6e-5. Measured
-// on the 10M benchmark options: 3.3e-6 (fp32 with erfc) and 1e-5 (polynomial CDF). Bound:
-// relative 1e-4 against max(|price|, $1), so tiny out-of-the-money prices (often < 1e-6, where
-// a relative bound means nothing in fp32) are held to 1e-4 dollars. A wrong formula, swapped
-// call/put or an unwritten option misses by far more.
-constexpr Tolerance kTolerance{1e-4, 1.0};
+// float32 prices against the float64 reference (same float inputs), held to an absolute $1e-4.
+// Each price is a difference of terms up to ~100 (strike), so a correct fp32 kernel's error
+// scales with the strike, not with the price: float32 rounding alone is ~1e-5 absolute; log/erfc
+// errors (a few ulp) move d1 by <1e-6 / (vol sqrt(T)) and the price by < 30 * 0.4 * that: ~5e-5
+// absolute worst case; the GPU's polynomial normal CDF (error < 2e-7) adds < 2.6e-5. Measured:
+// 1.7e-5 on the host (fp32 with erfc, 10M benchmark options), 2.27e-5 on the H200 (the cuda
+// variant's fast math and polynomial CDF; 1.97e-5 cuda_erfc), results/nvidia-h200/2026-12-01.
+// A bound relative to the price (the previous 1e-4 x max(price, $1)) let a one-day error in T
+// pass for 29% of single options (deep in-the-money puts, where theta / 365 ~ $0.005 is under
+// 1e-4 of the price). Every price is at most $100 (call <= spot <= 30, put <= strike <= 100), so
+// 1e-6 relative to a $100 floor is 1e-4 absolute for every option.
+constexpr double kMaxPrice = 100.0;
+constexpr Tolerance kTolerance{1e-6, kMaxPrice};
+static_assert(kMaxPrice >= kStrikeHi && kMaxPrice >= kSpotHi);
 
 // Operations per option in the implemented formula, counting each of sqrt, log, exp and erfc as
 // one: d1/d2 (9), two normal CDFs (3 each), discount (3), call (3), put (5).
@@ -66,7 +71,8 @@ void serial_fp32(const float* spot, const float* strike, const float* years, flo
 void omp(const float* spot, const float* strike, const float* years, float* call, float* put,
          std::size_t n);
 
-// Worst error over both outputs, relative to max(|reference|, kTolerance.scale_floor).
+// Worst error over both outputs, relative to max(|reference|, kTolerance.scale_floor): with the
+// $100 floor, the absolute error / $100.
 template <class T>
 ErrorStats compare_prices(const T* call, const T* put, const double* ref_call,
                           const double* ref_put, std::size_t n) {

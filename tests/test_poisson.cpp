@@ -181,6 +181,17 @@ TEST(Poisson, SampleIsStreamIModuloT) {
   }
 }
 
+// Numba's float ** int (the article's rate ** k): binary exponentiation, exact while the powers
+// are integers below 2^53 (5^22 < 2^53 < 5^23), and within a few ulp of pow beyond.
+TEST(Poisson, IntPowerIsNumbasBinaryExponentiation) {
+  double exact = 1.0;
+  for (int k = 0; k <= 22; ++k, exact *= 5.0) EXPECT_EQ(int_power(5.0, k), exact) << k;
+  for (int k = 23; k < kArticleMaxK; ++k)
+    EXPECT_NEAR(int_power(5.0, k) / std::pow(5.0, k), 1.0, 16 * 0x1p-52) << k;
+  EXPECT_EQ(int_power(2.5, 3), 15.625);
+  EXPECT_EQ(int_power(0.0, 0), 1.0);  // Python: 0.0 ** 0 == 1.0
+}
+
 TEST(Poisson, ArticlePassesStatistics) {
   std::vector<std::int32_t> x(200'000);
   omp_article(x.data(), x.size(), kSeed, kRate);
