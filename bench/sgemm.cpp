@@ -139,7 +139,9 @@ void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, B
   });
 }
 
-// cuda_optimized: register-tiled kernel, fixed 256-thread blocks (the tiling fixes them).
+// cuda_optimized: register-tiled kernels on 128 x 128 tiles, fixed 256-thread blocks (the tiling
+// fixes them); which of the three runs depends on n (gpu/sgemm.hpp), and the row's registers and
+// occupancy are that kernel's (the buffers come from cudaMalloc, so they are 16-byte aligned).
 void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
   const auto name =
       bench_name("sgemm", "cuda_optimized",

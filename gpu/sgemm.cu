@@ -1,3 +1,4 @@
+#include <cooperative_groups.h>
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
@@ -14,6 +15,8 @@
 
 namespace tb::gpu {
 namespace {
+
+namespace cg = cooperative_groups;
 
 // ---- naive ------------------------------------------------------------------------------
 
@@ -60,9 +63,416 @@ __global__ void __launch_bounds__(T* T)
   if (row < n && col < n) c[static_cast<std::size_t>(row) * n + col] = sum;
 }
 
-// ---- optimized (register tiling) ---------------------------------------------------------
+// ---- optimized ---------------------------------------------------------------------------
+// Three kernels behind one launcher (sgemm_cuda_optimized), all 256 threads on 128 x 128 tiles
+// of C with 8 x 8 outputs per thread, plain FP32 FFMA (no tensor cores, no TF32):
+// - two-stage: cp.async pipeline of 2 shared-memory stages of depth 32, warp-tiled.
+// - split-K: the same mainloop with 3 stages, the k-tiles split over the 2 blocks of a
+//   thread-block cluster, the partial sums added through distributed shared memory.
+// - fallback: the suite's earlier kernel (k depth 8, stages staged through registers) with
+//   scalar loads, for n % 4 != 0 or operands that are not 16-byte aligned: the pipelined
+//   kernels copy 16-byte chunks of rows, which then would straddle a row or be misaligned.
+// With aligned operands and n % 4 == 0, split-K runs while the 128 x 128 tiles are fewer than
+// the SMs (n <= 1408 on the H200's 132), two-stage above. At n = 1024 the 64 tiles would leave
+// half of the SMs idle; split-K gives 128 blocks. At 2048 (256 tiles) it measured 10 points
+// below two-stage: the reduction, and 1 block per SM (its registers) instead of 2. That rule is
+// the experiment's; sizes between 1024 and 2048 were not timed.
+//
+// Measured in experiments/h200-2026-12-01/sgemm (README.md, results_h200.txt): H200, cold L2,
+// kernel only, median of 30 launches, 2026-12-01; % of cuBLAS = cuBLAS's median / ours.
+//   kernel                    n = 1024          n = 2048          n = 4096
+//   cuBLAS FP32 SGEMM          62.3 us           342.5 us         2677.7 us
+//   fallback (earlier kernel) 115.7 us  53.8%    429.6 us  79.7%  3389.8 us  79.0%
+//   two-stage                 104.5 us  59.6%    370.4 us  92.5%  2896.9 us  92.4%
+//   split-K                    57.4 us 108.6%    416.0 us  82.3%  3244.8 us  82.5%
+//   the choice above           57.4 us 108.5%    370.9 us  92.3%  2895.2 us  92.5%
+// (Experiment names: q128x128k32_t256_s2, q128x128k32_t256_s3_sk2, base, auto.)
+//
+// Why the last ~8% at n = 4096 is out of reach from CUDA C++ (ncu --set full, n = 4096):
+//                            fallback   two-stage   cuBLAS
+//   executed instructions    2.55e9     2.40e9      2.43e9   (the FFMAs alone are 2.15e9)
+//   issue slots busy         72%        79%         86.5%
+//   FMA pipe active          64%        74%         79%
+// Two-stage already executes fewer instructions than cuBLAS: the gap is issue efficiency. Its
+// largest stall is "dispatch", which cuBLAS mostly avoids, and that points to register-bank
+// conflicts between FFMA operands: they follow from ptxas's register allocation, which CUDA C++
+// does not control. cuBLAS's kernel (sm80_xmma_gemm_f32f32_..._tilesize256x128x8_stage3, 254
+// registers, 8 warps, 1 block per SM) is hand-scheduled; a copy of its shape (128 x 256 x 8,
+// 8 x 16 outputs per thread) reached only 86%, and the other shapes, depths and stage counts
+// tried there measured 74% to 92.5%.
 
-namespace opt {
+namespace pipe {
+constexpr int kBm = 128;  // rows of C per block
+constexpr int kBn = 128;  // columns of C per block
+constexpr int kBk = 32;   // depth of one shared-memory stage
+constexpr int kWm = 32;   // rows of C per warp: 4 warps down the tile
+constexpr int kWn = 64;   // columns of C per warp: 2 warps across
+constexpr int kTm = 8;    // rows of C per thread
+constexpr int kTn = 8;    // columns of C per thread
+constexpr int kWarpsN = kBn / kWn;
+constexpr int kThreads = 32 * (kBm / kWm) * kWarpsN;
+static_assert(kThreads == kSgemmOptimizedThreads);
+// A warp's lanes form a kLaneRows x kLaneCols grid. A lane owns its outputs as 4 x 4 blocks,
+// kLaneRows * 4 rows and kLaneCols * 4 columns apart, so each 16-byte shared load of a warp
+// touches 4 (A) or 8 (B) consecutive 16-byte chunks, broadcast to the other lanes: no bank
+// conflicts.
+constexpr int kLaneRows = kWm / kTm;
+constexpr int kLaneCols = kWn / kTn;
+static_assert(kLaneRows * kLaneCols == 32 && kTm % 4 == 0 && kTn % 4 == 0);
+// A is stored transposed, as[k][m], so a lane reads its rows of one k as float4s, as it reads
+// B. The 4-byte copies that transpose it write 32 k-rows of one column per warp: 4 floats of
+// padding spread them over 8 banks instead of 1, and keep every row 16-byte aligned.
+constexpr int kALd = kBm + 4;
+constexpr int kAStage = kBk * kALd;  // floats
+constexpr int kBStage = kBk * kBn;
+constexpr int kTileFloats = kBm * kBn;
+// Each thread copies, per stage, kACopies elements of A (kARowStride rows apart; a warp reads
+// 32 consecutive k of one row, 128 contiguous bytes) and kBCopies 16-byte chunks of B
+// (kBRowStride k-rows apart). The column of a thread's copies is the same in every stage.
+constexpr int kBChunksPerRow = kBn / 4;
+constexpr int kARowStride = kThreads / kBk;
+constexpr int kACopies = kBm / kARowStride;
+constexpr int kBRowStride = kThreads / kBChunksPerRow;
+constexpr int kBCopies = kBk / kBRowStride;
+static_assert(kThreads % kBk == 0 && kBm % kARowStride == 0);
+static_assert(kThreads % kBChunksPerRow == 0 && kBk % kBRowStride == 0);
+static_assert(kBk % 2 == 0, "k steps alternate the two fragment buffers");
+// Tiles are walked kGroup block-rows at a time, column by column, so blocks resident together
+// share panels of A and B in L2. As measured (1, 4, 8 and 16 were all within 0.5%).
+constexpr int kGroup = 8;
+}  // namespace pipe
+
+// kStages shared-memory stages in flight; the k-tiles split over the kSplitK blocks of a
+// cluster (1: no split, no cluster).
+template <int kStages_, int kSplitK_>
+struct PipeConfig {
+  static constexpr int kStages = kStages_;
+  static constexpr int kSplitK = kSplitK_;
+  // 2 blocks per SM caps registers at 128, which the two-stage kernel fits. Split-K's reduction
+  // wants more (158), and its grids (fewer tiles than SMs) hold under 2 blocks per SM anyway.
+  static constexpr int kMinBlocksPerSm = kSplitK == 1 ? 2 : 1;
+  static constexpr int kPipeFloats = kStages * (pipe::kAStage + pipe::kBStage);
+  // The split-K partial sums (a C tile) reuse the stages once the mainloop is done.
+  static constexpr int kReduceFloats = kSplitK > 1 ? pipe::kTileFloats : 0;
+  static constexpr int kSmemBytes =
+      static_cast<int>(sizeof(float)) * (kPipeFloats > kReduceFloats ? kPipeFloats : kReduceFloats);
+  static_assert(kStages >= 2, "the mainloop refills one stage while reading another");
+  static_assert(pipe::kTm % kSplitK == 0, "split-K blocks share a thread's rows evenly");
+};
+using TwoStage = PipeConfig<2, 1>;  // 66,560 B of shared memory
+using SplitK = PipeConfig<3, 2>;    // 99,840 B
+static_assert(TwoStage::kSmemBytes == 66560 && SplitK::kSmemBytes == 99840);
+
+// cp.async takes the shared-memory destination as a 32-bit shared-window address.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cp_async4(unsigned dst, const float* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async16(unsigned dst, const float* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+// With `inside` false the copy reads nothing (src-size 0) and writes zeros, which add exact
+// zeros to the sums: tiles that stick out of the matrix need no other care.
+__device__ __forceinline__ void cp_async4_or_zero(unsigned dst, const float* src, bool inside) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(inside ? 4 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async16_or_zero(unsigned dst, const float* src, bool inside) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(inside ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Waits until at most kPending of this thread's newest commit groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+// Row and column of C where block `pid`'s tile starts, in grouped order (see kGroup).
+__device__ __forceinline__ int2 tile_origin(int pid, int n) {
+  using namespace pipe;
+  const int tiles_m = (n + kBm - 1) / kBm;
+  const int tiles_n = (n + kBn - 1) / kBn;
+  const int per_group = kGroup * tiles_n;
+  const int first_m = (pid / per_group) * kGroup;
+  const int group_rows = min(tiles_m - first_m, kGroup);
+  const int r = pid % per_group;
+  return make_int2((first_m + r % group_rows) * kBm, (r / group_rows) * kBn);
+}
+
+// This thread's share of the copies of one stage, global to shared memory without registers.
+// Tiles wholly inside the matrix use pointers computed once (no bounds tests, no index
+// arithmetic beyond a step); edge tiles take the checked path, which zero-fills the outside.
+class StageCopier {
+ public:
+  __device__ StageCopier(const float* __restrict__ a, const float* __restrict__ b, int n, int2 tile,
+                         int tid, const float* as, const float* bs)
+      : a_(a),
+        b_(b),
+        n_(n),
+        tile_(tile),
+        a_k_(tid % pipe::kBk),
+        a_row_(tid / pipe::kBk),
+        b_chunk_(tid % pipe::kBChunksPerRow),
+        b_k_(tid / pipe::kBChunksPerRow),
+        interior_(tile.x + pipe::kBm <= n && tile.y + pipe::kBn <= n),
+        sa_(smem_addr(as + a_k_ * pipe::kALd + a_row_)),
+        sb_(smem_addr(bs + b_k_ * pipe::kBn + 4 * b_chunk_)) {
+    // Outside the interior these stay at the matrix's first row: no pointer past its end.
+    pa_ = a + static_cast<std::size_t>(interior_ ? tile.x + a_row_ : 0) * n + a_k_;
+    pb_ = b + static_cast<std::size_t>(b_k_) * n + (interior_ ? tile.y + 4 * b_chunk_ : 0);
+  }
+
+  // Queues the copies of k-columns k0 .. k0 + kBk of the tile into `stage`.
+  __device__ void operator()(int stage, int k0) const {
+    if (interior_ && k0 + pipe::kBk <= n_) {
+      copy_interior(stage, k0);
+    } else {
+      copy_checked(stage, k0);
+    }
+  }
+
+ private:
+  __device__ void copy_interior(int stage, int k0) const {
+    using namespace pipe;
+    const float* ra = pa_ + k0;
+    const float* rb = pb_ + static_cast<std::size_t>(k0) * n_;
+    const std::size_t a_step = static_cast<std::size_t>(kARowStride) * n_;
+    const std::size_t b_step = static_cast<std::size_t>(kBRowStride) * n_;
+    const unsigned da = sa_ + stage * kAStage * 4;
+    const unsigned db = sb_ + stage * kBStage * 4;
+#pragma unroll
+    for (int l = 0; l < kACopies; ++l) cp_async4(da + l * kARowStride * 4, ra + l * a_step);
+#pragma unroll
+    for (int l = 0; l < kBCopies; ++l) cp_async16(db + l * kBRowStride * kBn * 4, rb + l * b_step);
+  }
+
+  __device__ void copy_checked(int stage, int k0) const {
+    using namespace pipe;
+    const unsigned da = sa_ + stage * kAStage * 4;
+    const unsigned db = sb_ + stage * kBStage * 4;
+    const int ak = k0 + a_k_;
+#pragma unroll
+    for (int l = 0; l < kACopies; ++l) {
+      const int ar = tile_.x + a_row_ + l * kARowStride;
+      const bool inside = ar < n_ && ak < n_;
+      const float* src = inside ? a_ + static_cast<std::size_t>(ar) * n_ + ak : a_;
+      cp_async4_or_zero(da + l * kARowStride * 4, src, inside);
+    }
+    const int bc = tile_.y + 4 * b_chunk_;
+#pragma unroll
+    for (int l = 0; l < kBCopies; ++l) {
+      const int bk = k0 + b_k_ + l * kBRowStride;
+      const bool inside = bk < n_ && bc < n_;  // n % 4 == 0: a chunk is wholly in or out
+      const float* src = inside ? b_ + static_cast<std::size_t>(bk) * n_ + bc : b_;
+      cp_async16_or_zero(db + l * kBRowStride * kBn * 4, src, inside);
+    }
+  }
+
+  const float* a_;
+  const float* b_;
+  int n_;
+  int2 tile_;
+  int a_k_, a_row_, b_chunk_, b_k_;
+  bool interior_;
+  unsigned sa_, sb_;  // shared-window addresses of this thread's first copies in stage 0
+  const float* pa_;   // and of their sources in k-tile 0 (interior tiles)
+  const float* pb_;
+};
+
+// One k of this thread's A and B fragments from shared memory: its 8 rows of A and 8 columns
+// of B, each as two float4s (see kLaneRows).
+__device__ __forceinline__ void load_fragments(float (&fa)[pipe::kTm], float (&fb)[pipe::kTn],
+                                               const float* a_thr, const float* b_thr) {
+  using namespace pipe;
+#pragma unroll
+  for (int im = 0; im < kTm / 4; ++im) {
+    const float4 v = *reinterpret_cast<const float4*>(a_thr + im * kLaneRows * 4);
+    fa[im * 4 + 0] = v.x;
+    fa[im * 4 + 1] = v.y;
+    fa[im * 4 + 2] = v.z;
+    fa[im * 4 + 3] = v.w;
+  }
+#pragma unroll
+  for (int jn = 0; jn < kTn / 4; ++jn) {
+    const float4 v = *reinterpret_cast<const float4*>(b_thr + jn * kLaneCols * 4);
+    fb[jn * 4 + 0] = v.x;
+    fb[jn * 4 + 1] = v.y;
+    fb[jn * 4 + 2] = v.z;
+    fb[jn * 4 + 3] = v.w;
+  }
+}
+
+__device__ __forceinline__ void fma_outer_product(float (&acc)[pipe::kTm][pipe::kTn],
+                                                  const float (&fa)[pipe::kTm],
+                                                  const float (&fb)[pipe::kTn]) {
+#pragma unroll
+  for (int i = 0; i < pipe::kTm; ++i)
+#pragma unroll
+    for (int j = 0; j < pipe::kTn; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+}
+
+// The k-tiles block `split` of kSplitK sums: [begin, begin + count).
+struct KTiles {
+  int begin, count;
+};
+template <int kSplitK>
+__device__ __forceinline__ KTiles k_tiles(int n, int split) {
+  const long long total = (n + pipe::kBk - 1) / pipe::kBk;
+  const int begin = static_cast<int>(total * split / kSplitK);
+  const int end = static_cast<int>(total * (split + 1) / kSplitK);
+  return {begin, end - begin};
+}
+
+// Split-K over the cluster: its kSplitK blocks computed the same C tile over different k-tiles.
+// Each block leaves the partial sums of the rows it does not own in its own shared memory (the
+// stages are free by now); after a cluster barrier it adds the others' partials for its own
+// rows, read through distributed shared memory. One kernel: no atomics, no workspace, no
+// memset, and deterministic. Slot (i, j) of thread tid is [(i * kTn + j) * kThreads + tid]:
+// consecutive threads, consecutive words, and the same thread of every block owns the same
+// outputs. Returns this block's rank: it stores rows i with i / (kTm / kSplitK) == rank.
+template <int kSplitK>
+__device__ __forceinline__ int reduce_split_k(float (&acc)[pipe::kTm][pipe::kTn], float* smem,
+                                              int tid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  // Clusters need sm_90; the host launches this kernel only from sm_90 code (pipe_setup).
+  __trap();
+  return 0;
+#else
+  using namespace pipe;
+  constexpr int kRowsPerRank = kTm / kSplitK;
+  cp_async_wait<0>();
+  __syncthreads();  // every thread is done reading the stages: reuse them
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+#pragma unroll
+  for (int i = 0; i < kTm; ++i)
+    if (i / kRowsPerRank != rank)
+#pragma unroll
+      for (int j = 0; j < kTn; ++j) smem[(i * kTn + j) * kThreads + tid] = acc[i][j];
+  cluster.sync();
+#pragma unroll
+  for (int q = 0; q < kSplitK; ++q) {
+    if (q == rank) continue;
+    const float* remote = cluster.map_shared_rank(smem, q);
+#pragma unroll
+    for (int i = 0; i < kTm; ++i)
+      if (i / kRowsPerRank == rank)
+#pragma unroll
+        for (int j = 0; j < kTn; ++j) acc[i][j] += remote[(i * kTn + j) * kThreads + tid];
+  }
+  cluster.sync();  // no block exits while another still reads its shared memory
+  return rank;
+#endif
+}
+
+// Stores this thread's outputs, the first at (row0, col0): the rows i with
+// i / rows_per_rank == rank (all of them without split-K). n % 4 == 0, so a float4 of C is
+// wholly inside or outside the matrix.
+__device__ __forceinline__ void store_outputs(const float (&acc)[pipe::kTm][pipe::kTn],
+                                              float* __restrict__ c, int n, int row0, int col0,
+                                              int rows_per_rank, int rank) {
+  using namespace pipe;
+#pragma unroll
+  for (int i = 0; i < kTm; ++i) {
+    if (i / rows_per_rank != rank) continue;
+    const int row = row0 + (i / 4) * (kLaneRows * 4) + (i % 4);
+    if (row >= n) continue;
+    float* crow = c + static_cast<std::size_t>(row) * n;
+#pragma unroll
+    for (int jn = 0; jn < kTn / 4; ++jn) {
+      const int col = col0 + jn * kLaneCols * 4;
+      if (col < n)
+        *reinterpret_cast<float4*>(crow + col) = make_float4(
+            acc[i][jn * 4 + 0], acc[i][jn * 4 + 1], acc[i][jn * 4 + 2], acc[i][jn * 4 + 3]);
+    }
+  }
+}
+
+// The mainloop follows CUTLASS's multistage SIMT one:
+// - all kStages stages hold tiles in flight; a stage is refilled right after the barrier that
+//   follows the last read of it;
+// - the fragments of step k+1 load into the other half of a register double buffer while the
+//   FFMAs of step k run, also across tiles: the wait and the barrier sit in the last k-step of a
+//   tile, before its FFMAs, so the next tile's first loads overlap them.
+// Needs n % 4 == 0 and 16-byte-aligned a, b, c (the host checks).
+template <class P>
+__global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
+    sgemm_pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                           float* __restrict__ c, int n) {
+  using namespace pipe;
+  extern __shared__ __align__(16) float smem[];
+  float* const as = smem;                         // kStages x as[kBk][kALd]
+  float* const bs = smem + P::kStages * kAStage;  // kStages x bs[kBk][kBn]
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32, warp = tid / 32;
+  const int warp_row = (warp / kWarpsN) * kWm, warp_col = (warp % kWarpsN) * kWn;
+  const int lane_row = lane / kLaneCols, lane_col = lane % kLaneCols;
+  const int2 tile = tile_origin(static_cast<int>(blockIdx.x), n);
+  const KTiles kt = k_tiles<P::kSplitK>(n, P::kSplitK > 1 ? static_cast<int>(blockIdx.z) : 0);
+  const StageCopier copy_stage(a, b, n, tile, tid, as, bs);
+  const float* const a_thr = as + warp_row + lane_row * 4;
+  const float* const b_thr = bs + warp_col + lane_col * 4;
+
+  float acc[kTm][kTn];
+#pragma unroll
+  for (int i = 0; i < kTm; ++i)
+#pragma unroll
+    for (int j = 0; j < kTn; ++j) acc[i][j] = 0.f;
+  float fa[2][kTm], fb[2][kTn];
+
+  // Prologue: tiles 0 .. kStages-1 into all stages, one commit group each, empty or not, so
+  // that the group count says which tile has landed.
+#pragma unroll
+  for (int s = 0; s < P::kStages; ++s) {
+    if (s < kt.count) copy_stage(s, (kt.begin + s) * kBk);
+    cp_async_commit();
+  }
+  cp_async_wait<P::kStages - 1>();  // tile 0
+  __syncthreads();
+  if (kt.count > 0) load_fragments(fa[0], fb[0], a_thr, b_thr);
+
+  int stage = 0;  // of tile t
+#pragma unroll 1
+  for (int t = 0; t < kt.count; ++t) {
+#pragma unroll
+    for (int k = 0; k < kBk; ++k) {
+      const int next = (k + 1) & 1;
+      if (k == kBk - 1) {
+        // Groups committed: kStages + t; tile t+1 is group t+1, so kStages-2 may stay pending.
+        cp_async_wait<P::kStages - 2>();
+        // Everyone's copies of tile t+1 are visible, and everyone has loaded its last fragment
+        // of tile t (at step kBk-2): its stage is free.
+        __syncthreads();
+        if (t + P::kStages < kt.count) copy_stage(stage, (kt.begin + t + P::kStages) * kBk);
+        cp_async_commit();
+        stage = stage + 1 == P::kStages ? 0 : stage + 1;
+        if (t + 1 < kt.count)
+          load_fragments(fa[next], fb[next], a_thr + stage * kAStage, b_thr + stage * kBStage);
+      } else {
+        load_fragments(fa[next], fb[next], a_thr + stage * kAStage + (k + 1) * kALd,
+                       b_thr + stage * kBStage + (k + 1) * kBn);
+      }
+      fma_outer_product(acc, fa[k & 1], fb[k & 1]);
+    }
+  }
+
+  int rank = 0;
+  if constexpr (P::kSplitK > 1) rank = reduce_split_k<P::kSplitK>(acc, smem, tid);
+  store_outputs(acc, c, n, tile.x + warp_row + lane_row * 4, tile.y + warp_col + lane_col * 4,
+                kTm / P::kSplitK, rank);
+}
+
+// ---- fallback: the earlier kernel, register-staged, scalar global loads ---------------------
+
+namespace fallback {
 constexpr int kBm = 128;  // rows of C per block
 constexpr int kBn = 128;  // columns of C per block
 constexpr int kBk = 8;    // depth of one shared-memory stage
@@ -74,41 +484,31 @@ static_assert(kThreads == kSgemmOptimizedThreads);
 // padding per k-row make the transposing stores conflict-free (threads that share a row of A
 // and differ in k land 16 banks apart) while keeping every row 16-byte aligned.
 constexpr int kPadA = 4;
-// Each thread loads exactly one float4 of A and one of B per stage.
+// Each thread loads exactly one group of 4 of A and one of B per stage.
 static_assert(kBm * kBk / 4 == kThreads && kBk * kBn / 4 == kThreads);
-}  // namespace opt
+}  // namespace fallback
 
-// m[row][col .. col+3] of an n x n row-major matrix, zeros outside it. kVec: n % 4 == 0, the
-// base is 16-byte aligned and col % 4 == 0, so a float4 is either wholly inside or wholly out.
-template <bool kVec>
+// m[row][col .. col+3] of an n x n row-major matrix, zeros outside it, element by element: any
+// n and any alignment.
 __device__ __forceinline__ float4 load_row4(const float* __restrict__ m, int n, int row, int col) {
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
   if (row >= n) return v;
   const float* p = m + static_cast<std::size_t>(row) * n;
-  if constexpr (kVec) {
-    if (col < n) v = __ldg(reinterpret_cast<const float4*>(p + col));
-  } else {
-    if (col < n) v.x = __ldg(p + col);
-    if (col + 1 < n) v.y = __ldg(p + col + 1);
-    if (col + 2 < n) v.z = __ldg(p + col + 2);
-    if (col + 3 < n) v.w = __ldg(p + col + 3);
-  }
+  if (col < n) v.x = __ldg(p + col);
+  if (col + 1 < n) v.y = __ldg(p + col + 1);
+  if (col + 2 < n) v.z = __ldg(p + col + 2);
+  if (col + 3 < n) v.w = __ldg(p + col + 3);
   return v;
 }
 
-template <bool kVec>
 __device__ __forceinline__ void store_row4(float* __restrict__ m, int n, int row, int col,
                                            float4 v) {
   if (row >= n) return;
   float* p = m + static_cast<std::size_t>(row) * n;
-  if constexpr (kVec) {
-    if (col < n) *reinterpret_cast<float4*>(p + col) = v;
-  } else {
-    if (col < n) p[col] = v.x;
-    if (col + 1 < n) p[col + 1] = v.y;
-    if (col + 2 < n) p[col + 2] = v.z;
-    if (col + 3 < n) p[col + 3] = v.w;
-  }
+  if (col < n) p[col] = v.x;
+  if (col + 1 < n) p[col + 1] = v.y;
+  if (col + 2 < n) p[col + 2] = v.z;
+  if (col + 3 < n) p[col + 3] = v.w;
 }
 
 // Thread (tx, ty) of the 16 x 16 grid owns rows ty*8 .. ty*8+7 of the block's C tile and
@@ -118,11 +518,10 @@ __device__ __forceinline__ void store_row4(float* __restrict__ m, int n, int row
 // Double buffering: while stage t is multiplied out of shared memory, stage t+1 is already on
 // its way from global memory into registers, and is stored to the other buffer afterwards, so
 // one barrier per stage suffices (see the loop).
-template <bool kVec>
-__global__ void __launch_bounds__(opt::kThreads, 2)
-    sgemm_optimized_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                           float* __restrict__ c, int n) {
-  using namespace opt;
+__global__ void __launch_bounds__(fallback::kThreads, 2)
+    sgemm_fallback_kernel(const float* __restrict__ a, const float* __restrict__ b,
+                          float* __restrict__ c, int n) {
+  using namespace fallback;
   __shared__ __align__(16) float as[2][kBk][kBm + kPadA];
   __shared__ __align__(16) float bs[2][kBk][kBn];
 
@@ -132,7 +531,7 @@ __global__ void __launch_bounds__(opt::kThreads, 2)
   const int block_row = static_cast<int>(blockIdx.y) * kBm;
   const int block_col = static_cast<int>(blockIdx.x) * kBn;
 
-  // This thread's float4 of the A stage (kBm x kBk) and of the B stage (kBk x kBn).
+  // This thread's group of 4 of the A stage (kBm x kBk) and of the B stage (kBk x kBn).
   const int a_row = tid / (kBk / 4);
   const int a_k = (tid % (kBk / 4)) * 4;
   const int b_k = tid / (kBn / 4);
@@ -153,8 +552,7 @@ __global__ void __launch_bounds__(opt::kThreads, 2)
     for (int j = 0; j < kTn; ++j) acc[i][j] = 0.f;
 
   const int stages = (n + kBk - 1) / kBk;
-  store_stage(0, load_row4<kVec>(a, n, block_row + a_row, a_k),
-              load_row4<kVec>(b, n, b_k, block_col + b_col));
+  store_stage(0, load_row4(a, n, block_row + a_row, a_k), load_row4(b, n, b_k, block_col + b_col));
   __syncthreads();
 
   for (int t = 0; t < stages; ++t) {
@@ -164,8 +562,8 @@ __global__ void __launch_bounds__(opt::kThreads, 2)
     float4 next_b = next_a;
     if (has_next) {
       const int k0 = (t + 1) * kBk;
-      next_a = load_row4<kVec>(a, n, block_row + a_row, k0 + a_k);
-      next_b = load_row4<kVec>(b, n, k0 + b_k, block_col + b_col);
+      next_a = load_row4(a, n, block_row + a_row, k0 + a_k);
+      next_b = load_row4(b, n, k0 + b_k, block_col + b_col);
     }
 #pragma unroll
     for (int k = 0; k < kBk; ++k) {
@@ -189,10 +587,10 @@ __global__ void __launch_bounds__(opt::kThreads, 2)
 #pragma unroll
   for (int i = 0; i < kTm; ++i) {
     const int row = block_row + ty * kTm + i;
-    store_row4<kVec>(c, n, row, block_col + tx * 4,
-                     make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
-    store_row4<kVec>(c, n, row, block_col + kBn / 2 + tx * 4,
-                     make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
+    store_row4(c, n, row, block_col + tx * 4,
+               make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+    store_row4(c, n, row, block_col + kBn / 2 + tx * 4,
+               make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]));
   }
 }
 
@@ -215,8 +613,105 @@ dim3 grid_2d(std::size_t n, int bx, int by) {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-bool use_vec(const float* a, const float* b, const float* c, std::size_t n) {
+// The pipelined kernels need 16-byte copies of rows: n % 4 == 0 and aligned operands.
+bool pipelined_ok(const float* a, const float* b, const float* c, std::size_t n) {
   return n % 4 == 0 && aligned16(a) && aligned16(b) && aligned16(c);
+}
+
+// What the pipelined kernels need once per process: the SM count, for the choice of kernel,
+// and shared memory past the 48 KB default, allowed before any launch or occupancy query.
+struct PipeSetup {
+  int sm_count = 0;
+  // The split-K kernel was compiled for sm_90 or later (thread-block clusters); in a build for
+  // an older architecture its reduction is a trap, and two-stage runs at every size.
+  bool split_k = false;
+};
+
+template <class P>
+void allow_dynamic_smem() {
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined_kernel<P>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes));
+}
+
+PipeSetup make_pipe_setup() {
+  PipeSetup setup;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&setup.sm_count, cudaDevAttrMultiProcessorCount, device));
+  cudaFuncAttributes split_k{};
+  CUDA_CHECK(cudaFuncGetAttributes(&split_k, sgemm_pipelined_kernel<SplitK>));
+  setup.split_k = split_k.ptxVersion >= 90;
+  allow_dynamic_smem<TwoStage>();
+  if (setup.split_k) allow_dynamic_smem<SplitK>();
+  return setup;
+}
+
+// Once per process: the launcher runs inside timed regions. If it throws, the next call retries.
+const PipeSetup& pipe_setup() {
+  static const PipeSetup setup = make_pipe_setup();
+  return setup;
+}
+
+// 128 x 128 tiles of C, one block each (kSplitK with split-K), on grid x.
+unsigned pipe_tiles(std::size_t n) {
+  const std::size_t tiles_m = (n + pipe::kBm - 1) / pipe::kBm;
+  const std::size_t tiles_n = (n + pipe::kBn - 1) / pipe::kBn;
+  if (tiles_m * tiles_n > static_cast<std::size_t>(INT_MAX))  // the kernel indexes tiles with int
+    throw std::invalid_argument("sgemm: grid too large for n = " + std::to_string(n));
+  return static_cast<unsigned>(tiles_m * tiles_n);
+}
+
+// The experiment's rule (see "optimized" above): split-K while the tiles cannot fill the SMs.
+SgemmOptimizedKernel choose_kernel(std::size_t n, bool pipelined) {
+  if (!pipelined) return SgemmOptimizedKernel::fallback;
+  const PipeSetup& setup = pipe_setup();
+  if (setup.split_k && pipe_tiles(n) < static_cast<unsigned>(setup.sm_count))
+    return SgemmOptimizedKernel::split_k;
+  return SgemmOptimizedKernel::two_stage;
+}
+
+template <class P>
+void launch_pipelined(const float* a, const float* b, float* c, std::size_t n,
+                      cudaStream_t stream) {
+  const dim3 grid(pipe_tiles(n), 1, P::kSplitK);
+  if constexpr (P::kSplitK == 1) {
+    sgemm_pipelined_kernel<P>
+        <<<grid, pipe::kThreads, P::kSmemBytes, stream>>>(a, b, c, checked_n(n));
+  } else {
+    // The kSplitK blocks of a tile (along grid z) form one cluster, so that they can read each
+    // other's shared memory.
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = P::kSplitK;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(pipe::kThreads);
+    config.dynamicSmemBytes = P::kSmemBytes;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_pipelined_kernel<P>, a, b, c, checked_n(n)));
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+template <class P>
+KernelStats pipelined_stats(std::size_t n) {
+  return kernel_stats(sgemm_pipelined_kernel<P>, pipe::kThreads,
+                      static_cast<long long>(pipe_tiles(n)) * P::kSplitK, P::kSmemBytes);
+}
+
+void launch_fallback(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
+  sgemm_fallback_kernel<<<grid_2d(n, fallback::kBn, fallback::kBm), fallback::kThreads, 0,
+                          stream>>>(a, b, c, checked_n(n));
+  CUDA_CHECK_LAUNCH();
+}
+
+KernelStats fallback_stats(std::size_t n) {
+  const dim3 g = grid_2d(n, fallback::kBn, fallback::kBm);
+  return kernel_stats(sgemm_fallback_kernel, fallback::kThreads, static_cast<long long>(g.x) * g.y);
 }
 
 template <int T>
@@ -332,22 +827,36 @@ KernelStats sgemm_cuda_tiled_stats(std::size_t n, Block2 block) {
   }
 }
 
+SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n) {
+  return choose_kernel(n, n % 4 == 0);
+}
+
 void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t n,
                           cudaStream_t stream) {
   if (n == 0) return;
-  const dim3 grid = grid_2d(n, opt::kBn, opt::kBm);
-  if (use_vec(a, b, c, n)) {
-    sgemm_optimized_kernel<true><<<grid, opt::kThreads, 0, stream>>>(a, b, c, checked_n(n));
-  } else {
-    sgemm_optimized_kernel<false><<<grid, opt::kThreads, 0, stream>>>(a, b, c, checked_n(n));
+  switch (choose_kernel(n, pipelined_ok(a, b, c, n))) {
+    case SgemmOptimizedKernel::split_k:
+      launch_pipelined<SplitK>(a, b, c, n, stream);
+      break;
+    case SgemmOptimizedKernel::two_stage:
+      launch_pipelined<TwoStage>(a, b, c, n, stream);
+      break;
+    case SgemmOptimizedKernel::fallback:
+      launch_fallback(a, b, c, n, stream);
+      break;
   }
-  CUDA_CHECK_LAUNCH();
 }
 
 KernelStats sgemm_cuda_optimized_stats(std::size_t n) {
-  const dim3 g = grid_2d(n, opt::kBn, opt::kBm);
-  return kernel_stats(sgemm_optimized_kernel<true>, opt::kThreads,
-                      static_cast<long long>(g.x) * g.y);
+  switch (sgemm_cuda_optimized_kernel(n)) {
+    case SgemmOptimizedKernel::split_k:
+      return pipelined_stats<SplitK>(n);
+    case SgemmOptimizedKernel::two_stage:
+      return pipelined_stats<TwoStage>(n);
+    case SgemmOptimizedKernel::fallback:
+      break;
+  }
+  return fallback_stats(n);
 }
 
 const std::string& cublas_unavailable_reason() { return cublas_api().error; }

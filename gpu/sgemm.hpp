@@ -27,10 +27,18 @@ void sgemm_cuda_tiled(const float* a, const float* b, float* c, std::size_t n, B
 KernelStats sgemm_cuda_tiled_stats(std::size_t n, Block2 block);
 
 // 128 x 128 tiles of C per block of 256 threads, 8 x 8 outputs per thread held in registers,
-// float4 global loads, double-buffered shared memory. The block size is fixed by the tiling.
+// plain FP32 FFMA. One of three kernels runs (gpu/sgemm.cu says what each is and what it
+// measured on the H200): with n % 4 == 0 and 16-byte-aligned operands, split_k (k split over
+// the 2 blocks of a thread-block cluster) while the tiles are fewer than the SMs and two_stage
+// (a cp.async pipeline) above; otherwise fallback (the suite's earlier kernel, scalar loads).
+// The block size is fixed by the tiling.
 constexpr int kSgemmOptimizedThreads = 256;
+enum class SgemmOptimizedKernel { split_k, two_stage, fallback };
 void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t n,
                           cudaStream_t stream);
+// The kernel sgemm_cuda_optimized launches at n for 16-byte-aligned operands (as cudaMalloc
+// returns), and its figures. The first call on a device sets the kernels up.
+SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
 
 // Empty when cuBLAS could be loaded (it is opened at run time, so the binary does not need it

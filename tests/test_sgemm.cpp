@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -283,8 +284,8 @@ TEST(SgemmMutation, WholeMatrixAtSmallSize) {
 using Launch = std::function<void(const float*, const float*, float*, std::size_t, cudaStream_t)>;
 
 void expect_gpu_matches(cudaStream_t s, const Launch& launch, const std::string& label,
-                        bool tf32 = false) {
-  for (std::size_t n : sizes()) {
+                        bool tf32 = false, const std::vector<std::size_t>& ns = sizes()) {
+  for (std::size_t n : ns) {
     Case c(n);
     auto da = upload(std::span<const float>(c.a));
     auto db = upload(std::span<const float>(c.b));
@@ -331,32 +332,99 @@ TEST(SgemmGpu, TiledMatchesReference) {
   EXPECT_FALSE(gpu::sgemm_cuda_tiled_supported({32, 8}));
 }
 
+using gpu::SgemmOptimizedKernel;
+
+std::string kernel_name(SgemmOptimizedKernel k) {
+  switch (k) {
+    case SgemmOptimizedKernel::split_k:
+      return "split_k";
+    case SgemmOptimizedKernel::two_stage:
+      return "two_stage";
+    case SgemmOptimizedKernel::fallback:
+      break;
+  }
+  return "fallback";
+}
+
+// sizes() and sizes that take each of sgemm_cuda_optimized's kernels on the H200 (132 SMs), with
+// whole tiles and with tiles that stick out of the matrix (in m, n and k):
+// split_k (fewer 128 x 128 tiles than SMs, n % 4 == 0): 4 (one of the 2 blocks gets no k-tile),
+//   100, 1000, 1024 (the article's size), 1028 (33 k-tiles: the split is 16 + 17);
+// two_stage (more tiles): 2000, 2048;
+// fallback (n % 4 != 0): 1001, and the odd sizes of sizes().
+std::vector<std::size_t> optimized_sizes() {
+  std::vector<std::size_t> ns = sizes();
+  ns.insert(ns.end(), {4, 100, 1000, 1001, 1024, 1028, 2000, 2048});
+  return ns;
+}
+
 TEST(SgemmGpu, OptimizedMatchesReference) {
   TB_REQUIRE_GPU();
   Stream s;
-  expect_gpu_matches(
-      s,
-      [](const float* a, const float* b, float* c, std::size_t n, cudaStream_t st) {
-        gpu::sgemm_cuda_optimized(a, b, c, n, st);
-      },
-      "optimized");
+  for (std::size_t n : optimized_sizes()) {
+    expect_gpu_matches(s,
+                       [](const float* a, const float* b, float* c, std::size_t n,
+                          cudaStream_t st) { gpu::sgemm_cuda_optimized(a, b, c, n, st); },
+                       "optimized " + kernel_name(gpu::sgemm_cuda_optimized_kernel(n)), false, {n});
+  }
 }
 
-// A base that is not 16-byte aligned must take the scalar-load path, not fault.
+// The sizes above reach every kernel, so the test above covers each; and the suite's own sizes
+// take the kernels the experiment chose.
+TEST(SgemmGpu, OptimizedSizesTakeEveryKernel) {
+  TB_REQUIRE_GPU();
+  std::set<SgemmOptimizedKernel> taken;
+  for (std::size_t n : optimized_sizes()) taken.insert(gpu::sgemm_cuda_optimized_kernel(n));
+  EXPECT_TRUE(taken.count(SgemmOptimizedKernel::fallback));
+  EXPECT_TRUE(taken.count(SgemmOptimizedKernel::two_stage));
+  EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(1001), SgemmOptimizedKernel::fallback);
+  EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(kLargeSize), SgemmOptimizedKernel::two_stage);
+  if (gpu_info().cc_major < 9) GTEST_SKIP() << "split-K needs thread-block clusters (sm_90)";
+  EXPECT_TRUE(taken.count(SgemmOptimizedKernel::split_k));
+  constexpr int kArticleTiles = (kArticleSize / 128) * (kArticleSize / 128);
+  EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(kArticleSize), gpu_info().sms > kArticleTiles
+                                                                ? SgemmOptimizedKernel::split_k
+                                                                : SgemmOptimizedKernel::two_stage);
+}
+
+// The bench records the figures of the kernel that runs at n: its grid (2 blocks a tile with
+// split-K), and an occupancy queried after its shared memory (over 48 KB) was allowed.
+TEST(SgemmGpu, OptimizedStatsDescribeTheLaunchedKernel) {
+  TB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1001}, kArticleSize, std::size_t{2048}}) {
+    const SgemmOptimizedKernel k = gpu::sgemm_cuda_optimized_kernel(n);
+    const gpu::KernelStats st = gpu::sgemm_cuda_optimized_stats(n);
+    const long long tiles = static_cast<long long>((n + 127) / 128) * ((n + 127) / 128);
+    const std::string at = kernel_name(k) + " n=" + std::to_string(n);
+    EXPECT_EQ(st.block_threads, gpu::kSgemmOptimizedThreads) << at;
+    EXPECT_EQ(st.grid_blocks, k == SgemmOptimizedKernel::split_k ? 2 * tiles : tiles) << at;
+    EXPECT_GE(st.active_blocks_per_sm, 1) << at;
+    EXPECT_GT(st.regs_per_thread, 0) << at;
+    if (k != SgemmOptimizedKernel::split_k) {
+      EXPECT_LE(st.regs_per_thread, 128) << at;  // 2 blocks of 256 threads per SM
+    }
+  }
+}
+
+// A base that is not 16-byte aligned must take the scalar-load path, not fault: 132 and 1024
+// would otherwise take the 16-byte copies of split_k (two_stage on a GPU without clusters).
 TEST(SgemmGpu, OptimizedUnalignedFallsBack) {
   TB_REQUIRE_GPU();
   Stream s;
-  const std::size_t n = 132;
-  Case c(n);
-  DeviceBuffer<float> da(n * n + 1), db(n * n + 1), dc(n * n + 1);
-  CUDA_CHECK(cudaMemcpy(da.data() + 1, c.a.data(), n * n * 4, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(db.data() + 1, c.b.data(), n * n * 4, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
-  gpu::sgemm_cuda_optimized(da.data() + 1, db.data() + 1, dc.data() + 1, n, s);
-  s.synchronize();
-  std::vector<float> out(n * n);
-  CUDA_CHECK(cudaMemcpy(out.data(), dc.data() + 1, n * n * 4, cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(passes(check(std::span<const float>(out), c.ref), tolerance(n)));
+  for (std::size_t n : {std::size_t{132}, kArticleSize}) {
+    Case c(n);
+    DeviceBuffer<float> da(n * n + 1), db(n * n + 1), dc(n * n + 1);
+    CUDA_CHECK(cudaMemcpy(da.data() + 1, c.a.data(), n * n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(db.data() + 1, c.b.data(), n * n * 4, cudaMemcpyHostToDevice));
+    // NaN, so an unwritten output fails; the sync also waits for the pageable copies' DMA.
+    CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+    gpu::sgemm_cuda_optimized(da.data() + 1, db.data() + 1, dc.data() + 1, n, s);
+    s.synchronize();
+    std::vector<float> out(n * n);
+    CUDA_CHECK(cudaMemcpy(out.data(), dc.data() + 1, n * n * 4, cudaMemcpyDeviceToHost));
+    const ErrorStats e = check(std::span<const float>(out), c.ref);
+    EXPECT_TRUE(passes(e, tolerance(n))) << "n=" << n << " " << describe(e, tolerance(n));
+  }
 }
 
 TEST(SgemmGpu, CublasMatchesReference) {
