@@ -154,11 +154,10 @@ void add_article(const RunConfig& cfg, std::string_view impl, Shape s, Block2 bl
 using TiledLaunch = void (*)(const float*, float*, std::size_t, std::size_t, cudaStream_t);
 using TiledStats = gpu::KernelStats (*)(std::size_t, std::size_t);
 
-// A variant of the tiled kernel (1D grid over the tiles, diagonal order and/or 64 x 64 tiles;
-// see gpu/transpose.hpp), fixed 32 x 8 block; 8 B/element.
+// A variant of the tiled kernel (1D grid over the tiles, diagonal order, 64 x 64 tiles and/or
+// float4 micro-tiles; see gpu/transpose.hpp) with its fixed block, named after it; 8 B/element.
 void add_tiled_variant(const RunConfig& cfg, std::string_view impl, Shape s, TiledLaunch launch,
-                       TiledStats stats) {
-  const Block2 block = gpu::kTransposeTiledBlock;
+                       TiledStats stats, Block2 block = gpu::kTransposeTiledBlock) {
   add_gpu_benchmark(cfg, name_of(impl, s, {{"block", block}}), [=](benchmark::State& state) {
     run_gpu(
         state, s, false,
@@ -167,8 +166,8 @@ void add_tiled_variant(const RunConfig& cfg, std::string_view impl, Shape s, Til
   });
 }
 
-// The shared-memory tiled transpose, its variants and its copy ceiling, fixed 32 x 8 block;
-// 8 B/element.
+// The shared-memory tiled transpose, its variants (in the order they were tried: each row shows
+// one step) and its copy ceiling; 8 B/element.
 void add_tiled(const RunConfig& cfg, Shape s) {
   const Block2 block = gpu::kTransposeTiledBlock;
   add_gpu_benchmark(
@@ -186,6 +185,8 @@ void add_tiled(const RunConfig& cfg, Shape s) {
                     gpu::transpose_cuda_tiled64_stats);
   add_tiled_variant(cfg, "cuda_tiled64_diag", s, gpu::transpose_cuda_tiled64_diag,
                     gpu::transpose_cuda_tiled64_diag_stats);
+  add_tiled_variant(cfg, "cuda_tiled64_swizzle", s, gpu::transpose_cuda_tiled64_swizzle,
+                    gpu::transpose_cuda_tiled64_swizzle_stats, gpu::kTransposeSwizzleBlock);
   add_gpu_benchmark(cfg, name_of("cuda_copy", s, {{"block", block}}), [=](benchmark::State& state) {
     run_gpu(
         state, s, true,

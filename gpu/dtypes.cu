@@ -104,26 +104,61 @@ __global__ void fma_kernel(const T* __restrict__ x, T* __restrict__ out, std::si
   out[i] = ((v0 + v1) + v2) + v3;
 }
 
-// Two elements per thread in one half2: each __hfma2 is two FMAs.
-__global__ void fma_half2_kernel(const __half2* __restrict__ x, __half2* __restrict__ out,
-                                 std::size_t pairs, __half2 a, int k) {
-  const std::size_t p = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >= pairs) return;
-  const __half2 b = x[p];
-  __half2 v0 = b, v1 = __hmul2(b, __float2half2_rn(2.f)), v2 = __hmul2(b, __float2half2_rn(3.f)),
-          v3 = __hmul2(b, __float2half2_rn(4.f));
-#pragma unroll 8
-  for (int s = 0; s < k; ++s) {
-    v0 = __hfma2(v0, a, b);
-    v1 = __hfma2(v1, a, b);
-    v2 = __hfma2(v2, a, b);
-    v3 = __hfma2(v3, a, b);
+// Eight elements per thread, as four half2 (one 16-byte load and store), each through the same
+// four chains as every other element: 16 independent __hfma2 chains per thread.
+//
+// Why four half2 and not one: ptxas splits __hfma2 between two pipes, HFMA2 (the FMA pipe) and
+// HFMA2.MMA, and with one half2 (4 chains) a thread's unrolled loop ended in runs of HFMA2.MMA
+// alternating between two dependent chains, so warps stalled on that pipe; with 16 chains it
+// alternates the two pipes instruction by instruction through the whole loop, as the FP16 roof
+// kernel (8 chains) does. H200 (experiments/h200-2026-12-01/bandwidth, runs/run3.txt), n = 2^22,
+// k = 1024: one half2 per thread 83.7 TFLOP/s, 71.4% of the measured FP16 roof of 117.2; two
+// half2 86%; four half2 111.2 TFLOP/s, 94.9%, whatever the block size. ncu: warp cycles per
+// issued instruction 21.5 -> 13.6, SM throughput 69% -> 89%. Each element sees the same
+// operations in the same order as before (and as fma_half_kernel's lanes), so the output is bit
+// for bit the one-half2 kernel's.
+constexpr int kHalf2PerThread = 4;
+struct alignas(16) Half2x4 {
+  __half2 h[kHalf2PerThread];
+};
+static_assert(sizeof(Half2x4) == 16, "one 16-byte load and store per thread");
+
+__global__ void fma_half2x4_kernel(const Half2x4* __restrict__ x, Half2x4* __restrict__ out,
+                                   std::size_t groups, __half2 a, int k) {
+  const std::size_t g = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= groups) return;
+  const Half2x4 b = x[g];
+  const __half2 two = __float2half2_rn(2.f), three = __float2half2_rn(3.f),
+                four = __float2half2_rn(4.f);
+  __half2 v0[kHalf2PerThread], v1[kHalf2PerThread], v2[kHalf2PerThread], v3[kHalf2PerThread];
+#pragma unroll
+  for (int p = 0; p < kHalf2PerThread; ++p) {
+    v0[p] = b.h[p];
+    v1[p] = __hmul2(b.h[p], two);
+    v2[p] = __hmul2(b.h[p], three);
+    v3[p] = __hmul2(b.h[p], four);
   }
-  out[p] = __hadd2(__hadd2(__hadd2(v0, v1), v2), v3);
+  // Unrolled 4 (x 16 chains = 64 __hfma2 a trip): 31 registers, no spills.
+#pragma unroll 4
+  for (int s = 0; s < k; ++s) {
+#pragma unroll
+    for (int p = 0; p < kHalf2PerThread; ++p) {
+      v0[p] = __hfma2(v0[p], a, b.h[p]);
+      v1[p] = __hfma2(v1[p], a, b.h[p]);
+      v2[p] = __hfma2(v2[p], a, b.h[p]);
+      v3[p] = __hfma2(v3[p], a, b.h[p]);
+    }
+  }
+  Half2x4 r;
+#pragma unroll
+  for (int p = 0; p < kHalf2PerThread; ++p)
+    r.h[p] = __hadd2(__hadd2(__hadd2(v0[p], v1[p]), v2[p]), v3[p]);
+  out[g] = r;
 }
 
-// Scalar half chains for elements [begin, n): the odd last element, or all of them when the
-// pointers are not 4-byte aligned for half2.
+// Scalar half chains for elements [begin, n): the n % 8 last elements, or all of them when the
+// pointers are not 16-byte aligned. __hfma rounds as one lane of __hfma2 does, so these match
+// fma_half2x4_kernel's results bit for bit.
 __global__ void fma_half_kernel(const __half* __restrict__ x, __half* __restrict__ out,
                                 std::size_t begin, std::size_t n, __half a, int k) {
   const std::size_t i = begin + static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -168,7 +203,12 @@ unsigned blocks_for(std::size_t items, int block) {
   return static_cast<unsigned>((items + block - 1) / block);
 }
 
-bool aligned4(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; }
+// fma fp16: elements per fma_half2x4_kernel thread, and how many such groups of 8 it does (none
+// unless both pointers are 16-byte aligned).
+constexpr std::size_t kFp16PerGroup = 2 * kHalf2PerThread;
+std::size_t fp16_fma_groups(const void* x, const void* out, std::size_t n) {
+  return aligned16(x) && aligned16(out) ? n / kFp16PerGroup : 0;
+}
 
 }  // namespace
 
@@ -231,14 +271,14 @@ void dtypes_fma_cuda(float a, const std::uint16_t* x_fp16, std::uint16_t* out_fp
   if (n == 0) return;
   const auto* x = reinterpret_cast<const __half*>(x_fp16);
   auto* out = reinterpret_cast<__half*>(out_fp16);
-  const std::size_t pairs = aligned4(x) && aligned4(out) ? n / 2 : 0;
-  if (pairs > 0) {
-    fma_half2_kernel<<<blocks_for(pairs, block), block, 0, stream>>>(
-        reinterpret_cast<const __half2*>(x), reinterpret_cast<__half2*>(out), pairs,
+  const std::size_t groups = fp16_fma_groups(x, out, n);
+  if (groups > 0) {
+    fma_half2x4_kernel<<<blocks_for(groups, block), block, 0, stream>>>(
+        reinterpret_cast<const Half2x4*>(x), reinterpret_cast<Half2x4*>(out), groups,
         __float2half2_rn(a), k);
     CUDA_CHECK_LAUNCH();
   }
-  const std::size_t begin = 2 * pairs;
+  const std::size_t begin = kFp16PerGroup * groups;
   if (begin < n) {
     fma_half_kernel<<<blocks_for(n - begin, block), block, 0, stream>>>(x, out, begin, n,
                                                                         __float2half(a), k);
@@ -260,7 +300,7 @@ KernelStats dtypes_fma_cuda_stats(DtypeId dtype, std::size_t n, int block) {
     case DtypeId::fp32:
       return kernel_stats(fma_kernel<float>, block, blocks_for(n, block));
     case DtypeId::fp16:
-      return kernel_stats(fma_half2_kernel, block, blocks_for(n / 2, block));
+      return kernel_stats(fma_half2x4_kernel, block, blocks_for(n / kFp16PerGroup, block));
     case DtypeId::int8:
       return kernel_stats(fma_dp4a_kernel, block, blocks_for((n + 3) / 4, block));
   }

@@ -31,10 +31,12 @@ void dtypes_axpy_cuda(int a, const std::int8_t* x, std::int8_t* y, std::size_t n
                       cudaStream_t stream);
 KernelStats dtypes_axpy_cuda_stats(DtypeId dtype, std::size_t n, int block);
 
-// fma chains, one thread per element (fp16: per pair of elements, as half2; int8: per 4-byte
-// word, dp4a). out[i] = sum over kDtypesChains chains of k steps of v = fma(v, a, x[i]), chain
-// c starting at x[i] * (c + 1). int8: chain c runs v = dp4a(v, w, c + 1) from
-// v = w ^ (c * 0x01010101) for the word w of 4 inputs (zero-padded past n), out[n/4 rounded up].
+// fma chains, one thread per element (fp16: per 8 elements, as four half2, for the
+// instruction-level parallelism the two half2 pipes need, see dtypes.cu; the n % 8 last, or all
+// when a pointer is not 16-byte aligned, one per thread; int8: per 4-byte word, dp4a).
+// out[i] = sum over kDtypesChains chains of k steps of v = fma(v, a, x[i]), chain c starting at
+// x[i] * (c + 1). int8: chain c runs v = dp4a(v, w, c + 1) from v = w ^ (c * 0x01010101) for the
+// word w of 4 inputs (zero-padded past n), out[n/4 rounded up].
 void dtypes_fma_cuda(double a, const double* x, double* out, std::size_t n, int k, int block,
                      cudaStream_t stream);
 void dtypes_fma_cuda(float a, const float* x, float* out, std::size_t n, int k, int block,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "common/cuda_check.hpp"
@@ -191,6 +192,109 @@ KernelStats tiled_1d_stats(std::size_t rows, std::size_t cols) {
                       tiles_1d(rows, cols, kTileDim).grid);
 }
 
+// ---- 64 x 64 tiles moved as 4 x 4 micro-tiles of float4s, through an XOR-swizzled tile ----
+//
+// The tiled kernels above are issue-bound, not DRAM-bound: on the H200 at 8192^2 (cold L2,
+// experiments/h200-2026-12-01/bandwidth, runs/run3.txt) tiled_diag takes 163 us, 80.5% of the
+// copy kernel's 131 us, and Nsight Compute (at base clocks) shows SM throughput 74% against DRAM
+// 59%: one scalar load, shared store, shared load and global store per element. Here each
+// thread loads a 4 x 4 micro-tile as four float4s, transposes it in registers and stores its four
+// columns as float4s into the shared tile; after the barrier it reads four float4s along output
+// rows and stores them: 4x fewer memory instructions, 64 bytes in flight per thread before the
+// barrier (16 KiB per block, 128 KiB per SM at 8 blocks). It takes 133.2 us, 98.3% of the copy;
+// ncu: SM 18%, DRAM 81%. Measured beside it: diagonal tile order no longer helps (134.6 us),
+// streaming hints (__ldcs/__stcs) cost 2%, 32 x 32 tiles of 64 threads reach 88.5%, and
+// register-only transposes without shared memory 89-90%.
+constexpr int kSwzTile = 64;
+constexpr int kSwzChunks = kSwzTile / 4;  // float4 chunks per tile row = micro-tiles per side
+constexpr int kSwzThreads = kSwzChunks * kSwzChunks;
+static_assert(kTransposeSwizzleBlock.x == kSwzThreads && kTransposeSwizzleBlock.y == 1);
+
+// The shared tile is s[input column][chunk of 4 input rows] in float4s. The chunk index is
+// XOR-ed with (row / 4) % 8, so that the 8 threads of a quarter-warp (one 128-byte shared
+// wavefront) hit 8 different 16-byte bank groups on both the float4 store and the float4 load.
+__device__ __forceinline__ int swizzle(int row) { return (row >> 2) & 7; }
+
+// One block per tile, in row-major tile order. `vec` (launcher's: rows and columns multiples of
+// 4 and both pointers 16-byte aligned, so every row starts on a float4) and whole tiles take the
+// float4 path; partial tiles and other shapes take a scalar, bounds-checked path. `full` is
+// uniform per block and the barrier unconditional. Offsets are 32-bit (the launcher checks
+// rows * cols < 2^32): 64-bit ones would cost registers under the 32 that 8 blocks per SM allow.
+__global__ void __launch_bounds__(kSwzThreads, 2048 / kSwzThreads)
+    tiled64_swizzle_kernel(const float* __restrict__ in, float* __restrict__ out, unsigned rows,
+                           unsigned cols, unsigned tiles_c, bool vec) {
+  constexpr int Q = kSwzChunks;
+  static_assert(Q >= 8 && (Q & (Q - 1)) == 0, "the swizzle permutes the low 3 bits of a chunk");
+  __shared__ float4 s[kSwzTile * Q];
+  const unsigned tr = blockIdx.x / tiles_c;
+  const unsigned tc = blockIdx.x - tr * tiles_c;
+  const unsigned r0 = tr * kSwzTile, c0 = tc * kSwzTile;
+  const bool full = vec && r0 + kSwzTile <= rows && c0 + kSwzTile <= cols;
+  const int tid = threadIdx.x;
+  {
+    const int lc = tid % Q, a = tid / Q;  // micro-tile (a, lc): input rows 4a.., columns 4lc..
+    const unsigned r = r0 + 4 * a, c = c0 + 4 * lc;
+    float v[4][4];
+    if (full) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float4 f = __ldg(reinterpret_cast<const float4*>(in + ((r + i) * cols + c)));
+        v[i][0] = f.x;
+        v[i][1] = f.y;
+        v[i][2] = f.z;
+        v[i][3] = f.w;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          v[i][j] = (r + i < rows && c + j < cols) ? in[(r + i) * cols + c + j] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int row = 4 * lc + j;  // input column within the tile
+      s[row * Q + (a ^ swizzle(row))] = make_float4(v[0][j], v[1][j], v[2][j], v[3][j]);
+    }
+  }
+  __syncthreads();
+  {
+    const int a = tid % Q, cr = tid / Q;
+    const unsigned ocol = r0 + 4 * a;  // output column = input row
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const int cc = cr + Q * p;  // input column within the tile = output row
+      const float4 f = s[cc * Q + (a ^ swizzle(cc))];
+      const unsigned orow = c0 + cc;
+      if (full) {
+        *reinterpret_cast<float4*>(out + (orow * rows + ocol)) = f;
+      } else if (orow < cols) {
+        float* o = out + (orow * rows + ocol);
+        if (ocol < rows) o[0] = f.x;
+        if (ocol + 1 < rows) o[1] = f.y;
+        if (ocol + 2 < rows) o[2] = f.z;
+        if (ocol + 3 < rows) o[3] = f.w;
+      }
+    }
+  }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+struct SwizzleGrid {
+  unsigned tiles_c, grid;
+};
+
+// 32-bit offsets in the kernel, one block per tile: both must fit.
+SwizzleGrid swizzle_grid(std::size_t rows, std::size_t cols) {
+  constexpr std::size_t k2p31 = std::size_t{1} << 31;
+  if (rows >= k2p31 || cols >= k2p31 || rows * cols >= 2 * k2p31)
+    throw std::invalid_argument(
+        "transpose_cuda_tiled64_swizzle: 32-bit offsets need rows * cols < 2^32");
+  const std::size_t tr = (rows + kSwzTile - 1) / kSwzTile, tc = (cols + kSwzTile - 1) / kSwzTile;
+  return {static_cast<unsigned>(tc), static_cast<unsigned>(tr * tc)};
+}
+
 dim3 article_grid(std::size_t along_x, std::size_t along_y, Block2 block) {
   const std::size_t gx = (along_x + block.x - 1) / block.x;
   const std::size_t gy = (along_y + block.y - 1) / block.y;
@@ -279,6 +383,20 @@ void transpose_cuda_tiled64_diag(const float* in, float* out, std::size_t rows, 
 
 KernelStats transpose_cuda_tiled64_diag_stats(std::size_t rows, std::size_t cols) {
   return tiled_1d_stats<64, TileOrder::diagonal>(rows, cols);
+}
+
+void transpose_cuda_tiled64_swizzle(const float* in, float* out, std::size_t rows, std::size_t cols,
+                                    cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const SwizzleGrid g = swizzle_grid(rows, cols);
+  const bool vec = rows % 4 == 0 && cols % 4 == 0 && aligned16(in) && aligned16(out);
+  tiled64_swizzle_kernel<<<g.grid, kSwzThreads, 0, stream>>>(
+      in, out, static_cast<unsigned>(rows), static_cast<unsigned>(cols), g.tiles_c, vec);
+  CUDA_CHECK_LAUNCH();
+}
+
+KernelStats transpose_cuda_tiled64_swizzle_stats(std::size_t rows, std::size_t cols) {
+  return kernel_stats(tiled64_swizzle_kernel, kSwzThreads, swizzle_grid(rows, cols).grid);
 }
 
 void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, float* out,

@@ -2,8 +2,6 @@
 #include <thrust/functional.h>
 #include <thrust/transform.h>
 
-#include <cstdint>
-
 #include "common/cuda_check.hpp"
 #include "gpu/kernel_stats.cuh"
 #include "gpu/vector_add.hpp"
@@ -12,30 +10,25 @@
 namespace tb::gpu {
 namespace {
 
-using vector_add_detail::vec4_grid;
+using vector_add_detail::tile_grid;
+using vector_add_detail::tile_smem_bytes;
 
 __global__ void vector_add_article_kernel(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
 
+// Unaligned pointers need no fallback: the kernel then loads instead of bulk-copying.
 void vector_add_cuda(const float* a, const float* b, float* c, std::size_t n, int block,
                      cudaStream_t stream) {
-  if (n == 0) return;
-  if (!aligned16(a) || !aligned16(b) || !aligned16(c)) {
-    vector_add_cuda_article(a, b, c, n, block, stream);
-    return;
-  }
   vector_add_detail::launch(a, b, c, n, block, stream, progress::None{});
 }
 
 KernelStats vector_add_cuda_stats(std::size_t n, int block) {
-  return kernel_stats(vector_add_detail::vec4_kernel<progress::None>, block,
-                      n / 4 > 0 ? vec4_grid(n, block) : 0);
+  return kernel_stats(vector_add_detail::tile_kernel<progress::None>, block, tile_grid(n, block),
+                      tile_smem_bytes(block));
 }
 
 void vector_add_cuda_article(const float* a, const float* b, float* c, std::size_t n, int block,

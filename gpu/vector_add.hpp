@@ -8,7 +8,9 @@
 
 namespace tb::gpu {
 
-// 16-byte vector loads, four float4 per thread; scalar tail for n % 4.
+// cub's transform shape: a tile of 3 * block elements per block, brought into shared memory by
+// TMA bulk copies, 3 scalar floats per thread (gpu/vector_add_kernel.cuh says why and what it
+// measured). Any n, block and alignment.
 void vector_add_cuda(const float* a, const float* b, float* c, std::size_t n, int block,
                      cudaStream_t stream);
 KernelStats vector_add_cuda_stats(std::size_t n, int block);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -210,6 +213,64 @@ TEST(DtypesGpu, Fp16MatchesSerial) {
 TEST(DtypesGpu, Int8MatchesSerial) {
   TB_REQUIRE_GPU();
   expect_gpu_all<int8_t>();
+}
+
+// dtypes_fma_cuda's fp16 outputs for inputs x at the full chain length, as bit patterns, with
+// the input and output `offset` elements into their buffers (1, 2: not 16-byte aligned, so
+// every element takes the scalar kernel instead of the 8-a-thread one).
+std::vector<std::uint16_t> fp16_fma_bits(const std::vector<f16>& x, int block, std::size_t offset) {
+  const std::size_t n = x.size();
+  std::vector<f16> x_off(offset + n, f16(1));
+  std::copy(x.begin(), x.end(), x_off.begin() + static_cast<std::ptrdiff_t>(offset));
+  Stream s;
+  auto dx = upload(std::span<const f16>(x_off));
+  DeviceBuffer<f16> dout(offset + n);
+  CUDA_CHECK(tb::test::memset_sync(dout.data(), 0x7F, dout.bytes()));
+  gpu::dtypes_fma_cuda(fma_a<f16>(), dev(dx.data()) + offset, dev(dout.data()) + offset, n,
+                       kChainLength, block, s);
+  s.synchronize();
+  std::vector<f16> got(offset + n);
+  download(std::span<f16>(got), dout);
+  std::vector<std::uint16_t> bits(n);
+  std::memcpy(bits.data(), got.data() + offset, n * sizeof(f16));
+  return bits;
+}
+
+std::vector<f16> from_bits(const std::vector<std::uint16_t>& bits) {
+  std::vector<f16> v(bits.size());
+  std::memcpy(v.data(), bits.data(), bits.size() * sizeof(f16));
+  return v;
+}
+
+// The first index where a and b differ, or a.size().
+std::size_t first_difference(const std::vector<std::uint16_t>& a,
+                             const std::vector<std::uint16_t>& b) {
+  return static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin());
+}
+
+// The fp16 fma at the full chain length: n = 1 (the scalar kernel alone), 100003 (12500 groups of
+// 8 for the vector kernel and a scalar tail of 3) and the benchmark's size, at every block size
+// of the default sweep, against the serial reference. Off 16-byte alignment every element takes
+// the scalar kernel: both paths must give the same bits (the same operations per element, in
+// the same order), which is what keeps the vector kernel's output the one-half2 kernel's.
+TEST(DtypesGpu, Fp16FmaVectorAndScalarPathsFullChains) {
+  TB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{100003}, kFmaGpuSize}) {
+    const auto x = inputs<f16>(n, kSeed);
+    std::vector<f16> ref(n);
+    fma_serial(x.data(), ref.data(), n, kChainLength);
+    const auto scalar_bits = fp16_fma_bits(x, 256, 1);
+    EXPECT_TRUE(within(from_bits(scalar_bits), ref, fma_tolerance<f16>())) << "scalar n=" << n;
+    EXPECT_EQ(first_difference(fp16_fma_bits(x, 256, 2), scalar_bits), n)
+        << "4-byte aligned, n=" << n;
+    for (int block = 64; block <= 1024; block *= 2) {
+      const auto bits = fp16_fma_bits(x, block, 0);
+      EXPECT_TRUE(within(from_bits(bits), ref, fma_tolerance<f16>()))
+          << "n=" << n << " block=" << block;
+      EXPECT_EQ(first_difference(bits, scalar_bits), n)
+          << "vector and scalar paths differ: n=" << n << " block=" << block;
+    }
+  }
 }
 #endif
 

@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,19 +70,40 @@ TEST(Transpose, OmpMatchesSerial) {
 #if TWINBENCH_HAVE_CUDA
 using Launch = std::function<void(const float*, float*, std::size_t, std::size_t, cudaStream_t)>;
 
+// Floats past the output that a launch must leave alone (64 KiB).
+constexpr std::size_t kGuardFloats = 16384;
+
+// Runs `launch` on `in` (device, rows x cols) into a poisoned output with a guard after it;
+// the output must equal `expected` and the guard still hold the poison. `offset` floats into
+// both buffers (1: neither is 16-byte aligned).
+void expect_launch(const Launch& launch, const std::vector<float>& in,
+                   const std::vector<float>& expected, std::size_t rows, std::size_t cols,
+                   const std::string& label, std::size_t offset = 0) {
+  Stream s;
+  std::vector<float> in_off(offset + in.size(), 1.0f);
+  std::copy(in.begin(), in.end(), in_off.begin() + static_cast<std::ptrdiff_t>(offset));
+  auto din = upload(std::span<const float>(in_off));
+  DeviceBuffer<float> dout(offset + in.size() + kGuardFloats);
+  CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
+  launch(din.data() + offset, dout.data() + offset, rows, cols, s);
+  s.synchronize();
+  std::vector<float> out(dout.size());
+  download(std::span<float>(out), dout);
+  const std::span<const float> got = std::span<const float>(out).subspan(offset, in.size());
+  EXPECT_TRUE(passes(compare(got, std::span<const float>(expected)), kTolerance))
+      << label << " " << rows << "x" << cols << " offset " << offset;
+  std::vector<std::uint32_t> guard(kGuardFloats);
+  std::memcpy(guard.data(), out.data() + offset + in.size(), kGuardFloats * sizeof(float));
+  EXPECT_EQ(std::count(guard.begin(), guard.end(), 0xFFFFFFFFu),
+            static_cast<std::ptrdiff_t>(kGuardFloats))
+      << label << " wrote past the output: " << rows << "x" << cols;
+}
+
 // Runs `launch` on every shape into a poisoned output and compares with `copy ? in : ref`.
 void expect_gpu_matches(const Launch& launch, const std::string& label, bool copy = false) {
-  Stream s;
   for (auto [rows, cols] : shapes()) {
     Case c(rows, cols);
-    auto din = upload(std::span<const float>(c.in));
-    DeviceBuffer<float> dout(c.in.size());
-    CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
-    launch(din.data(), dout.data(), rows, cols, s);
-    s.synchronize();
-    std::vector<float> out(c.in.size());
-    download(std::span<float>(out), dout);
-    EXPECT_TRUE(same(out, copy ? c.in : c.ref)) << label << " " << rows << "x" << cols;
+    expect_launch(launch, c.in, copy ? c.in : c.ref, rows, cols, label);
   }
 }
 
@@ -123,6 +149,48 @@ TEST(TransposeGpu, Tiled64MatchesSerial) {
 TEST(TransposeGpu, Tiled64DiagMatchesSerial) {
   TB_REQUIRE_GPU();
   expect_gpu_matches(gpu::transpose_cuda_tiled64_diag, "tiled64_diag");
+}
+
+TEST(TransposeGpu, Tiled64SwizzleMatchesSerial) {
+  TB_REQUIRE_GPU();
+  expect_gpu_matches(gpu::transpose_cuda_tiled64_swizzle, "tiled64_swizzle");
+}
+
+// The swizzled kernel's paths: float4 on whole tiles at the benchmark's 8192^2; float4 on the
+// whole tiles and scalar on the partial ones (8196 x 8200, 1000 x 1036: multiples of 4, not of
+// 64); scalar everywhere (8191 x 8193, 999 x 1037, 70 x 3: rows or columns not multiples of 4;
+// 4 x 8200: every tile partial).
+TEST(TransposeGpu, Tiled64SwizzleLargeAndOddShapes) {
+  TB_REQUIRE_GPU();
+  const std::pair<std::size_t, std::size_t> large_and_odd[] = {
+      {8192, 8192}, {8196, 8200}, {8191, 8193}, {1000, 1036}, {999, 1037}, {4, 8200}, {70, 3}};
+  for (auto [rows, cols] : large_and_odd) {
+    Case c(rows, cols);
+    expect_launch(gpu::transpose_cuda_tiled64_swizzle, c.in, c.ref, rows, cols, "tiled64_swizzle");
+  }
+}
+
+// Pointers off 16-byte alignment on float4-friendly shapes: the float4 path must not be taken.
+TEST(TransposeGpu, Tiled64SwizzleUnalignedPointers) {
+  TB_REQUIRE_GPU();
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{64, 64}, {1000, 1036}}) {
+    Case c(rows, cols);
+    for (std::size_t offset : {1, 2, 3})
+      expect_launch(gpu::transpose_cuda_tiled64_swizzle, c.in, c.ref, rows, cols, "tiled64_swizzle",
+                    offset);
+  }
+}
+
+// Its offsets are 32-bit: a matrix of 2^32 elements or more is refused before any launch (no
+// device needed: nothing is read or written).
+TEST(Transpose, Tiled64SwizzleRefusesMatricesPast32BitOffsets) {
+  const std::size_t k2p16 = std::size_t{1} << 16, k2p31 = std::size_t{1} << 31;
+  EXPECT_THROW(gpu::transpose_cuda_tiled64_swizzle(nullptr, nullptr, k2p16, k2p16, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::transpose_cuda_tiled64_swizzle(nullptr, nullptr, 1, k2p31, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(gpu::transpose_cuda_tiled64_swizzle(nullptr, nullptr, k2p31, 1, nullptr),
+               std::invalid_argument);
 }
 
 // Grids of 1, 3 and 7 blocks: every block walks many tiles through the grid-stride loop (and both
@@ -173,7 +241,8 @@ TEST(TransposeGpu, TallMatrixBeyondGridLimit) {
   const std::pair<Launch, const char*> variants[] = {
       {gpu::transpose_cuda_tiled_diag, "tiled_diag"},
       {gpu::transpose_cuda_tiled64, "tiled64"},
-      {gpu::transpose_cuda_tiled64_diag, "tiled64_diag"}};
+      {gpu::transpose_cuda_tiled64_diag, "tiled64_diag"},
+      {gpu::transpose_cuda_tiled64_swizzle, "tiled64_swizzle"}};
   for (const auto& [launch, label] : variants) {
     CUDA_CHECK(tb::test::memset_sync(dout.data(), 0xFF, dout.bytes()));
     launch(din.data(), dout.data(), rows, cols, s);

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "common/random.hpp"
@@ -75,6 +79,62 @@ TEST(VectorAddGpu, ThrustMatchesSerial) {
   expect_gpu_matches([](const float* a, const float* b, float* c, std::size_t n, int, cudaStream_t s) {
     gpu::vector_add_thrust(a, b, c, n, s);
   }, "thrust");
+}
+
+// Floats past n that a launch must leave alone (64 KiB).
+constexpr std::size_t kGuardFloats = 16384;
+
+// The cuda kernel at n on a poisoned output of n + kGuardFloats: c must match the reference and
+// the guard must still hold the poison (0xFF bytes).
+void expect_cuda_at(const float* a_dev, const float* b_dev, const Case& c, int block,
+                    const Stream& s) {
+  const std::size_t n = c.ref.size();
+  DeviceBuffer<float> dc(n + kGuardFloats);
+  CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+  gpu::vector_add_cuda(a_dev, b_dev, dc.data(), n, block, s);
+  s.synchronize();
+  std::vector<float> out(n + kGuardFloats);
+  download(std::span<float>(out), dc);
+  EXPECT_TRUE(passes(compare(std::span<const float>(out).first(n), std::span<const float>(c.ref)),
+                     kTolerance))
+      << "n=" << n << " block=" << block;
+  std::vector<std::uint32_t> bits(kGuardFloats);
+  std::memcpy(bits.data(), out.data() + n, kGuardFloats * sizeof(float));
+  EXPECT_EQ(std::count(bits.begin(), bits.end(), 0xFFFFFFFFu),
+            static_cast<std::ptrdiff_t>(kGuardFloats))
+      << "written past n: n=" << n << " block=" << block;
+}
+
+// Sizes that are not multiples of a tile (3 * block) nor of 4 floats, at every block size a
+// sweep can pick (--sweep=all: each multiple of 32): whole tiles take the bulk copies, the last
+// partial one the loads.
+TEST(VectorAddGpu, CudaOddSizesEveryBlock) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  for (std::size_t n :
+       {std::size_t{5}, std::size_t{77}, std::size_t{1000003}, (std::size_t{1} << 22) + 13}) {
+    Case c(n);
+    auto da = upload(std::span<const float>(c.a));
+    auto db = upload(std::span<const float>(c.b));
+    for (int block = 32; block <= 1024; block += 32)
+      expect_cuda_at(da.data(), db.data(), c, block, s);
+  }
+}
+
+// No bulk copies: blocks that are not a multiple of 4 (a tile is then not a whole number of
+// 16-byte units), and one input off 16-byte alignment (the other, and c, aligned).
+TEST(VectorAddGpu, CudaWithoutBulkCopies) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  const std::size_t n = 1000003;
+  Case c(n);
+  auto da = upload(std::span<const float>(c.a));
+  auto db = upload(std::span<const float>(c.b));
+  for (int block : {1, 33, 97, 1023}) expect_cuda_at(da.data(), db.data(), c, block, s);
+  std::vector<float> b_shifted(n + 1, 1.0f);
+  std::copy(c.b.begin(), c.b.end(), b_shifted.begin() + 1);
+  auto db1 = upload(std::span<const float>(b_shifted));
+  for (int block : {64, 256, 1024}) expect_cuda_at(da.data(), db1.data() + 1, c, block, s);
 }
 
 TEST(VectorAddGpu, UnalignedPointersFallBack) {
