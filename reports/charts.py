@@ -260,6 +260,10 @@ def _roofline_points(rows: list[Row]) -> dict[tuple, Row]:
 
 
 def roofline_panel(row: Row) -> str | None:
+    """gpu or cpu; None for rows on neither, and for the Numba peers' rows: the roofline and
+    the ceiling chart show the C++ (the Numba rows have their own section)."""
+    if row.is_peer:
+        return None
     side = ce.side_of(row)
     return None if side is None else ("gpu" if side == "gpu" else "cpu")
 
@@ -427,7 +431,7 @@ def _block_sweeps(rows: list[Row]) -> dict[tuple, list[Row]]:
     Rows that differ in another tuning arg (progress's strategy) are not one block sweep."""
     sweeps: dict[tuple, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
-        if "block" in row.args and row.is_gpu and row.mode != "e2e":
+        if "block" in row.args and row.is_gpu and row.mode != "e2e" and not row.is_peer:
             other = tuple(sorted((k, v) for k, v in row.args.items()
                                  if k in TUNING_ARGS and k not in ("block", "mode")))
             sweeps[(row.workload, row.impl, row.mode, row.size_key, other)].append(row)
@@ -478,8 +482,9 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
 # ----------------------------------------------------------------- (d) transfers
 
 def _gpu_row(row: Row) -> bool:
-    """A row the GPU ran: a GPU family, or a GPU-only workload's row that is not serial/omp."""
-    return row.is_gpu and row.family not in CPU_FAMILIES
+    """A C++ row the GPU ran: a GPU family, or a GPU-only workload's row that is not
+    serial/omp (the streams and progress charts are about the C++ code)."""
+    return row.is_gpu and row.family not in CPU_FAMILIES and not row.is_peer
 
 
 def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | None:
@@ -494,8 +499,9 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
             continue
         rate = row.bytes_per_second or nbytes / row.time_s
         if "dir" in row.args:
+            # A Numba peer's copies (numba_cuda...) are a line of their own, named by its impl.
             series[row.args["dir"]][row.impl].append((nbytes, rate / 1e9))
-        else:
+        elif not row.is_peer:
             host_copy.append((nbytes, rate / 1e9))
     if not series:
         return None  # the host memcpy line alone (a CPU-only run) is no transfer chart

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,14 @@ TUNING_ARGS = frozenset({"block", "mode", "threads", "strategy", "streams", "chu
 # The first word of an impl names its family (cuda_tiled -> cuda).
 FAMILIES = ("serial", "omp", "cuda", "thrust", "cublas")
 GPU_FAMILIES = frozenset({"cuda", "thrust", "cublas"})
+
+# Peers: the articles' Python code (peers/numba/) run beside the C++ with the same names and
+# args. Their impl's first two words name the family (numba_cuda_shared -> numba_cuda,
+# numba_cpu_serial -> numba_cpu). They are not C++, so no C++ pairing, best-of choice or
+# crossover counts them (summary.side_of, analysis.category_of); the report puts them beside
+# the C++ in their own column, section and chart.
+PEER_FAMILIES = ("numba_cuda", "numba_cpu")
+PEER_GPU_FAMILIES = frozenset({"numba_cuda"})
 
 # Workloads that only exist as GPU experiments; their impl is not a family
 # (transfers/pinned, progress/vector_add).
@@ -41,6 +50,9 @@ _GB_KEYS = frozenset({
 })
 
 _TIME_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+# The label peers/numba/ gives each row (runner.label).
+_PEER_LABEL = re.compile(r"numba peer of ([^/\s]+)/(\S+)")
 
 
 class LoadError(Exception):
@@ -74,10 +86,26 @@ class Row:
     cv: float | None = None
     samples_s: list[float] = field(default_factory=list)
     source: str = ""
+    # Google Benchmark's free-text label; a Numba peer's names the C++ impl it mirrors.
+    label: str = ""
 
     @property
     def is_gpu(self) -> bool:
+        if self.family in PEER_FAMILIES:
+            return self.family in PEER_GPU_FAMILIES
         return self.family in GPU_FAMILIES or self.workload in GPU_ONLY_WORKLOADS
+
+    @property
+    def is_peer(self) -> bool:
+        """A row of the articles' Numba code (numba_cuda*, numba_cpu*), not of the C++."""
+        return self.family in PEER_FAMILIES
+
+    @property
+    def mirrors(self) -> str | None:
+        """The C++ impl a Numba row is the peer of, from its label ("numba peer of
+        sgemm/cuda_tiled" -> cuda_tiled); None for C++ rows and unlabelled ones."""
+        match = _PEER_LABEL.fullmatch(self.label.strip()) if self.is_peer else None
+        return match.group(2) if match and match.group(1) == self.workload else None
 
     @property
     def size_label(self) -> str:
@@ -126,6 +154,9 @@ def strip_gb_suffixes(name: str) -> str:
 
 
 def family_of(impl: str) -> str:
+    for peer in PEER_FAMILIES:
+        if impl == peer or impl.startswith(peer + "_"):
+            return peer
     head = impl.split("_", 1)[0]
     return head if head in FAMILIES else "other"
 
@@ -305,6 +336,7 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
         flop_per_s=_number(chosen, "flop_per_s"),
         counters=_counters(chosen), aggregate=how, repetitions=repetitions,
         samples_s=samples, source=source,
+        label=chosen.get("label") if isinstance(chosen.get("label"), str) else "",
     )
     _attach_spread(row, aggregates, samples)
     if how == "none":

@@ -11,6 +11,7 @@ from . import machine
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
+from .peers import numba_blocks, numba_status_note
 from .summary import summary_blocks
 from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
                      cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
@@ -94,6 +95,9 @@ def status_blocks(run: Run) -> list[Block]:
     gpu_note = an.gpu_status_note(run.context)
     if gpu_note:
         blocks.append(Paragraph(gpu_note, note=True))
+    numba_note = numba_status_note(run.context)
+    if numba_note:
+        blocks.append(Paragraph(numba_note, note=True))
     timing = an.timing_note(run.ok_rows)
     if timing:
         blocks.append(Paragraph(timing))
@@ -202,6 +206,10 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     if cache:
         blocks.append(Paragraph(cache))
     blocks += status_blocks(run)
+    numba, chart = numba_blocks(run, out_dir)
+    if chart is not None:
+        result.charts.append(chart)
+    blocks += numba
     blocks += [Heading("Run context"), context_table(run.context)]
     blocks += method_blocks(run)
     blocks += chart_blocks(run, out_dir, result)

@@ -3,7 +3,8 @@
 One row per workload at its headline size (the largest size the run has for it): the best
 serial, OpenMP, GPU kernel-only and GPU end-to-end rows of the same algorithm, the speedups
 with a distribution-free confidence interval, each side's share of its own measured ceiling,
-energy per item, and the limiter named from the numbers. Then, where the run swept sizes, the
+energy per item, and the limiter named from the numbers; when the run holds the articles' Numba
+rows, the fastest Numba CUDA kernel beside the C++ one. Then, where the run swept sizes, the
 smallest size from which the GPU is faster (kernel only and end to end).
 """
 
@@ -19,7 +20,7 @@ from . import ceilings as ce
 from . import machine
 from .charts import crossover_series
 from .document import Block, Heading, Paragraph, Table
-from .loader import TUNING_ARGS, Row, Run, family_of
+from .loader import PEER_FAMILIES, TUNING_ARGS, Row, Run, family_of
 from .units import fmt_energy, fmt_time
 
 # ----------------------------------------------------------------- like for like
@@ -39,6 +40,8 @@ from .units import fmt_energy, fmt_time
 #     held to, and is no contender.
 # The same rule as the speedup chart's (charts.algorithm_tags). "Best vs best" (the fastest
 # CPU row against the fastest GPU kernel row of any algorithm) is its own, labelled column.
+# The articles' Numba code (numba_cuda*, numba_cpu*) is no C++ family: it names no algorithm,
+# is no side of any pairing, and has its own column (NumbaBeside).
 
 PLAIN = ""
 REFERENCE_WORDS = frozenset({"copy"})
@@ -54,6 +57,7 @@ def impl_words(impl: str) -> tuple[str, ...]:
 
 def algorithms(impls) -> dict[str, str]:
     """impl -> algorithm ("" for the plain one), by the rule above, for one workload."""
+    impls = [i for i in impls if family_of(i) not in PEER_FAMILIES]
     families: dict[str, set[str]] = defaultdict(set)
     for impl in impls:
         for word in impl_words(impl):
@@ -67,7 +71,9 @@ def is_reference(row: Row) -> bool:
 
 
 def side_of(row: Row) -> str | None:
-    """serial, omp, gpu (kernel only) or e2e."""
+    """serial, omp, gpu (kernel only) or e2e; None for a Numba peer row (not C++)."""
+    if row.is_peer:
+        return None
     if row.family in ("serial", "omp"):
         return row.family
     if row.is_gpu:
@@ -204,6 +210,87 @@ def speedup_of(slow: Row | None, fast: Row | None) -> Speedup | None:
     return Speedup(value, a[0] / b[1], a[1] / b[0], 1.0 - (1 - a[2]) - (1 - b[2]))
 
 
+# ----------------------------------------------------------------- the articles' Numba code
+#
+# The Numba rows (peers/numba/: the articles' code, same inputs, sizes and timing as the C++)
+# are set beside the C++ they were translated to: the impl a row's label names ("numba peer of
+# lucas/cuda_recursive": the recursive kernel, not the iterative one, whose algorithm alone
+# makes it thousands of times faster); for a row without that label, the fastest hand-written
+# CUDA (cuda*, and the GPU-only experiments' impls) rather than the libraries (Thrust, cuBLAS),
+# which the articles did not write; OpenMP beside @njit(parallel=True).
+
+LIBRARY_FAMILIES = frozenset({"thrust", "cublas"})
+# Tuning args that change what is measured, not only how fast (progress' counting strategy,
+# streams' count and chunk): a C++ row is set beside a Numba row only with the same values.
+MEASURE_ARGS = ("strategy", "streams", "chunk")
+
+
+def _cpp_beside(rows: list[Row], sides: tuple[str, ...], like: Row | None) -> Row | None:
+    """The fastest C++ row of `sides` to set beside a Numba row like `like` (that row, or, where
+    the Numba code has none of this kind, one of its other GPU rows): of the impl its label
+    names (none when that impl has no row here), else the fastest not from a library; with the
+    same MEASURE_ARGS."""
+    rows = [r for r in rows if side_of(r) in sides and not is_reference(r)]
+    if like is not None:
+        rows = [r for r in rows if all(r.args.get(k) == like.args.get(k) for k in MEASURE_ARGS)]
+        if like.mirrors:
+            return an.fastest([r for r in rows if r.impl == like.mirrors])
+    return an.fastest([r for r in rows if r.family not in LIBRARY_FAMILIES])
+
+
+@dataclass
+class NumbaBeside:
+    """One problem's fastest C++ and Numba rows: CUDA kernel only, CUDA end to end, CPU."""
+    cuda: Row | None = None
+    numba_cuda: Row | None = None
+    cuda_e2e: Row | None = None
+    numba_cuda_e2e: Row | None = None
+    omp: Row | None = None
+    numba_cpu: Row | None = None
+
+    # Each ratio is the Numba time over the C++ time: how many times faster the C++ is.
+    @property
+    def kernel_ratio(self) -> Speedup | None:
+        return speedup_of(self.numba_cuda, self.cuda)
+
+    @property
+    def e2e_ratio(self) -> Speedup | None:
+        return speedup_of(self.numba_cuda_e2e, self.cuda_e2e)
+
+    @property
+    def cpu_ratio(self) -> Speedup | None:
+        return speedup_of(self.numba_cpu, self.omp)
+
+    @property
+    def has_numba(self) -> bool:
+        return any((self.numba_cuda, self.numba_cuda_e2e, self.numba_cpu))
+
+    @property
+    def has_cpp(self) -> bool:
+        return any((self.cuda, self.cuda_e2e, self.omp))
+
+
+def beside_numba(rows: list[Row]) -> NumbaBeside:
+    """Rows of one problem (workload and size) -> the fastest Numba row of each kind and the
+    C++ row set beside it (_cpp_beside)."""
+    usable = an.usable(rows)
+    numba_cuda = [r for r in usable if r.family == "numba_cuda"]
+    kernel = an.fastest([r for r in numba_cuda if r.mode != "e2e"])
+    e2e = an.fastest([r for r in numba_cuda if r.mode == "e2e"])
+    cpu = an.fastest([r for r in usable if r.family == "numba_cpu"])
+
+    # numba_cpu_serial mirrors serial: a labelled CPU row may meet either C++ CPU side.
+    cpu_sides = ("serial", "omp") if cpu is not None and cpu.mirrors else ("omp",)
+    return NumbaBeside(cuda=_cpp_beside(usable, ("gpu",), kernel or e2e), numba_cuda=kernel,
+                       cuda_e2e=_cpp_beside(usable, ("e2e",), e2e or kernel), numba_cuda_e2e=e2e,
+                       omp=_cpp_beside(usable, cpu_sides, cpu), numba_cpu=cpu)
+
+
+def has_numba_rows(rows: list[Row]) -> bool:
+    """Whether the run holds any Numba peer row (measured or not)."""
+    return any(r.is_peer for r in rows)
+
+
 # ----------------------------------------------------------------- limiters
 
 MEMORY_BOUND_PCT = 60.0       # % of the row's own bandwidth ceiling
@@ -308,6 +395,7 @@ class SummaryLine:
     any_cpu: Row | None            # fastest CPU row, any algorithm
     any_gpu: Row | None            # fastest GPU kernel row, any algorithm
     limiter: str
+    numba: NumbaBeside | None = None   # the articles' Numba code at the same size
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -329,8 +417,8 @@ class SummaryLine:
 def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
     """A workload's headline size: the largest size measured on both the CPU and the GPU, else
     the largest size the run has for it (a CPU-only run; GPU-only experiments; atomics, whose
-    GPU rows alone sweep the address count)."""
-    usable = an.usable(rows)
+    GPU rows alone sweep the address count). Numba rows have no say in it."""
+    usable = [r for r in an.usable(rows) if not r.is_peer]
     sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
     for row in usable:
         side = side_of(row)
@@ -350,15 +438,15 @@ def summary_lines(rows: list[Row], context: dict) -> list[SummaryLine]:
         if size is None:
             continue
         members = [r for r in an.usable(by_workload[workload]) if r.size_key == size]
-        groups = like_for_like(members, {r.impl for r in by_workload[workload]})
+        groups = like_for_like(members, {r.impl for r in by_workload[workload] if not r.is_peer})
         best = headline(groups)
         everything = _fastest_per_side(members, "any")
         lines.append(SummaryLine(workload, size, best, everything.cpu, everything.gpu,
-                                 limiter_text(best, members, context)))
+                                 limiter_text(best, members, context), beside_numba(members)))
     return lines
 
 
-def _cell(row: Row | None) -> str:
+def row_cell(row: Row | None) -> str:
     """"47.8 µs (cuda block:512)": the time and which row (the column says the mode)."""
     if row is None:
         return "–"
@@ -372,7 +460,7 @@ def _ceiling(row: Row | None) -> str:
     return ceiling.short if ceiling else "–"
 
 
-def _speedup_cell(speedup: Speedup | None) -> str:
+def speedup_cell(speedup: Speedup | None) -> str:
     return speedup.text if speedup else "–"
 
 
@@ -384,28 +472,56 @@ SUMMARY_HEADERS = [
     "workload", "size", "algorithm", "serial", "OpenMP", "GPU kernel", "GPU end to end",
     "OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU", "best vs best (any algorithm)",
     "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
+# Shown only when the run holds Numba rows, right after "best vs best".
+NUMBA_HEADER = "Numba (the articles' code)"
+NUMBA_AT = SUMMARY_HEADERS.index("best vs best (any algorithm)") + 1
 
 
-def summary_cells(line: SummaryLine) -> list[str]:
+def numba_cell(line: SummaryLine) -> str:
+    """"310 µs (numba_cuda block:256); C++ cuda: 2.00× (1.95–2.05)": the fastest Numba CUDA
+    kernel-only row and how many times faster the C++ kernel set beside it is."""
+    beside = line.numba
+    if beside is None or beside.numba_cuda is None:
+        return "–"
+    text = row_cell(beside.numba_cuda)
+    if beside.cuda is None:
+        return f"{text}; no C++ CUDA kernel at this size"
+    return f"{text}; C++ {beside.cuda.impl}: {speedup_cell(beside.kernel_ratio)}"
+
+
+def summary_cells(line: SummaryLine, numba: bool = False) -> list[str]:
     best = line.best
-    return [
+    cells = [
         line.workload, " ".join(line.size_key) or "–", best.algorithm or "plain",
-        _cell(best.serial), _cell(best.omp), _cell(best.gpu), _cell(best.e2e),
-        _speedup_cell(line.omp_speedup), _speedup_cell(line.gpu_speedup),
-        _speedup_cell(line.e2e_speedup), _speedup_cell(line.best_vs_best),
+        row_cell(best.serial), row_cell(best.omp), row_cell(best.gpu), row_cell(best.e2e),
+        speedup_cell(line.omp_speedup), speedup_cell(line.gpu_speedup),
+        speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
         _pair(_ceiling(best.cpu), _ceiling(best.gpu)),
         _pair(fmt_energy(an.energy_per_item_j(best.cpu) if best.cpu else None),
               fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
         line.limiter,
     ]
+    if numba:
+        cells.insert(NUMBA_AT, numba_cell(line))
+    return cells
+
+
+def summary_headers(numba: bool = False) -> list[str]:
+    headers = list(SUMMARY_HEADERS)
+    if numba:
+        headers.insert(NUMBA_AT, NUMBA_HEADER)
+    return headers
 
 
 def summary_table(rows: list[Row], context: dict,
                   lines: list[SummaryLine] | None = None) -> Table | None:
+    """The summary; with the Numba column when the run holds Numba rows (a run without them
+    looks as it did before the peers existed)."""
     lines = summary_lines(rows, context) if lines is None else lines
     if not lines:
         return None
-    return Table(SUMMARY_HEADERS, [summary_cells(line) for line in lines])
+    numba = has_numba_rows(rows)
+    return Table(summary_headers(numba), [summary_cells(line, numba) for line in lines])
 
 
 SUMMARY_TEXT = (
@@ -421,6 +537,13 @@ SUMMARY_TEXT = (
     f"(low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency (kernel under "
     f"{LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ {LAUNCH_RATIO:.0f}× the kernel), "
     f"PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / other.")
+
+NUMBA_COLUMN_TEXT = (
+    f"{NUMBA_HEADER}: the fastest Numba CUDA kernel-only row at the row's size (the articles' "
+    "Python, peers/numba/, timed like the C++ kernels), then how many times faster the C++ "
+    "kernel it is the peer of is at that size (the impl its label names; without a label, the "
+    "fastest hand-written C++ CUDA kernel, not Thrust or cuBLAS): Numba time / C++ time, "
+    "interval as above, below 1× Numba is faster. No other column counts a Numba row.")
 
 
 # ----------------------------------------------------------------- crossover
@@ -510,6 +633,8 @@ def summary_blocks(run: Run) -> list[Block]:
         return []
     blocks: list[Block] = [Heading("Summary: how much faster, and why"), table,
                            Paragraph(SUMMARY_TEXT)]
+    if NUMBA_HEADER in table.headers:
+        blocks.append(Paragraph(NUMBA_COLUMN_TEXT))
     if not any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu):
         blocks.append(Paragraph(machine.cpu_energy_note(run.context)))
     if not _has_gpu_rows(run.rows):

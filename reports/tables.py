@@ -40,6 +40,7 @@ def context_table(context: dict) -> Table:
         ("CPUs / MHz", f"{context['num_cpus']} @ {context.get('mhz_per_cpu', '?')} MHz"
          if "num_cpus" in context else None),
         ("OpenMP threads", _ctx(context, "omp_threads")),
+        ("Numba (the articles' code)", numba_versions(context) or None),
         ("host / machine", " / ".join(v for v in (_ctx(context, "host_name"), _ctx(context, "machine")) if v)
          or None),
         ("twinbench", _ctx(context, "twinbench_version")),
@@ -50,6 +51,14 @@ def context_table(context: dict) -> Table:
         ("date", _ctx(context, "date")),
     ]
     return Table(["", "value"], [[k, v] for k, v in items if v])
+
+
+def numba_versions(context: dict) -> str:
+    """"numba 0.60.0, numba-cuda 0.0.17"; "" when the run recorded neither (no Numba peers)."""
+    return ", ".join(f"{name} {_ctx(context, key)}"
+                     for name, key in (("numba", "numba_version"),
+                                       ("numba-cuda", "numba_cuda_version"))
+                     if _ctx(context, key))
 
 
 def ceiling_cell(row: Row) -> str:
