@@ -61,3 +61,14 @@ if ! "$venv/bin/python" -c 'import matplotlib, pytest' >/dev/null 2>&1; then
   echo "deps: installing Python packages (reports/requirements.txt)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/reports/requirements.txt"
 fi
+# The articles' Numba code (peers/numba/, run by scripts/peers.sh) is optional: without a
+# network the install fails, the suite runs without the peers and its results say why. Short
+# pip timeouts, so that an offline machine is not held up for minutes.
+if ! "$venv/bin/python" -c 'import numba, numba.cuda' >/dev/null 2>&1; then
+  echo "deps: installing the Numba peers' packages (peers/numba/requirements.txt)" >&2
+  if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check --timeout 30 --retries 1 \
+      -r "$root/peers/numba/requirements.txt"; then
+    echo "deps: could not install numba and numba-cuda (no network?): the suite runs without" \
+         "the Numba peers (scripts/peers.sh says so and records why in the results)" >&2
+  fi
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root with bundle/ beside it (see gpu-bundle.sh):
-# the C++ tests (GPU ones included), then the suite, writing into OUT (default ./gpu-out):
+# the C++ tests (GPU ones included), then the suite and the Numba peers (scripts/peers.sh),
+# writing into OUT (default ./gpu-out):
 #   nvidia-smi.txt, tests.log, $RUN_NAME.json and $RUN_NAME.log (progress lines, console table,
 #   and the last lines: wall time and peak resident memory of the run).
 # Extra arguments go to twinbench (e.g. --workload=dot --quick).
@@ -38,5 +39,13 @@ print(line)
 sys.exit(rc if rc >= 0 else 128 - rc)
 EOF
 status=$?
+# The articles' Numba programs beside the C++ rows, into the same results file (this machine's
+# python3 has numba and numba-cuda); their lines go to the log, failures into the grep below.
+if [ "$status" -lt 128 ] && [ -s "$out/$name.json" ]; then
+  bash "$root/scripts/peers.sh" "$out/$name.json" >> "$out/$name.log" 2>&1
+  peers_status=$?
+  grep '^numba peers:' "$out/$name.log" | tail -1
+  if [ "$status" -eq 0 ] && [ "$peers_status" -ne 0 ]; then status=$peers_status; fi
+fi
 grep -E "VALIDATION FAILED" "$out/$name.log" | head -n 20
 exit $status

@@ -98,6 +98,20 @@ if [ ! -s "$json" ]; then
   echo "twinbench: no results written${why:+: $why} (exit $status)" >&2
   exit $((status ? status : 3))
 fi
+# The articles' Numba programs beside the C++ rows (README: "The articles' Numba code beside the
+# C++"): their rows go into the same results file before the report reads it. Not after a run cut
+# short; peers.sh exits 0 when numba is missing (the results file says why).
+if [ -z "$why" ]; then
+  peers_status=0
+  bash "$root/scripts/peers.sh" "$json" || peers_status=$?
+  case "$peers_status" in
+    0) ;;
+    1) echo "twinbench: a Numba peer failed validation (see above)" >&2
+       if [ "$status" -eq 0 ]; then status=1; fi ;;
+    130|143) why="the Numba peers were interrupted"; status=$peers_status ;;
+    *) echo "twinbench: the Numba peers exited $peers_status (see above)" >&2 ;;
+  esac
+fi
 "$root/.venv/bin/python" -m reports render "$json" --out "$out/$stamp" || {
   echo "twinbench: the report could not be rendered from $json" >&2
   exit 3

@@ -20,3 +20,5 @@ export TWINBENCH_BIN="$root/build-ci/twinbench" TWINBENCH_CPU_BIN="$root/build-c
 export TWINBENCH_REQUIRE_BROWSER=1
 cd "$root"
 "$root/.venv/bin/python" -m pytest -q tests/python tests/cli tests/browser
+# A process of its own: tests/peers and tests/python each have a conftest.py.
+"$root/.venv/bin/python" -m pytest -q tests/peers

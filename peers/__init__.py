@@ -1,0 +1,1 @@
+"""Peers: the articles' own programs, run beside the C++ suite and written into its results."""
