@@ -26,6 +26,11 @@ namespace tb::gpu {
 // --progress-demo's 2^28-sample kernels (1024 rows, ~8 ms each) still report four times a
 // thread, at times that differ from block to block, so the 1 ms poller sees the count move at
 // nearly every read.
+// The committed run (results/nvidia-h200/2026-12-01, rows per report 256, block 256, device
+// counter): per_block +2.66% at 10M and +1.55% at 100M, per_warp +2.56% / +1.76%; but the
+// `none` row, timed against itself in the same interleaved loop, reads +1.76% / +0.25%: at a
+// 29 us kernel the method's own offset is the size of the 1% target. Not profiled yet
+// (experiments/h200-2026-12-01/progress/run.sh is the Nsight Compute comparison to run).
 constexpr unsigned kPoissonRowsPerReport = 256;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
