@@ -6,6 +6,7 @@
 #   and the last lines: wall time and peak resident memory of the run).
 # Extra arguments go to twinbench (e.g. --workload=dot --quick).
 #   SKIP_TESTS=1   no C++ tests
+#   SKIP_PEERS=1   no Numba peers (run them later: scripts/peers.sh OUT/RUN_NAME.json)
 #   RUN_NAME=run   names the outputs (several runs per call)
 #   RUN_TIMEOUT=S  stops the run after S seconds (SIGTERM): its JSON is then partial, and says so
 set -uo pipefail
@@ -41,7 +42,7 @@ EOF
 status=$?
 # The articles' Numba programs beside the C++ rows, into the same results file (this machine's
 # python3 has numba and numba-cuda); their lines go to the log, failures into the grep below.
-if [ "$status" -lt 128 ] && [ -s "$out/$name.json" ]; then
+if [ "${SKIP_PEERS:-0}" != 1 ] && [ "$status" -lt 128 ] && [ -s "$out/$name.json" ]; then
   bash "$root/scripts/peers.sh" "$out/$name.json" >> "$out/$name.log" 2>&1
   peers_status=$?
   grep '^numba peers:' "$out/$name.log" | tail -1
