@@ -7,6 +7,11 @@
 #   SANITIZE_TOOLS="memcheck initcheck"   the tools to run (default: all four)
 #   SANITIZE_FILTER=GTEST_FILTER          the tests to run (default: all of them)
 #   SANITIZE_SUITE=1                      also the --quick suite (minutes per tool)
+#   SANITIZE_PARALLEL=1                   every run at once, as separate processes sharing the
+#                                         GPU: the tools are mostly host-bound (racecheck over
+#                                         the tests alone took 343 s), and none of them times
+#                                         anything, so they need not run alone
+#   SANITIZE_TIMEOUT=SECONDS              stop each run after this long (default: no limit)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -34,24 +39,48 @@ run_one() {  # tool, target name, command...
   shift 2
   local log="$out/sanitize-$tool-$name.log"
   local t0=$SECONDS
+  local limit=()
+  [ -n "${SANITIZE_TIMEOUT:-}" ] && limit=(timeout "$SANITIZE_TIMEOUT")
   # shellcheck disable=SC2046
-  "$sanitizer" --tool "$tool" $(options_for "$tool") --error-exitcode 99 --print-limit 50 \
+  "${limit[@]}" "$sanitizer" --tool "$tool" $(options_for "$tool") --error-exitcode 99 --print-limit 50 \
     "$@" > "$log" 2>&1
   local rc=$?
   local summary
   summary=$(grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 2 | tr '\n' ' ')
+  [ "$rc" -eq 124 ] && summary="stopped by SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-}; $summary"
   echo "gpu-sanitize: $tool $name: exit $rc, $((SECONDS - t0)) s: ${summary:-no summary (see $log)}"
-  [ "$rc" -eq 0 ] || failed=1
+  [ "$rc" -eq 0 ]
 }
 
+runs=()  # "tool target"
 for tool in $tools; do
-  run_one "$tool" tests "$root/bundle/twinbench_tests" --gtest_brief=1 --gtest_filter="$filter"
-  if [ "${SANITIZE_SUITE:-0}" = 1 ]; then
+  runs+=("$tool tests")
+  [ "${SANITIZE_SUITE:-0}" = 1 ] && runs+=("$tool suite")
+done
+
+run_target() {  # tool, target
+  case "$2" in
+    tests) run_one "$1" tests "$root/bundle/twinbench_tests" --gtest_brief=1 --gtest_filter="$filter" ;;
     # One sample a row (after its validation run): the tools check every kernel and copy the
     # suite makes, not its timing, and racecheck runs kernels ~100x slower.
-    run_one "$tool" suite "$root/bundle/twinbench" --quick --no-telemetry \
+    suite) run_one "$1" suite "$root/bundle/twinbench" --quick --no-telemetry \
       --min-samples=1 --min-time=1e-9 --max-time=1e-9 \
-      --benchmark_out="$out/sanitize-$tool-suite.json" --benchmark_out_format=json
-  fi
-done
+      --benchmark_out="$out/sanitize-$1-suite.json" --benchmark_out_format=json ;;
+  esac
+}
+
+if [ "${SANITIZE_PARALLEL:-0}" = 1 ]; then
+  pids=()
+  for r in "${runs[@]}"; do
+    # shellcheck disable=SC2086
+    run_target $r &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+else
+  for r in "${runs[@]}"; do
+    # shellcheck disable=SC2086
+    run_target $r || failed=1
+  done
+fi
 exit $failed

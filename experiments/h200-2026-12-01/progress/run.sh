@@ -9,7 +9,7 @@ export LD_LIBRARY_PATH="$PWD/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 for s in per_warp per_block; do
   "$ncu" --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
-    --section SchedulerStats --section InstructionStats -k regex:fast_kernel -c 4 \
+    --section SchedulerStats --section InstructionStats -k regex:fast_kernel -c 6 \
     bundle/twinbench --no-telemetry --min-samples=1 --min-time=1e-9 --max-time=1e-9 \
     --benchmark_filter="progress/cuda/target:poisson/strategy:$s/counter:device/n:10000000/" \
     > "$out/ncu-progress-$s.txt" 2>&1
