@@ -24,7 +24,7 @@ enum class Strategy {
   none,        // no counting: compiles to nothing, the baseline
   per_thread,  // one atomicAdd per thread per report (the article's)
   per_warp,    // the warp's sum, one atomicAdd by lane 0
-  per_block,   // the block's sum, one atomicAdd by thread 0 after a barrier
+  per_block,   // the block's warps' sums, one atomicAdd per round of warp reports (no barrier)
   strided,     // the block's sums, added every kStridedK-th report (and at the end)
 };
 inline constexpr Strategy kStrategies[] = {Strategy::none, Strategy::per_thread, Strategy::per_warp,

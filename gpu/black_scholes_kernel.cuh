@@ -151,6 +151,7 @@ __global__ void __launch_bounds__(kMaxBlock)
                               float4* __restrict__ put, std::size_t n, Coefficients k,
                               Progress progress) {
   Progress p = progress;
+  p.start();
   vec4_body<Cdf>(spot, strike, years, call, put, n, k, p);
 }
 
@@ -167,6 +168,7 @@ __global__ void __launch_bounds__(kMaxBlock, 2)
                                    float4* __restrict__ put, std::size_t n, Coefficients k,
                                    Progress progress) {
   Progress p = progress;
+  p.start();
   vec4_body<Cdf>(spot, strike, years, call, put, n, k, p);
 }
 

@@ -30,8 +30,9 @@ template <class Progress>
 __global__ void thread_kernel(double* __restrict__ results, std::int64_t n, std::int64_t m,
                               Progress progress) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) results[i] = row(i, 0, m, 1);
   Progress p = progress;
+  p.start();
+  if (i < n) results[i] = row(i, 0, m, 1);
   p.done(i < n ? static_cast<unsigned>(m) : 0u);
   p.finish();
 }
@@ -44,13 +45,14 @@ __global__ void warp_kernel(double* __restrict__ results, std::int64_t n, std::i
                             Progress progress) {
   const std::int64_t i = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x % kWarp);
+  Progress p = progress;
+  p.start();
   if (i < n) {
     double s = row(i, lane, m, kWarp);
     for (int offset = kWarp / 2; offset > 0; offset /= 2)
       s += __shfl_down_sync(0xffffffffu, s, offset);
     if (lane == 0) results[i] = s;
   }
-  Progress p = progress;
   p.done(i < n && lane < m ? static_cast<unsigned>((m - lane + kWarp - 1) / kWarp) : 0u);
   p.finish();
 }

@@ -121,6 +121,7 @@ __global__ void __maxnreg__(kFastMaxRegisters)
   __syncthreads();
   FastSample sample{opaque_shared_address(&shared)};
   Progress p = progress;
+  p.start();
   run_streams(out, n, seed, report_every, sample, p);
 }
 

@@ -2,9 +2,10 @@
 // Progress counting inside a kernel, device side (host side: common/progress.hpp).
 //
 // A kernel takes a policy as a template parameter, `template <class Progress> __global__ void
-// k(..., Progress p)`, copies it into a local (`Progress prog = p;`), calls prog.done(count) at
-// report points with the number of items this thread finished since its last report, and
-// prog.finish() once at the end. Every thread of a block must make the same sequence of calls
+// k(..., Progress p)`, copies it into a local (`Progress prog = p;`), calls prog.start() once,
+// with every thread of the block, before its first report, prog.done(count) at report points
+// with the number of items this thread finished since its last report, and prog.finish() once
+// at the end. Every thread of a block must make the same sequence of calls
 // (per_warp shuffles across the full warp, per_block and strided hold a barrier), so report
 // points sit in block-uniform control flow: a grid-stride loop whose bound depends only on
 // the block's base index, with an `if (i < n)` inside. With None both calls are empty and
@@ -60,6 +61,7 @@ __device__ __forceinline__ void add(const tb::progress::CounterRef& c, CounterWo
 }
 
 struct None {
+  __device__ __forceinline__ void start() {}
   __device__ __forceinline__ void done(unsigned) {}
   __device__ __forceinline__ void finish() {}
 };
@@ -67,6 +69,7 @@ struct None {
 // The article's: every thread adds its own count.
 struct PerThread {
   tb::progress::CounterRef counter;
+  __device__ __forceinline__ void start() {}
   __device__ __forceinline__ void done(unsigned count) {
     if (count) add(counter, count);
   }
@@ -75,6 +78,7 @@ struct PerThread {
 
 struct PerWarp {
   tb::progress::CounterRef counter;
+  __device__ __forceinline__ void start() {}
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned sum = warp_sum(count);
     if ((threadIdx.x & 31u) == 0 && sum) add(counter, sum);
@@ -82,12 +86,46 @@ struct PerWarp {
   __device__ __forceinline__ void finish() {}
 };
 
+// The block's running total in shared memory: the warps' counts not yet on the counter, and
+// how many warp reports of the current round have arrived. 32 bits, as block_sum's total: a
+// round is one report of each warp of the block.
+struct BlockTally {
+  unsigned pending;
+  unsigned arrivals;
+};
+__device__ __forceinline__ BlockTally& block_tally() {
+  __shared__ BlockTally tally;
+  return tally;
+}
+
+// One counter add per round of warp reports, without a barrier: each warp adds its sum to the
+// block's tally, and the warp whose report completes a round (atomicInc wraps the arrivals at
+// the block's warp count) moves the whole pending total to the counter. Every warp makes the
+// same number of reports, so the block's last report completes the last round and the final
+// count is exact; a count reaches the counter only after the warp that made it is done.
+// The fences order a warp's pending add before its arrival, and the round's arrivals before
+// the exchange that takes the total, so every count is taken by some exchange.
+// (The previous version summed the block with a barrier at every report, block_sum: in the
+// Poisson kernel at 10M samples, whose threads make 38 samples and one report, the H200 measured
+// +4.4% against +2.5% for per_warp; the barrier holds every warp of a block until its slowest
+// walk ends. Nsight Compute at base clocks: +2.7% instructions, +4.1% cycles.)
 struct PerBlock {
   tb::progress::CounterRef counter;
-  unsigned parity = 0;
+  __device__ __forceinline__ void start() {
+    if (threadIdx.x == 0) block_tally() = BlockTally{0u, 0u};
+    __syncthreads();
+  }
   __device__ __forceinline__ void done(unsigned count) {
-    const unsigned total = block_sum(count, parity);
-    if (threadIdx.x == 0 && total) add(counter, total);
+    const unsigned sum = warp_sum(count);
+    if ((threadIdx.x & 31u) != 0) return;
+    BlockTally& tally = block_tally();
+    if (sum) atomicAdd(&tally.pending, sum);
+    __threadfence_block();
+    const unsigned last = (blockDim.x >> 5) - 1u;
+    if (atomicInc(&tally.arrivals, last) != last) return;
+    __threadfence_block();
+    const unsigned total = atomicExch(&tally.pending, 0u);
+    if (total) add(counter, total);
   }
   __device__ __forceinline__ void finish() {}
 };
@@ -99,6 +137,7 @@ struct Strided {
   unsigned parity = 0;
   unsigned reports = 0;
   CounterWord pending = 0;  // thread 0's
+  __device__ __forceinline__ void start() {}
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned total = block_sum(count, parity);
     if (threadIdx.x == 0) {

@@ -87,14 +87,16 @@ __global__ void __launch_bounds__(T* T)
 //   split-K                    57.4 us 108.6%    416.0 us  82.3%  3244.8 us  82.5%
 //   the choice above           57.4 us 108.5%    370.9 us  92.3%  2895.2 us  92.5%
 // (Experiment names: q128x128k32_t256_s2, q128x128k32_t256_s3_sk2, base, auto.)
-// In the suite (results/nvidia-h200/2026-12-01, the committed default run, the same H200):
-// n = 1024 57.7 us against cuBLAS's 62.4 (108%), n = 4096 2985 us against 2678 (89.7%): the
-// port of two-stage (restructured into the functions below; same PTX main loop: 1,984 FFMAs,
-// 124 ld.shared.v4, one barrier a tile) runs 3% slower than the experiment's copy. Not yet
-// explained: the SASS of the two (cuobjdump 13.5, sm_90) has the same mix, 2048 FFMA, 132
-// LDS.128, 120 LDGSTS, 128 registers, and the suite's is the shorter (3808 instructions against
-// 3960); the tile order (kGroup 8) is the experiment's. Next: both under Nsight Compute in one
-// call (FFMA operand register banks, issue stalls).
+// The suite's first port of two-stage (a StageCopier class, `lane = tid % 32`) ran 3% slower
+// than the experiment's copy: 2976.5 us against 2901.4 us at n = 4096, both in one process with
+// the same inputs (the experiment's `suite` variant, WITH_SUITE), 89.8% and 92.1% of cuBLAS's
+// 2672.4 us. Nsight Compute: the same 2.40e9 instructions, issue slots busy 77.3% against 79.4%.
+// The cause was the signed `tid % 32` and `tid / 32`: with them LLVM kept B's fragment address in
+// a register of its own instead of folding B's stage offset into the shared loads' immediates
+// off A's base (PTX: [%r] against [%r+33792]), and the different register allocation put other
+// registers under the FFMAs. With the shifts below and the experiment's statement order, the
+// main loop's SASS is the experiment's (ptxas, CUDA 13.0, sm_90: 2,635 instructions, 2,612 of
+// them identical register for register, all 2,048 FFMAs included).
 //
 // Why the last ~8% at n = 4096 is out of reach from CUDA C++ (ncu --set full, n = 4096):
 //                            fallback   two-stage   cuBLAS
@@ -214,85 +216,35 @@ __device__ __forceinline__ int2 tile_origin(int pid, int n) {
   return make_int2((first_m + r % group_rows) * kBm, (r / group_rows) * kBn);
 }
 
-// This thread's share of the copies of one stage, global to shared memory without registers.
-// Tiles wholly inside the matrix use pointers computed once (no bounds tests, no index
-// arithmetic beyond a step); edge tiles take the checked path, which zero-fills the outside.
-class StageCopier {
- public:
-  __device__ StageCopier(const float* __restrict__ a, const float* __restrict__ b, int n, int2 tile,
-                         int tid, const float* as, const float* bs)
-      : a_(a),
-        b_(b),
-        n_(n),
-        tile_(tile),
-        a_k_(tid % pipe::kBk),
-        a_row_(tid / pipe::kBk),
-        b_chunk_(tid % pipe::kBChunksPerRow),
-        b_k_(tid / pipe::kBChunksPerRow),
-        interior_(tile.x + pipe::kBm <= n && tile.y + pipe::kBn <= n),
-        sa_(smem_addr(as + a_k_ * pipe::kALd + a_row_)),
-        sb_(smem_addr(bs + b_k_ * pipe::kBn + 4 * b_chunk_)) {
-    // Outside the interior these stay at the matrix's first row: no pointer past its end.
-    pa_ = a + static_cast<std::size_t>(interior_ ? tile.x + a_row_ : 0) * n + a_k_;
-    pb_ = b + static_cast<std::size_t>(b_k_) * n + (interior_ ? tile.y + 4 * b_chunk_ : 0);
-  }
-
-  // Queues the copies of k-columns k0 .. k0 + kBk of the tile into `stage`.
-  __device__ void operator()(int stage, int k0) const {
-    if (interior_ && k0 + pipe::kBk <= n_) {
-      copy_interior(stage, k0);
-    } else {
-      copy_checked(stage, k0);
-    }
-  }
-
- private:
-  __device__ void copy_interior(int stage, int k0) const {
-    using namespace pipe;
-    const float* ra = pa_ + k0;
-    const float* rb = pb_ + static_cast<std::size_t>(k0) * n_;
-    const std::size_t a_step = static_cast<std::size_t>(kARowStride) * n_;
-    const std::size_t b_step = static_cast<std::size_t>(kBRowStride) * n_;
-    const unsigned da = sa_ + stage * kAStage * 4;
-    const unsigned db = sb_ + stage * kBStage * 4;
+// This thread's share of the copies of one stage of an edge tile, global to shared memory
+// without registers: elements outside the matrix arrive as zeros. Each thread copies, per stage,
+// kACopies elements of A (kARowStride rows apart; a warp reads 32 consecutive k of one row, 128
+// contiguous bytes) and kBCopies 16-byte chunks of B (kBRowStride k-rows apart). Interior tiles
+// take the kernel's unchecked copies, with the same coordinates.
+__device__ __forceinline__ void copy_stage_checked(float* as, float* bs, const float* __restrict__ a,
+                                                   const float* __restrict__ b, int n, int2 tile,
+                                                   int k0, int tid) {
+  using namespace pipe;
+  const int ak = k0 + tid % kBk;
 #pragma unroll
-    for (int l = 0; l < kACopies; ++l) cp_async4(da + l * kARowStride * 4, ra + l * a_step);
-#pragma unroll
-    for (int l = 0; l < kBCopies; ++l) cp_async16(db + l * kBRowStride * kBn * 4, rb + l * b_step);
+  for (int l = 0; l < kACopies; ++l) {
+    const int row = tid / kBk + l * kARowStride;
+    const int ar = tile.x + row;
+    const bool inside = ar < n && ak < n;
+    const float* src = inside ? a + static_cast<std::size_t>(ar) * n + ak : a;
+    cp_async4_or_zero(smem_addr(as + (tid % kBk) * kALd + row), src, inside);
   }
-
-  __device__ void copy_checked(int stage, int k0) const {
-    using namespace pipe;
-    const unsigned da = sa_ + stage * kAStage * 4;
-    const unsigned db = sb_ + stage * kBStage * 4;
-    const int ak = k0 + a_k_;
+  const int chunk = tid % kBChunksPerRow;
+  const int bc = tile.y + 4 * chunk;
 #pragma unroll
-    for (int l = 0; l < kACopies; ++l) {
-      const int ar = tile_.x + a_row_ + l * kARowStride;
-      const bool inside = ar < n_ && ak < n_;
-      const float* src = inside ? a_ + static_cast<std::size_t>(ar) * n_ + ak : a_;
-      cp_async4_or_zero(da + l * kARowStride * 4, src, inside);
-    }
-    const int bc = tile_.y + 4 * b_chunk_;
-#pragma unroll
-    for (int l = 0; l < kBCopies; ++l) {
-      const int bk = k0 + b_k_ + l * kBRowStride;
-      const bool inside = bk < n_ && bc < n_;  // n % 4 == 0: a chunk is wholly in or out
-      const float* src = inside ? b_ + static_cast<std::size_t>(bk) * n_ + bc : b_;
-      cp_async16_or_zero(db + l * kBRowStride * kBn * 4, src, inside);
-    }
+  for (int l = 0; l < kBCopies; ++l) {
+    const int kr = tid / kBChunksPerRow + l * kBRowStride;
+    const int bk = k0 + kr;
+    const bool inside = bk < n && bc < n;  // n % 4 == 0: a chunk is wholly in or out
+    const float* src = inside ? b + static_cast<std::size_t>(bk) * n + bc : b;
+    cp_async16_or_zero(smem_addr(bs + kr * kBn + 4 * chunk), src, inside);
   }
-
-  const float* a_;
-  const float* b_;
-  int n_;
-  int2 tile_;
-  int a_k_, a_row_, b_chunk_, b_k_;
-  bool interior_;
-  unsigned sa_, sb_;  // shared-window addresses of this thread's first copies in stage 0
-  const float* pa_;   // and of their sources in k-tile 0 (interior tiles)
-  const float* pb_;
-};
+}
 
 // One k of this thread's A and B fragments from shared memory: its 8 rows of A and 8 columns
 // of B, each as two float4s (see kLaneRows).
@@ -420,53 +372,83 @@ __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
   float* const bs = smem + P::kStages * kAStage;  // kStages x bs[kBk][kBn]
 
   const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid % 32, warp = tid / 32;
+  const int lane = tid & 31, warp = tid >> 5;  // shifts, not signed % and /: see "optimized"
   const int warp_row = (warp / kWarpsN) * kWm, warp_col = (warp % kWarpsN) * kWn;
   const int lane_row = lane / kLaneCols, lane_col = lane % kLaneCols;
   const int2 tile = tile_origin(static_cast<int>(blockIdx.x), n);
   const KTiles kt = k_tiles<P::kSplitK>(n, P::kSplitK > 1 ? static_cast<int>(blockIdx.z) : 0);
-  const StageCopier copy_stage(a, b, n, tile, tid, as, bs);
+  // The copies of interior tiles: pointers computed once, no bounds tests, no index arithmetic
+  // beyond a step. (Outside the interior the pointers stay at the matrix's first row: none
+  // points past its end.)
+  const int a_k = tid % kBk, a_row = tid / kBk;
+  const int b_chunk = tid % kBChunksPerRow, b_k = tid / kBChunksPerRow;
+  const bool interior = tile.x + kBm <= n && tile.y + kBn <= n;
+  const float* const pa = a + static_cast<std::size_t>(interior ? tile.x + a_row : 0) * n + a_k;
+  const float* const pb =
+      b + static_cast<std::size_t>(b_k) * n + (interior ? tile.y + 4 * b_chunk : 0);
+  const std::size_t a_step = static_cast<std::size_t>(kARowStride) * n;
+  const std::size_t b_step = static_cast<std::size_t>(kBRowStride) * n;
+  const unsigned sa = smem_addr(as + a_k * kALd + a_row);
+  const unsigned sb = smem_addr(bs + b_k * kBn + 4 * b_chunk);
+  // Queues the copies of k-tile kt.begin + t into `stage`.
+  auto copy_stage = [&](int stage, int t) {
+    const int k0 = (kt.begin + t) * kBk;
+    if (interior && k0 + kBk <= n) {
+      const float* ra = pa + k0;
+      const float* rb = pb + static_cast<std::size_t>(k0) * n;
+      const unsigned da = sa + stage * (kAStage * 4);
+      const unsigned db = sb + stage * (kBStage * 4);
+#pragma unroll
+      for (int l = 0; l < kACopies; ++l) cp_async4(da + l * kARowStride * 4, ra + l * a_step);
+#pragma unroll
+      for (int l = 0; l < kBCopies; ++l)
+        cp_async16(db + l * kBRowStride * kBn * 4, rb + l * b_step);
+    } else {
+      copy_stage_checked(as + stage * kAStage, bs + stage * kBStage, a, b, n, tile, k0, tid);
+    }
+  };
+
   const float* const a_thr = as + warp_row + lane_row * 4;
   const float* const b_thr = bs + warp_col + lane_col * 4;
+  float fa[2][kTm], fb[2][kTn];
+  auto load_frag = [&](float (&xa)[kTm], float (&xb)[kTn], int stage, int k) {
+    load_fragments(xa, xb, a_thr + stage * kAStage + k * kALd, b_thr + stage * kBStage + k * kBn);
+  };
 
   float acc[kTm][kTn];
 #pragma unroll
   for (int i = 0; i < kTm; ++i)
 #pragma unroll
     for (int j = 0; j < kTn; ++j) acc[i][j] = 0.f;
-  float fa[2][kTm], fb[2][kTn];
 
   // Prologue: tiles 0 .. kStages-1 into all stages, one commit group each, empty or not, so
   // that the group count says which tile has landed.
 #pragma unroll
   for (int s = 0; s < P::kStages; ++s) {
-    if (s < kt.count) copy_stage(s, (kt.begin + s) * kBk);
+    if (s < kt.count) copy_stage(s, s);
     cp_async_commit();
   }
   cp_async_wait<P::kStages - 1>();  // tile 0
   __syncthreads();
-  if (kt.count > 0) load_fragments(fa[0], fb[0], a_thr, b_thr);
+  if (kt.count > 0) load_frag(fa[0], fb[0], 0, 0);
 
   int stage = 0;  // of tile t
 #pragma unroll 1
   for (int t = 0; t < kt.count; ++t) {
 #pragma unroll
     for (int k = 0; k < kBk; ++k) {
-      const int next = (k + 1) & 1;
       if (k == kBk - 1) {
         // Groups committed: kStages + t; tile t+1 is group t+1, so kStages-2 may stay pending.
         cp_async_wait<P::kStages - 2>();
         // Everyone's copies of tile t+1 are visible, and everyone has loaded its last fragment
         // of tile t (at step kBk-2): its stage is free.
         __syncthreads();
-        if (t + P::kStages < kt.count) copy_stage(stage, (kt.begin + t + P::kStages) * kBk);
+        if (t + P::kStages < kt.count) copy_stage(stage, t + P::kStages);
         cp_async_commit();
         stage = stage + 1 == P::kStages ? 0 : stage + 1;
-        if (t + 1 < kt.count)
-          load_fragments(fa[next], fb[next], a_thr + stage * kAStage, b_thr + stage * kBStage);
+        if (t + 1 < kt.count) load_frag(fa[(k + 1) & 1], fb[(k + 1) & 1], stage, 0);
       } else {
-        load_fragments(fa[next], fb[next], a_thr + stage * kAStage + (k + 1) * kALd,
-                       b_thr + stage * kBStage + (k + 1) * kBn);
+        load_frag(fa[(k + 1) & 1], fb[(k + 1) & 1], stage, k + 1);
       }
       fma_outer_product(acc, fa[k & 1], fb[k & 1]);
     }

@@ -104,6 +104,7 @@ __global__ void tile_kernel(const float* __restrict__ a, const float* __restrict
   const std::size_t off = static_cast<std::size_t>(blockIdx.x) * tile;
   unsigned done = 0;
   bool copied = false;
+  progress.start();
   if constexpr (kDeviceHasBulkCopy) {
     if (bulk && off + tile <= n) {
       float* sa = vector_add_tiles;
