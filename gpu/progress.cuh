@@ -108,7 +108,10 @@ __device__ __forceinline__ BlockTally& block_tally() {
 // (The previous version summed the block with a barrier at every report, block_sum: in the
 // Poisson kernel at 10M samples, whose threads make 38 samples and one report, the H200 measured
 // +4.4% against +2.5% for per_warp; the barrier holds every warp of a block until its slowest
-// walk ends. Nsight Compute at base clocks: +2.7% instructions, +4.1% cycles.)
+// walk ends. Nsight Compute at base clocks: +2.7% instructions, +4.1% cycles. This version is
+// the "last block done" pattern of the CUDA samples' threadFenceReduction, per warp instead of
+// per block; it compiles (ptxas, sm_90: no barrier in the report, 3 shared atomics) but has not
+// been run on a GPU yet: gpu/progress_bench.hpp.)
 struct PerBlock {
   tb::progress::CounterRef counter;
   __device__ __forceinline__ void start() {

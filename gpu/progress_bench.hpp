@@ -27,10 +27,20 @@ namespace tb::gpu {
 // thread, at times that differ from block to block, so the 1 ms poller sees the count move at
 // nearly every read.
 // The committed run (results/nvidia-h200/2026-12-01, rows per report 256, block 256, device
-// counter): per_block +2.66% at 10M and +1.55% at 100M, per_warp +2.56% / +1.76%; but the
-// `none` row, timed against itself in the same interleaved loop, reads +1.76% / +0.25%: at a
-// 29 us kernel the method's own offset is the size of the 1% target. Not profiled yet
-// (experiments/h200-2026-12-01/progress/run.sh is the Nsight Compute comparison to run).
+// counter) read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
+// +1.76% / +0.25%: the pairs ran warm, one kernel on the L2 the previous one left. With an L2
+// flush before each kernel (bench/progress.cpp measure_pair) the H200 measured, same session,
+// none / per_warp / per_block / strided: +0.40 / +2.54 / +4.38 / +7.54% at 10M (t_none 28.5 us)
+// and +0.06 / +1.82 / +1.14 / +1.96% at 100M (t_none 187.5 us; per_block's median pair +0.92%).
+// Nsight Compute on the 10M kernels (base clocks): per_block executed 13.17M instructions
+// against none's 12.82M (+2.7%) and took 62,983 cycles against 59,956 (+4.1%): at 10M each
+// thread makes 38 samples (~1,350 of its ~2,000 instructions a warp, the rest seeding its
+// stream) and one report, so a report's ~40 instructions a warp and its barrier are a few
+// percent of the kernel, where at 100M (382 samples, two reports) they are about 1%. That
+// version summed the block with a barrier at every report; per_block now reports without one
+// (gpu/progress.cuh PerBlock), which removes the barrier's wait but not the report's
+// instructions. The new version has not been run on the H200 yet (the device was withdrawn
+// from that session after the measurements above).
 constexpr unsigned kPoissonRowsPerReport = 256;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
