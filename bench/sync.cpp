@@ -136,6 +136,7 @@ void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteratio
       return count_errors(count_error(d.read(), static_cast<std::uint64_t>(launches)));
     });
     if (!ok) return;
+    d.reset();  // validate_once may have skipped its run (a later repetition): a defined count
     iteration();  // warm-up
     d.reset();
     const long long calls = timed_loop(state, "us_per_launch", launches, iteration);

@@ -320,6 +320,9 @@ BandwidthSet measure_stream_ceilings(std::size_t n, int reps) {
     fill_kernel<<<sm_count() * 8, 256, 0, stream.get()>>>(p->data(), n, 1.0 + 0.5 * (p == &d.b));
     CUDA_CHECK(cudaGetLastError());
   }
+  // read_kernel's blocks add their sums to the sink (a read of it): a defined start, or
+  // compute-sanitizer's initcheck counts one uninitialized read per block of the first launch.
+  CUDA_CHECK(cudaMemsetAsync(d.sink.data(), 0, sizeof(double), stream.get()));
   CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   BandwidthSet set;
   for (Pattern p : kAllPatterns) {
