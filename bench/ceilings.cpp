@@ -131,6 +131,11 @@ void record_gpu(const RunConfig& cfg) {
 
 }  // namespace
 
+void record_ceilings_off() {
+  add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
+  add("ceilings", "off (--no-ceilings)");
+}
+
 void measure_and_record_ceilings(const RunConfig& cfg) {
   add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
   record_cpu(cfg);

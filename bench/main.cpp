@@ -51,6 +51,7 @@ struct Options {
   std::optional<int> min_samples;
   bool telemetry = true;  // --no-telemetry turns it off
   bool warm = false;      // --warm
+  bool ceilings = true;   // --no-ceilings turns them off
 };
 
 struct UsageError {
@@ -79,6 +80,9 @@ void print_usage() {
       "  --no-telemetry             do not record GPU clocks, power, temperature, throttling and\n"
       "                             energy (NVML) over each GPU row's samples, nor the host's load,\n"
       "                             CPU clock and energy (RAPL) around each CPU row (default: on)\n"
+      "  --no-ceilings              do not measure the bandwidth ceilings and compute roofs at\n"
+      "                             start (rows then have no % of ceiling): for runs under a\n"
+      "                             checker or profiler\n"
       "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
       "                             bar, then exit\n"
       "\n"
@@ -185,6 +189,8 @@ Options parse_our_flags(int& argc, char** argv) {
       o.telemetry = false;
     } else if (arg == "--warm") {
       o.warm = true;
+    } else if (arg == "--no-ceilings") {
+      o.ceilings = false;
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {
@@ -480,7 +486,12 @@ int main(int argc, char** argv) {
 
   tb::set_cold_caches(!opts.warm);
   tb::record_run_context(opts.machine, opts.cfg);
-  if (!listing) tb::measure_and_record_ceilings(opts.cfg);
+  if (!listing) {
+    if (opts.ceilings)
+      tb::measure_and_record_ceilings(opts.cfg);
+    else
+      tb::record_ceilings_off();
+  }
   record_stopping_rule(tb::stopping_rule());
   if (opts.telemetry) {
     const tb::TelemetryStatus t = tb::enable_telemetry();

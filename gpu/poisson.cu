@@ -9,6 +9,7 @@
 namespace tb::gpu {
 namespace {
 
+using poisson_detail::article_grid;
 using poisson_detail::article_kernel;
 using poisson_detail::fast_kernel;
 using poisson_detail::stream_blocks;
@@ -53,13 +54,12 @@ KernelStats poisson_cuda_stats(std::size_t n, int block) {
 void poisson_cuda_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate,
                           int block, cudaStream_t stream) {
   if (n == 0) return;
-  auto* kernel = article_kernel<None>;
-  kernel<<<grid_for(kernel, n, block), block, 0, stream>>>(out, n, seed, rate, 1u, None{});
+  article_kernel<None><<<article_grid(n, block), block, 0, stream>>>(out, n, seed, rate, 1u, None{});
   CUDA_CHECK_LAUNCH();
 }
 
 KernelStats poisson_cuda_article_stats(std::size_t n, int block) {
-  return kernel_stats(article_kernel<None>, block, grid_for(article_kernel<None>, n, block));
+  return kernel_stats(article_kernel<None>, block, article_grid(n, block));
 }
 
 void poisson_curand(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate, int block,

@@ -110,6 +110,21 @@ KernelStats progress_poisson_stats(Strategy s, std::size_t n, int block) {
   return out;
 }
 
+void progress_poisson_article(tb::progress::CounterRef counter, std::int32_t* out, std::size_t n,
+                              std::uint64_t seed, double rate, int block, cudaStream_t stream) {
+  if (n == 0) return;
+  check_block_for(Strategy::per_thread, block);
+  poisson_detail::article_kernel<progress::PerThread>
+      <<<poisson_detail::article_grid(n, block), block, 0, stream>>>(
+          out, n, seed, rate, 1u, progress::PerThread{counter});
+  CUDA_CHECK_LAUNCH();
+}
+
+KernelStats progress_poisson_article_stats(std::size_t n, int block) {
+  return kernel_stats(poisson_detail::article_kernel<progress::PerThread>, block,
+                      poisson_detail::article_grid(n, block));
+}
+
 void progress_black_scholes(Strategy s, tb::progress::CounterRef counter, const float* spot,
                             const float* strike, const float* years, float* call, float* put,
                             std::size_t n, BlackScholesMarket market, int block,

@@ -63,6 +63,12 @@ void progress_poisson(tb::progress::Strategy s, tb::progress::CounterRef counter
                       int block, unsigned rows_per_report, cudaStream_t stream);
 KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int block);
 
+// The article's Poisson kernel (gpu/poisson.cu poisson_cuda_article: its walk, its launch, the
+// same samples) with the article's counter: an atomic per sample. The counter ends at exactly n.
+void progress_poisson_article(tb::progress::CounterRef counter, std::int32_t* out, std::size_t n,
+                              std::uint64_t seed, double rate, int block, cudaStream_t stream);
+KernelStats progress_poisson_article_stats(std::size_t n, int block);
+
 // The cuda variant of black_scholes (gpu/black_scholes.cu's black_scholes_vec4_full_kernel
 // <FastPrice>, same grid, bit-identical prices) with progress counting: every thread reports
 // the options it priced once, at its end; the counter ends at exactly n. All five arrays must be

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -265,6 +266,34 @@ TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
         download(std::span<std::int32_t>(got), d);
         EXPECT_EQ(got, ref) << strategy_name(st) << " n=" << n << " block=" << block;
       }
+    }
+  }
+}
+
+// The article's Poisson kernel with the article's counter (an atomic per sample): the samples of
+// the uninstrumented kernel, bit for bit, and the counter ends at n, at blocks that do and do
+// not divide the 2^18 generators.
+TEST(ProgressGpu, PoissonArticleCountsEverySampleAndMatchesUninstrumented) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  Counter ctr(CounterKind::device);
+  for (std::size_t n : {std::size_t{1}, std::size_t{1000}, 3 * poisson::kStreams + 5}) {
+    std::vector<std::int32_t> ref(n), got(n);
+    DeviceBuffer<std::int32_t> d(n);
+    for (int block : {64, 100, 1024}) {
+      CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+      gpu::poisson_cuda_article(d.data(), n, poisson::kSeed, poisson::kRate, block, s);
+      s.synchronize();
+      download(std::span<std::int32_t>(ref), d);
+      ctr.reset(s);
+      CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+      gpu::progress_poisson_article(ctr.ref(), d.data(), n, poisson::kSeed, poisson::kRate, block,
+                                    s);
+      s.synchronize();
+      EXPECT_EQ(ctr.read(), n) << "n=" << n << " block=" << block;
+      download(std::span<std::int32_t>(got), d);
+      EXPECT_EQ(got, ref) << "n=" << n << " block=" << block;
+      EXPECT_EQ(std::count(got.begin(), got.end(), -1), 0) << "n=" << n << " block=" << block;
     }
   }
 }

@@ -290,6 +290,17 @@ def test_no_telemetry_turns_it_off(tmp_path):
     assert data["context"]["cpu_energy"] == "off (--no-telemetry)"
 
 
+def test_no_ceilings_skips_them_and_says_so(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=serial", "--no-ceilings")
+    assert proc.returncode == 0, proc.stderr
+    ctx = data["context"]
+    assert ctx["ceilings"] == "off (--no-ceilings)"
+    assert ctx["gpu_cache_mode"] == "cold"
+    assert not [k for k in ctx if k.startswith(("cpu_bw_", "gpu_bw_", "cpu_roof_", "gpu_roof_"))]
+    (row,) = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert "pct_ceiling" not in row and row["max_rel_err"] >= 0
+
+
 def test_cpu_rows_are_held_to_their_own_pattern_and_thread_count(tmp_path):
     proc, data = run_json(tmp_path, "--workload=dot,vector_add", "--benchmark_filter=serial|omp")
     assert proc.returncode == 0, proc.stderr
