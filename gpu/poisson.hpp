@@ -16,7 +16,8 @@ void poisson_cuda(std::int32_t* out, std::size_t n, std::uint64_t seed,
                   const tb::poisson::CdfTable& table, int block, cudaStream_t stream);
 KernelStats poisson_cuda_stats(std::size_t n, int block);
 
-// The article's algorithm (pow and tgamma at every step of the walk).
+// The article's algorithm (pow and tgamma at every step of the walk), launched as the article
+// launches it: one thread per generator.
 void poisson_cuda_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate,
                           int block, cudaStream_t stream);
 KernelStats poisson_cuda_article_stats(std::size_t n, int block);

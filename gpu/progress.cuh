@@ -110,8 +110,9 @@ __device__ __forceinline__ BlockTally& block_tally() {
 // +4.4% against +2.5% for per_warp; the barrier holds every warp of a block until its slowest
 // walk ends. Nsight Compute at base clocks: +2.7% instructions, +4.1% cycles. This version is
 // the "last block done" pattern of the CUDA samples' threadFenceReduction, per warp instead of
-// per block; it compiles (ptxas, sm_90: no barrier in the report, 3 shared atomics) but has not
-// been run on a GPU yet: gpu/progress_bench.hpp.)
+// per block (ptxas, sm_90: no barrier in the report, 3 shared atomics). Measured on the H200
+// (results/nvidia-h200/2026-12-01): +3.70% at 10M, +1.86% at 100M, where the barrier version
+// measured +4.38% / +1.14%; why 10M stays above 1%: gpu/progress_bench.hpp.)
 struct PerBlock {
   tb::progress::CounterRef counter;
   __device__ __forceinline__ void start() {

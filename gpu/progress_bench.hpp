@@ -39,8 +39,18 @@ namespace tb::gpu {
 // percent of the kernel, where at 100M (382 samples, two reports) they are about 1%. That
 // version summed the block with a barrier at every report; per_block now reports without one
 // (gpu/progress.cuh PerBlock), which removes the barrier's wait but not the report's
-// instructions. The new version has not been run on the H200 yet (the device was withdrawn
-// from that session after the measurements above).
+// instructions. The committed run of 3c7200f (results/nvidia-h200/2026-12-01, cold pairs)
+// measured it, none / per_warp / per_block / strided: -0.33 / +2.35 / +3.70 / +8.29% at 10M and
+// +0.05 / +2.03 / +1.86 / +2.16% at 100M (per_block's median pair +4.53% / +1.67%).
+// The limit at 10M, as measured: no strategy reports for under 2.3% there. per_warp's report is
+// the cheapest one can write (a warp sum and one atomic by lane 0, no wait) and costs +2.35%;
+// 1% of the kernel is ~14 instructions a warp (of the ~1,350 its 38 samples take) or 0.28 us,
+// and at 10M every thread's one report falls at its end, so the reports of all the resident
+// warps reach the counter's one word together, behind the kernel's last samples. A per_block
+// report adds the block's combination to per_warp's work (a barrier: +4.38%; shared atomics and
+// fences: +3.70%). At 100M, where a thread makes two reports in 382 samples, per_block measured
+// +1.14% with the barrier and +1.86% without; the barrier-free version is kept for the 10M row
+// the target names, where it is the cheaper of the two.
 constexpr unsigned kPoissonRowsPerReport = 256;  // samples a thread
 
 // c = a + b with gpu/vector_add.cu's own kernel (gpu/vector_add_kernel.cuh) plus progress
