@@ -8,6 +8,7 @@
 #   SANITIZE_FILTER=GTEST_FILTER          the tests to run (default: all of them)
 #   SANITIZE_SUITE=1                      also the --quick suite (minutes per tool)
 #   SANITIZE_TIMEOUT=SECONDS              stop each run after this long (default: no limit)
+#   SANITIZE_FULL_TESTS=1                 racecheck too runs every case of the heaviest tests
 # The runs go one after another. All eight at once on the H200 (tried, 2026-12-01): the three
 # suite runs that finished took 248-310 s, and none of the five over the tests finished in 330 s,
 # where alone memcheck takes 56 s, initcheck and synccheck under 30 s.
@@ -62,7 +63,13 @@ run_target() {  # tool, target
   case "$2" in
     # Not --gtest_brief: a run stopped by SANITIZE_TIMEOUT then still says which tests it
     # finished (racecheck over SgemmGpu and ProgressGpu takes minutes).
-    tests) run_one "$1" tests "$root/bundle/twinbench_tests" --gtest_filter="$filter" ;;
+    # Under racecheck the heaviest GPU tests keep one case per kernel path and edge
+    # (tests/test_util.hpp reduced(); SANITIZE_FULL_TESTS=1 runs them all).
+    tests)
+      local reduced=0
+      [ "$1" = racecheck ] && [ "${SANITIZE_FULL_TESTS:-0}" != 1 ] && reduced=1
+      TWINBENCH_TEST_REDUCED=$reduced run_one "$1" tests "$root/bundle/twinbench_tests" \
+        --gtest_filter="$filter" ;;
     # One sample a row (after its validation run): the tools check every kernel and copy the
     # suite makes, not its timing, and racecheck runs kernels ~100x slower. No ceilings: under
     # racecheck their kernels alone ran past 160 s on the H200 (the tests check those kernels).

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -22,6 +23,15 @@ inline std::vector<std::size_t> edge_sizes() {
   return {1, 3, 31, 255, 257, 1000, 4099, (1u << 16) + 7};
 }
 inline std::vector<int> test_blocks() { return {64, 256, 1024}; }
+
+// TWINBENCH_TEST_REDUCED=1 (scripts/gpu-sanitize.sh sets it for racecheck, which runs kernels
+// that use shared memory ~100x slower: on the H200 the progress and SGEMM tests alone ran past
+// 165 s): the heaviest GPU tests keep one case of each kernel path and edge and drop their
+// repeats at large sizes. Unset or 0, every case runs.
+inline bool reduced() {
+  const char* v = std::getenv("TWINBENCH_TEST_REDUCED");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
 
 #if TWINBENCH_HAVE_CUDA
 // cudaMemset runs on the legacy default stream, which does NOT order against the non-blocking

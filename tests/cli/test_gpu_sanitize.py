@@ -18,7 +18,7 @@ tool=$2
 upper=$(echo "$tool" | tr a-z A-Z)
 hang=FAKE_HANG_$upper
 errors=FAKE_ERRORS_$upper
-echo "fake $tool: $*"
+echo "fake $tool: $* (TWINBENCH_TEST_REDUCED=${TWINBENCH_TEST_REDUCED:-unset})"
 if [ "${!hang:-0}" = 1 ]; then sleep 600; fi
 if [ "${!errors:-0}" = 1 ]; then
   echo "========= Uninitialized __global__ memory read of size 4 bytes"
@@ -89,3 +89,13 @@ def test_the_filter_reaches_the_tests(tree):
     sanitize(tree, SANITIZE_TOOLS="synccheck", SANITIZE_FILTER="Sgemm*:Progress*")
     log = (tree / "out" / "sanitize-synccheck-tests.log").read_text()
     assert "--gtest_filter=Sgemm*:Progress*" in log
+
+
+def test_racecheck_runs_the_reduced_tests_and_the_suite_without_ceilings(tree):
+    sanitize(tree, SANITIZE_TOOLS="racecheck memcheck", SANITIZE_SUITE="1")
+    out = tree / "out"
+    assert "TWINBENCH_TEST_REDUCED=1" in (out / "sanitize-racecheck-tests.log").read_text()
+    assert "TWINBENCH_TEST_REDUCED=0" in (out / "sanitize-memcheck-tests.log").read_text()
+    assert "--no-ceilings" in (out / "sanitize-racecheck-suite.log").read_text()
+    sanitize(tree, SANITIZE_TOOLS="racecheck", SANITIZE_FULL_TESTS="1")
+    assert "TWINBENCH_TEST_REDUCED=0" in (out / "sanitize-racecheck-tests.log").read_text()
