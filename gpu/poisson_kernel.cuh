@@ -133,9 +133,9 @@ struct ArticleSample {
 };
 
 // The article kernel's row loop: the same samples at the same indices as run_streams, with a
-// bounds check in every row. It is never instrumented, and run_streams's loop gave it 46
-// registers instead of 38 (ptxas, CUDA 13.0, sm_90: 5 blocks of 256 an SM instead of 6), so it
-// keeps the loop it was measured with.
+// bounds check in every row. It counts only as the article does (article_kernel), and
+// run_streams's loop gave it 46 registers instead of 38 (ptxas, CUDA 13.0, sm_90: 5 blocks of
+// 256 an SM instead of 6), so it keeps the loop it was measured with.
 template <class Sample, class Progress>
 __device__ void run_streams_checked(std::int32_t* __restrict__ out, std::size_t n,
                                     std::uint64_t seed, Sample& sample, Progress& progress) {
