@@ -82,10 +82,6 @@ void progress_vector_add_article(tb::progress::CounterRef counter, const float* 
   CUDA_CHECK_LAUNCH();
 }
 
-KernelStats progress_vector_add_article_stats(std::size_t n, int block) {
-  return kernel_stats(vadd_article_kernel, block, static_cast<long long>((n + block - 1) / block));
-}
-
 void progress_poisson(Strategy s, tb::progress::CounterRef counter, std::int32_t* out,
                       std::size_t n, std::uint64_t seed, const tb::poisson::CdfTable& table,
                       int block, unsigned rows_per_report, cudaStream_t stream) {
@@ -118,11 +114,6 @@ void progress_poisson_article(tb::progress::CounterRef counter, std::int32_t* ou
       <<<poisson_detail::article_grid(n, block), block, 0, stream>>>(
           out, n, seed, rate, 1u, progress::PerThread{counter});
   CUDA_CHECK_LAUNCH();
-}
-
-KernelStats progress_poisson_article_stats(std::size_t n, int block) {
-  return kernel_stats(poisson_detail::article_kernel<progress::PerThread>, block,
-                      poisson_detail::article_grid(n, block));
 }
 
 void progress_black_scholes(Strategy s, tb::progress::CounterRef counter, const float* spot,

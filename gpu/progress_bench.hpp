@@ -63,7 +63,6 @@ KernelStats progress_vector_add_stats(tb::progress::Strategy s, std::size_t n, i
 // Block sizes: per_warp, per_block and strided need a multiple of 32 (they throw otherwise).
 void progress_vector_add_article(tb::progress::CounterRef counter, const float* a, const float* b,
                                  float* c, std::size_t n, int block, cudaStream_t stream);
-KernelStats progress_vector_add_article_stats(std::size_t n, int block);
 
 // The fast Poisson kernel (gpu/poisson.cu's, bit-identical output) with progress counting; each
 // thread reports every `rows_per_report` samples (1: an atomic per sample with per_thread, the
@@ -77,7 +76,6 @@ KernelStats progress_poisson_stats(tb::progress::Strategy s, std::size_t n, int 
 // same samples) with the article's counter: an atomic per sample. The counter ends at exactly n.
 void progress_poisson_article(tb::progress::CounterRef counter, std::int32_t* out, std::size_t n,
                               std::uint64_t seed, double rate, int block, cudaStream_t stream);
-KernelStats progress_poisson_article_stats(std::size_t n, int block);
 
 // The cuda variant of black_scholes (gpu/black_scholes.cu's black_scholes_vec4_full_kernel
 // <FastPrice>, same grid, bit-identical prices) with progress counting: every thread reports
