@@ -26,8 +26,8 @@ namespace tb::gpu {
 // --progress-demo's 2^28-sample kernels (1024 rows, ~8 ms each) still report four times a
 // thread, at times that differ from block to block, so the 1 ms poller sees the count move at
 // nearly every read.
-// The committed run (results/nvidia-h200/2026-12-01, rows per report 256, block 256, device
-// counter) read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
+// The run of 25e23e9 (results/nvidia-h200/2026-12-01 then, since replaced; git history; rows
+// per report 256, block 256, device counter) read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
 // +1.76% / +0.25%: the pairs ran warm, one kernel on the L2 the previous one left. With an L2
 // flush before each kernel (bench/progress.cpp measure_pair) the H200 measured, same session,
 // none / per_warp / per_block / strided: +0.40 / +2.54 / +4.38 / +7.54% at 10M (t_none 28.5 us)
