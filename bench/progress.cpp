@@ -423,9 +423,10 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   // Cold, as every other GPU row (common/gpu_harness.hpp time_gpu): an L2 flush before each of
   // the two kernels, outside the events. Without it the pair ran back to back on whatever the
   // previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on the
-  // H200 the `none` row timed against itself read +1.76% at 10M samples (results/nvidia-h200/
-  // 2026-12-01): a kernel's time depended on where it fell in the sequence, not on its code.
-  // Flushed, the same row read +0.40% at 10M and +0.06% at 100M (H200, the next session).
+  // H200 the `none` row timed against itself read +1.76% at 10M samples (the run of 25e23e9, in
+  // git history): a kernel's time depended on where it fell in the sequence, not on its code.
+  // Flushed, the same row read +0.40% at 10M and +0.06% at 100M (H200, the next session), and
+  // -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/2026-12-01).
   const bool cold = cold_caches();
   const auto wall_start = std::chrono::steady_clock::now();
   // Both kernels are queued behind a gate (common/gpu_harness.hpp) and run back to back: without
