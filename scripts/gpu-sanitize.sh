@@ -9,6 +9,8 @@
 #   SANITIZE_SUITE=1                      also the --quick suite (minutes per tool)
 #   SANITIZE_TIMEOUT=SECONDS              stop each run after this long (default: no limit)
 #   SANITIZE_FULL_TESTS=1                 racecheck too runs every case of the heaviest tests
+#   SANITIZE_SUITE_ARGS="..."             more twinbench arguments for the suite runs (e.g. a
+#                                         --benchmark_filter=... to split a long racecheck run)
 # The runs go one after another. All eight at once on the H200 (tried, 2026-12-01): the three
 # suite runs that finished took 248-310 s, and none of the five over the tests finished in 330 s,
 # where alone memcheck takes 56 s, initcheck and synccheck under 30 s.
@@ -73,8 +75,10 @@ run_target() {  # tool, target
     # One sample a row (after its validation run): the tools check every kernel and copy the
     # suite makes, not its timing, and racecheck runs kernels ~100x slower. No ceilings: under
     # racecheck their kernels alone ran past 160 s on the H200 (the tests check those kernels).
+    # SANITIZE_SUITE_ARGS is split into words on purpose.
+    # shellcheck disable=SC2086
     suite) run_one "$1" suite "$root/bundle/twinbench" --quick --no-telemetry --no-ceilings \
-      --min-samples=1 --min-time=1e-9 --max-time=1e-9 \
+      --min-samples=1 --min-time=1e-9 --max-time=1e-9 ${SANITIZE_SUITE_ARGS:-} \
       --benchmark_out="$out/sanitize-$1-suite.json" --benchmark_out_format=json ;;
   esac
 }

@@ -99,3 +99,11 @@ def test_racecheck_runs_the_reduced_tests_and_the_suite_without_ceilings(tree):
     assert "--no-ceilings" in (out / "sanitize-racecheck-suite.log").read_text()
     sanitize(tree, SANITIZE_TOOLS="racecheck", SANITIZE_FULL_TESTS="1")
     assert "TWINBENCH_TEST_REDUCED=0" in (out / "sanitize-racecheck-tests.log").read_text()
+
+
+def test_suite_arguments_reach_the_suite_runs(tree):
+    sanitize(tree, SANITIZE_TOOLS="racecheck", SANITIZE_SUITE="1",
+             SANITIZE_SUITE_ARGS="--benchmark_filter=-sgemm --workload=dot")
+    log = (tree / "out" / "sanitize-racecheck-suite.log").read_text()
+    assert "--benchmark_filter=-sgemm --workload=dot" in log
+    assert "--benchmark_filter" not in (tree / "out" / "sanitize-racecheck-tests.log").read_text()
