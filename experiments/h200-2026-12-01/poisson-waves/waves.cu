@@ -25,12 +25,30 @@ using tb::gpu::poisson_detail::article_grid;
 using tb::gpu::poisson_detail::article_kernel;
 using tb::gpu::progress::None;
 
+// The same kernel with its registers capped: at 32 a thread an SM holds 64 warps, and the 2^18
+// generators fit in one wave of 132 SMs (0.97 waves); ptxas's spills in the walk are the price.
+template <int kRegs>
+__global__ void __maxnreg__(kRegs)
+    capped_article_kernel(std::int32_t* __restrict__ out, std::size_t n, std::uint64_t seed,
+                          double rate, unsigned, None progress) {
+  tb::gpu::poisson_detail::ArticleSample sample{rate};
+  None p = progress;
+  tb::gpu::poisson_detail::run_streams_checked(out, n, seed, sample, p);
+}
+
+using Kernel = void (*)(std::int32_t*, std::size_t, std::uint64_t, double, unsigned, None);
+
 int main() {
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  auto* kernel = article_kernel<None>;
-  CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          static_cast<int>(prop.sharedMemPerBlockOptin)));
+  const struct { const char* name; Kernel kernel; } kernels[] = {
+      {"article", article_kernel<None>},
+      {"regs32", capped_article_kernel<32>},
+      {"regs40", capped_article_kernel<40>},
+  };
+  for (const auto& k : kernels)
+    CK(cudaFuncSetAttribute(k.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(prop.sharedMemPerBlockOptin)));
   // Twice the L2 written between launches, so no launch finds the previous one's output there
   // (the kernel is compute-bound: 40 MB written in ~1.2 ms).
   const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
@@ -42,10 +60,13 @@ int main() {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  std::printf("%-10s %5s %6s %6s %6s %10s\n", "n", "block", "b/SM", "warps", "waves", "median_us");
+  std::printf("%-8s %-10s %5s %6s %6s %6s %10s\n", "kernel", "n", "block", "b/SM", "warps", "waves",
+              "median_us");
+  for (const auto& k : kernels)
   for (size_t n : {size_t{10'000'000}, max_n}) {
     for (int block : {64, 128, 256, 512, 1024}) {
       int max_blocks = 0;
+      Kernel kernel = k.kernel;
       CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&max_blocks, kernel, block, 0));
       const int max_warps = std::min(max_blocks * block / 32, prop.maxThreadsPerMultiProcessor / 32);
       for (int warps = max_warps; warps >= 16; warps -= (block >= 256 ? block / 32 : 4)) {
@@ -79,7 +100,7 @@ int main() {
         std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
         const double resident = double(prop.multiProcessorCount) * blocks_sm * block;
         const double streams = double(std::min<size_t>(n, tb::poisson::kStreams));
-        std::printf("%-10zu %5d %6d %6d %6.2f %10.1f\n", n, block, blocks_sm, blocks_sm * block / 32,
+        std::printf("%-8s %-10zu %5d %6d %6d %6.2f %10.1f\n", k.name, n, block, blocks_sm, blocks_sm * block / 32,
                     streams / resident, t[t.size() / 2]);
         std::fflush(stdout);
       }
