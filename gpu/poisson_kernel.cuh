@@ -181,13 +181,20 @@ inline std::uint64_t stream_blocks(std::size_t n, int block) {
 // (create_xoroshiro128p_states(blocks * threads) and kernel[blocks, threads]), the hardware
 // scheduling the blocks that do not fit at once. The port first launched the persistent grid
 // of the suite's other kernels (132 SMs x the resident blocks, each thread taking a second
-// generator when the first is done); on the H200 (results/nvidia-h200/2026-12-01) it was 9-11%
-// slower than the article's Numba kernel at blocks of 64 to 256 (1373 against 1236 us at 10M,
-// block 64: 40 resident warps an SM at 44 registers against Numba's 36 at 50), and within
-// 2.4% at 512 and 1024 where both have 32. The walk compiles to the same code in both (SASS:
-// 241 DFMA, 93 DADD, 47 DMUL each); what differs is the waves: 2^18 generators over 132 SMs x
-// 40 warps are 1.55 waves, x 36 warps 1.72, x 32 warps 1.94. Not yet measured with this launch;
-// experiments/h200-2026-12-01/poisson-waves times the kernel against resident warps.
+// generator when its first is done: 2^18 generators over 168,960 threads at 40 warps an SM);
+// on the H200 that was 9-11% slower than the article's Numba kernel at blocks of 64 to 256
+// (revision 3c7200f, 10M samples, block 64: 1372.7 against 1235.8 us) and within 2.4% at 512
+// and 1024. With this launch, the kernel's code unchanged (revision 36875ab, one run,
+// results/nvidia-h200/2026-12-01), C++ / Numba kernel-only: 10M 1233.7 / 1235.4 us at block 64,
+// 1220.0 / 1220.6 at 256, 1163.3 / 1167.0 at 1024; 100M 12145 / 12162 at 64, 11296 / 11429 at
+// 1024: no slower at any block. It was the launch, not the registers or the waves
+// (experiments/h200-2026-12-01/poisson-waves, same session): at a block of 64 the kernel's
+// time is flat within 1% from 24 to 40 resident warps an SM (1.55 to 2.59 waves of
+// generators: 1233-1241 us at 10M), and capping it at 40 registers (Numba has 50, this 44)
+// changes nothing (1236 us); it rises only at 20 warps and fewer (1267 us at 20, 1329 at 16).
+// What in the persistent grid cost the 11% was not profiled: its 55% of threads with a second
+// generator walk it after their first, a static split the hardware's block scheduler does not
+// have to make, but at 22 warps an SM the flat curve above predicts ~1% for that phase, not 11%.
 inline unsigned article_grid(std::size_t n, int block) {
   return static_cast<unsigned>(stream_blocks(n, block));
 }

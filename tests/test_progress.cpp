@@ -394,7 +394,12 @@ TEST(ProgressGpu, NestedLoopCountsAndResultsMatchUninstrumented) {
 TEST(ProgressGpu, PollerSeesIntermediateValues) {
   TB_REQUIRE_GPU();
   Stream s;
-  const std::size_t n = std::size_t{1} << 28;
+  // Reduced (test::reduced, under racecheck): 20 launches of 2^28 samples did not finish in
+  // 120 s there (H200, 2026-12-01); the kernel is the one PoissonCountsAndSamplesMatchSerial
+  // checks, so a short run covers it, and the poller's intermediate values are not asserted.
+  const bool reduced = test::reduced();
+  const std::size_t n = std::size_t{1} << (reduced ? 20 : 28);
+  const int launches = reduced ? 2 : 20;
   DeviceBuffer<std::int32_t> d(n);
   const auto& table = poisson::default_table();
   for (CounterKind kind : kCounterKinds) {
@@ -402,14 +407,14 @@ TEST(ProgressGpu, PollerSeesIntermediateValues) {
     ctr.reset(s);
     Poller p([&ctr] { return ctr.read(); },
              {.interval = 100us, .display = Display::quiet, .out = nullptr});
-    for (int rep = 0; rep < 20; ++rep)
+    for (int rep = 0; rep < launches; ++rep)
       gpu::progress_poisson(Strategy::per_block, ctr.ref(), d.data(), n, poisson::kSeed, table, 256,
                             16, s);
     s.synchronize();
     std::this_thread::sleep_for(5ms);
     p.stop();
-    EXPECT_EQ(p.stats().max_seen, 20 * n) << counter_name(kind);
-    EXPECT_GT(p.stats().changes, 20u) << counter_name(kind);
+    EXPECT_EQ(p.stats().max_seen, static_cast<std::uint64_t>(launches) * n) << counter_name(kind);
+    EXPECT_GT(p.stats().changes, reduced ? 0u : 20u) << counter_name(kind);
   }
 }
 #endif

@@ -27,7 +27,8 @@ inline std::vector<int> test_blocks() { return {64, 256, 1024}; }
 // TWINBENCH_TEST_REDUCED=1 (scripts/gpu-sanitize.sh sets it for racecheck, which runs kernels
 // that use shared memory ~100x slower: on the H200 the progress and SGEMM tests alone ran past
 // 165 s): the heaviest GPU tests keep one case of each kernel path and edge and drop their
-// repeats at large sizes. Unset or 0, every case runs.
+// repeats at large sizes (reduced, racecheck over those two suites took 52 s there). Unset or
+// 0, every case runs.
 inline bool reduced() {
   const char* v = std::getenv("TWINBENCH_TEST_REDUCED");
   return v != nullptr && *v != '\0' && std::string(v) != "0";
