@@ -39,11 +39,14 @@ namespace tb::gpu {
 // percent of the kernel, where at 100M (382 samples, two reports) they are about 1%. That
 // version summed the block with a barrier at every report; per_block now reports without one
 // (gpu/progress.cuh PerBlock), which removes the barrier's wait but not the report's
-// instructions. The committed run of 3c7200f (results/nvidia-h200/2026-12-01, cold pairs)
-// measured it, none / per_warp / per_block / strided: -0.33 / +2.35 / +3.70 / +8.29% at 10M and
-// +0.05 / +2.03 / +1.86 / +2.16% at 100M (per_block's median pair +4.53% / +1.67%).
+// instructions. The run of 3c7200f (cold pairs; since replaced, git history) measured it,
+// none / per_warp / per_block / strided: -0.33 / +2.35 / +3.70 / +8.29% at 10M and
+// +0.05 / +2.03 / +1.86 / +2.16% at 100M (per_block's median pair +4.53% / +1.67%); the
+// committed run of 36875ab (results/nvidia-h200/2026-12-01), the same kernels: -0.29 / +2.42 /
+// +3.20 / +7.92% at 10M, +0.04 / +2.04 / +1.89 / +2.13% at 100M.
 // The limit at 10M, as measured: no strategy reports for under 2.3% there. per_warp's report is
-// the cheapest one can write (a warp sum and one atomic by lane 0, no wait) and costs +2.35%;
+// the cheapest one can write (a warp sum and one atomic by lane 0, no wait) and costs +2.35%
+// (+2.42% in the next run);
 // 1% of the kernel is ~14 instructions a warp (of the ~1,350 its 38 samples take) or 0.28 us,
 // and at 10M every thread's one report falls at its end, so the reports of all the resident
 // warps reach the counter's one word together, behind the kernel's last samples. A per_block
