@@ -24,11 +24,14 @@
 #include <unistd.h>
 
 #include "common/console_reporter.hpp"
+#include "common/cpu_isa.hpp"
+#include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/progress.hpp"
 #include "bench/ceilings.hpp"
 #include "common/l2_flush.hpp"
+#include "common/row_fields.hpp"
 #include "common/run_context.hpp"
 #include "common/sampler.hpp"
 #include "common/workload.hpp"
@@ -52,6 +55,7 @@ struct Options {
   bool telemetry = true;  // --no-telemetry turns it off
   bool warm = false;      // --warm
   bool ceilings = true;   // --no-ceilings turns them off
+  std::optional<tb::cpu_isa::Level> cpu_isa;  // --cpu-isa: the highest level the CPU kernels run
 };
 
 struct UsageError {
@@ -83,6 +87,9 @@ void print_usage() {
       "  --no-ceilings              do not measure the bandwidth ceilings and compute roofs at\n"
       "                             start (rows then have no % of ceiling): for runs under a\n"
       "                             checker or profiler\n"
+      "  --cpu-isa=LEVEL            run the CPU kernels at no higher an ISA level than LEVEL:\n"
+      "                             baseline (x86-64), avx2 (x86-64-v3) or avx512 (x86-64-v4);\n"
+      "                             default: the best this CPU has (the libraries' rows follow)\n"
       "  --progress-demo[=SECONDS]  run a long GPU Poisson job (default 5 s) with a live progress\n"
       "                             bar, then exit\n"
       "\n"
@@ -211,6 +218,10 @@ Options parse_our_flags(int& argc, char** argv) {
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
     } else if (auto v8 = flag_value(arg, "--machine"); v8) {
       o.machine = parse_machine(*v8);
+    } else if (auto v14 = flag_value(arg, "--cpu-isa"); v14) {
+      o.cpu_isa = tb::cpu_isa::parse(*v14);
+      if (!o.cpu_isa)
+        throw UsageError{"--cpu-isa: expected baseline, avx2 or avx512, got '" + std::string(*v14) + "'"};
     } else if (arg == "--progress-demo") {
       o.progress_demo_s = 5.0;
     } else if (auto v9 = flag_value(arg, "--progress-demo"); v9) {
@@ -392,6 +403,18 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
     if (i < kept.size() && b.value("name", "").rfind(kept[i].first, 0) == 0)
       b["samples_s"] = rounded(kept[i].second);
   }
+  // Text fields (cpu_isa, ...) by registered name; Google Benchmark's name may carry suffixes.
+  const auto& fields = tb::row_fields();
+  for (auto& b : doc["benchmarks"]) {
+    // Google Benchmark appends segments without a ':' ("manual_time"); ours all have one.
+    std::string name = b.value("run_name", b.value("name", ""));
+    while (!fields.count(name) && name.rfind('/') != std::string::npos &&
+           name.find(':', name.rfind('/')) == std::string::npos)
+      name.erase(name.rfind('/'));
+    const auto it = fields.find(name);
+    if (it == fields.end()) continue;
+    for (const auto& [key, value] : it->second) b[key] = value;
+  }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
@@ -408,6 +431,9 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Threads pinned before the OpenMP runtime reads its settings (common/cpu_pinning.hpp): may
+  // start this program again with OMP_PROC_BIND and OMP_PLACES set.
+  tb::pin_openmp_threads_or_reexec(argv);
   Options opts;
   try {
     opts = parse_our_flags(argc, argv);
@@ -424,6 +450,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opts.progress_demo_s) return tb::progress::run_demo(*opts.progress_demo_s);
+  if (opts.cpu_isa) tb::cpu_isa::set_limit(*opts.cpu_isa);
   for (const auto& w : opts.workloads) {
     if (!tb::find_workload(w)) {
       std::fprintf(stderr, "twinbench: unknown workload '%s'\n", w.c_str());

@@ -14,7 +14,9 @@
 #include <regex>
 
 #include "common/ceilings.hpp"
+#include "common/cpu_isa.hpp"
 #include "common/progress.hpp"
+#include "common/row_fields.hpp"
 #include "common/rapl.hpp"
 #include "common/sampler.hpp"
 #include "common/telemetry.hpp"
@@ -257,9 +259,12 @@ std::optional<CeilingSet> ceiling_set_for(const std::string& name, Side side) {
     if (name.find("/mode:e2e") != std::string::npos) return std::nullopt;  // PCIe-bound
     return CeilingSet::gpu;
   }
+  // omp* rows and the CPU libraries' rows (which run on all OpenMP threads) are held to all
+  // threads' ceilings, serial* rows to one thread's.
   const std::size_t slash = name.find('/');
   const std::string impl = slash == std::string::npos ? "" : name.substr(slash + 1, name.find('/', slash + 1) - slash - 1);
-  if (impl.rfind("omp", 0) == 0) return CeilingSet::cpu_all;
+  for (const char* all_threads : {"omp", "openblas", "onednn"})
+    if (impl.rfind(all_threads, 0) == 0) return CeilingSet::cpu_all;
   if (impl.rfind("serial", 0) == 0) return CeilingSet::cpu_one;
   return std::nullopt;
 }
@@ -271,6 +276,10 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
   const bool host_watch = g_telemetry && side == Side::cpu;
   const telemetry::HostState before = host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   g_items_per_iter = 0.0;
+  // The ISA the hand-written CPU kernels ran (common/cpu_isa.hpp); a library row replaces it with
+  // the kernel its own dispatcher chose.
+  if (side == Side::cpu)
+    set_row_field(current_benchmark(), "cpu_isa", cpu_isa::name(cpu_isa::active_level()));
   run_guarded(state, body);
   if (state.error_occurred()) return;
   ++g_measured;

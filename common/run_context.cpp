@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "common/cpu_isa.hpp"
+#include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
 #include "common/host_ceilings.hpp"
 #include "common/progress.hpp"
@@ -93,6 +95,16 @@ void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("compiler", TWINBENCH_COMPILER);
   add("cpu_model", cpu_model());
   add("omp_threads", std::to_string(omp_get_max_threads()));
+  add("cpu_pinning", pinning_description());
+  add("cpu_isa_host", cpu_isa::name(cpu_isa::host_level()));
+  add("cpu_isa_active", cpu_isa::name(cpu_isa::active_level()));
+  add("cpu_isa_features", cpu_isa::extra_features());
+  add("cpu_dispatch",
+      std::string("GCC function multiversioning (target x86-64-v4 with 512-bit vectors, x86-64-v3, "
+                  "x86-64), chosen at run time") +
+          (cpu_isa::limit() ? std::string(", limited by --cpu-isa=") + cpu_isa::name(*cpu_isa::limit())
+                            : std::string()) +
+          "; vector math: glibc libmvec");
   add("quick", cfg.quick ? "true" : "false");
   add("full", cfg.full ? "true" : "false");
   const host::HostEnvironment env = host::read_host_environment();

@@ -17,8 +17,11 @@ for arg in "$@"; do
   esac
 done
 
+# The CPU libraries: OpenBLAS (its OpenMP build, so that its threads are the suite's OpenMP
+# threads, not a second pool spinning beside them; loaded at run time, cpu/blas.hpp) and oneDNN.
+# ccache: the build folders of run.sh and test.sh share compiled objects.
 apt_packages=(cmake g++ make git libbenchmark-dev nlohmann-json3-dev googletest libgtest-dev libomp-dev
-              python3-venv)
+              python3-venv libopenblas0-openmp libdnnl-dev ccache)
 # The browser tests' packages, installed without Recommends: chromium pulls ~25 packages (~35 s
 # with apt-get update), with its Recommends ~130. A font, so that the page lays out with text.
 test_packages=(chromium fonts-dejavu-core)

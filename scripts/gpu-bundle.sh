@@ -16,5 +16,16 @@ strip "$out/twinbench" "$out/twinbench_tests"
 for lib in libbenchmark.so.1debian libgomp.so.1; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$out/"
 done
+# The CPU libraries (OpenBLAS's OpenMP build, oneDNN, and what they link that the GPU machine
+# may lack), xz-compressed: 90 MB as they are, over the 64 MiB that travels to the GPU machine.
+# gpu-run.sh unpacks them beside the binaries.
+cpu_libs=(libdnnl.so.2 libOpenCL.so.1 libgfortran.so.5 libquadmath.so.0)
+stage=$(mktemp -d)
+for lib in "${cpu_libs[@]}"; do
+  cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$stage/"
+done
+cp -L /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 "$stage/"
+tar -C "$stage" -cJf "$out/cpu-libs.tar.xz" .
+rm -rf "$stage"
 git -C "$root" describe --always --dirty --abbrev=12 > "$out/REVISION" 2>/dev/null || true
-du -sh "$out"/twinbench* "$out"/*.so* | sed 's/^/bundle: /'
+du -sh "$out"/twinbench* "$out"/*.so* "$out"/cpu-libs.tar.xz | sed 's/^/bundle: /'

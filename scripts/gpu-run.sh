@@ -14,6 +14,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# The CPU libraries travel compressed (gpu-bundle.sh).
+if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.0" ]; then
+  tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
+fi
 export TWINBENCH_GIT_REVISION=${TWINBENCH_GIT_REVISION:-$(cat "$root/bundle/REVISION" 2>/dev/null || echo unknown)}
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 if [ "${SKIP_TESTS:-0}" != 1 ]; then

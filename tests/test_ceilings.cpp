@@ -106,6 +106,8 @@ TEST(Ceilings, RowsAreHeldToTheirSidesSet) {
   EXPECT_EQ(ceiling_set_for("black_scholes/omp_fp64/n:10", Side::cpu), CeilingSet::cpu_all);
   EXPECT_EQ(ceiling_set_for("dot/serial/n:1024", Side::cpu), CeilingSet::cpu_one);
   EXPECT_EQ(ceiling_set_for("poisson/serial_article/n:10", Side::cpu), CeilingSet::cpu_one);
+  EXPECT_EQ(ceiling_set_for("sgemm/openblas/n:1024/threads:16", Side::cpu), CeilingSet::cpu_all);
+  EXPECT_EQ(ceiling_set_for("sgemm/onednn_bf16/n:1024/threads:16", Side::cpu), CeilingSet::cpu_all);
   EXPECT_EQ(ceiling_set_for("alloc/malloc/bytes:64", Side::cpu), std::nullopt);
 }
 

@@ -1,0 +1,94 @@
+#pragma once
+// One binary, the host's best vector ISA: the CPU kernels are compiled three times (GCC function
+// multiversioning through the `target` attribute: x86-64-v4 = AVX-512, x86-64-v3 = AVX2 + FMA,
+// and the x86-64 baseline) and the version run is chosen at run time from what this CPU and its
+// OS support, lowered by `--cpu-isa` (to measure what each level buys, and to test every level
+// on one machine). Vector math (expf, logf, erff, ... inside `#pragma omp simd` loops) comes from
+// glibc's libmvec, which has an entry point per level (`_ZGVeN16v_expf` for AVX-512, ...):
+// cpu/vector_math.hpp says why libmvec rather than SLEEF or Highway.
+//
+// Why explicit dispatch rather than `target_clones`: a target_clones resolver picks once, from
+// the CPU alone, so a lower level could not be forced for a test or an A/B row. Why the parallel
+// loop stays outside the versioned body: GCC outlines an `omp parallel` region before inlining,
+// so a region inside an always_inline body would be compiled once, at the baseline.
+//
+//   [[gnu::always_inline]] inline void price_range(const float* s, ..., std::size_t b,
+//                                                   std::size_t e) {
+//   #pragma omp simd
+//     for (std::size_t i = b; i < e; ++i) ...
+//   }
+//   TB_ISA_CLONES(price_range_isa, price_range)   // price_range_isa(...) runs the best level
+//
+// This header has no Google Benchmark: cpu/ includes it.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tb::cpu_isa {
+
+enum class Level : int { baseline = 0, avx2 = 1, avx512 = 2 };
+
+// The best level this CPU and its OS support (libgcc's __builtin_cpu_supports, which checks the
+// OS's XSAVE state too).
+Level host_level();
+// The level the CPU kernels run: host_level() lowered by set_limit().
+Level active_level();
+// --cpu-isa: run no higher than `limit` (a limit above the host's is the host's).
+void set_limit(Level limit);
+void clear_limit();
+std::optional<Level> limit();
+
+// "baseline", "avx2", "avx512"; and the x86-64 micro-architecture level each stands for.
+const char* name(Level level);
+const char* arch(Level level);
+std::optional<Level> parse(std::string_view text);
+// Every level this host can run, lowest first (the tests run each kernel at each).
+std::vector<Level> runnable_levels();
+
+// CPU features beyond the levels that some kernels use when present (AVX512_FP16, AVX512_BF16,
+// AVX512_VNNI, AMX): as text for the run context, e.g. "avx512_fp16 avx512_bf16 amx_bf16".
+std::string extra_features();
+bool has_feature(const char* gcc_feature_name);
+
+}  // namespace tb::cpu_isa
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#define TB_ISA_TARGET_AVX512 [[gnu::target("arch=x86-64-v4,prefer-vector-width=512")]]
+#define TB_ISA_TARGET_AVX2 [[gnu::target("arch=x86-64-v3")]]
+// Defines name_avx512, name_avx2 and name_baseline, each `body` compiled for its level, and
+// name(...), which runs the one of the active level. `body` must be always_inline so that its
+// loops are compiled inside each version.
+#define TB_ISA_CLONES(name, body)                                                         \
+  template <class... A>                                                                   \
+  TB_ISA_TARGET_AVX512 auto name##_avx512(A... a) {                                       \
+    return body(a...);                                                                    \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  TB_ISA_TARGET_AVX2 auto name##_avx2(A... a) {                                           \
+    return body(a...);                                                                    \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  auto name##_baseline(A... a) {                                                          \
+    return body(a...);                                                                    \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  auto name(A... a) {                                                                     \
+    switch (::tb::cpu_isa::active_level()) {                                              \
+      case ::tb::cpu_isa::Level::avx512:                                                  \
+        return name##_avx512(a...);                                                       \
+      case ::tb::cpu_isa::Level::avx2:                                                    \
+        return name##_avx2(a...);                                                         \
+      default:                                                                            \
+        return name##_baseline(a...);                                                     \
+    }                                                                                     \
+  }
+#else
+#define TB_ISA_TARGET_AVX512
+#define TB_ISA_TARGET_AVX2
+#define TB_ISA_CLONES(name, body) \
+  template <class... A>           \
+  auto name(A... a) {             \
+    return body(a...);            \
+  }
+#endif
