@@ -5,7 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
+#include <regex>
 #include <stdexcept>
 
 #include "common/harness.hpp"
@@ -45,7 +48,119 @@ struct Running {
   }
 };
 
+// The slowdown hook (sampler.hpp). The regex is compiled once; matching runs once a row.
+struct SlowdownHook {
+  InjectedSlowdown spec;
+  std::regex pattern;
+  bool announced = false;
+};
+SlowdownHook g_slowdown;
+
+void install_slowdown(const InjectedSlowdown& s) {
+  g_slowdown.spec = s;
+  g_slowdown.pattern = std::regex(s.pattern.empty() ? std::string("$^") : s.pattern);
+  g_slowdown.announced = false;
+}
+
+std::string slowdown_context(const InjectedSlowdown& s) {
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%g", 100.0 * s.fraction);
+  return s.spec + " (test hook: benchmarks matching /" + s.pattern + "/ do " + pct +
+         "% extra work per sample)";
+}
+
+// Read at static initialisation: Google Benchmark writes the context before the first
+// benchmark runs, so the key must be in before main() starts the run (bench/main.cpp is not
+// this file's to change). global_context in Google Benchmark is a zero-initialised pointer,
+// so adding to it from here is safe.
+struct SlowdownFromEnvironment {
+  SlowdownFromEnvironment() {
+    const char* env = std::getenv("TWINBENCH_INJECT_SLOWDOWN");
+    if (env == nullptr || *env == '\0') return;
+    InjectedSlowdown s;
+    std::string why;
+    if (!parse_injected_slowdown(env, s, why)) {
+      std::fprintf(stderr, "twinbench: TWINBENCH_INJECT_SLOWDOWN='%s': %s\n", env, why.c_str());
+      std::exit(2);
+    }
+    install_slowdown(s);
+    benchmark::AddCustomContext("inject_slowdown", slowdown_context(s));
+  }
+};
+const SlowdownFromEnvironment g_slowdown_from_environment;
+
+// Once per run, when the first benchmark is measured (not at start-up: the binary re-execs
+// itself to pin its threads, and the line would appear twice).
+void announce_slowdown() {
+  if (g_slowdown.announced || g_slowdown.spec.fraction <= 0) return;
+  g_slowdown.announced = true;
+  std::fprintf(stderr, "twinbench: TWINBENCH_INJECT_SLOWDOWN is on: %s\n",
+               slowdown_context(g_slowdown.spec).c_str());
+}
+
 }  // namespace
+
+bool parse_injected_slowdown(const std::string& spec, InjectedSlowdown& out, std::string& why) {
+  const std::size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0) {
+    why = "expected REGEX=PCT, e.g. '^dot/omp=5'";
+    return false;
+  }
+  const std::string pattern = spec.substr(0, eq), pct_text = spec.substr(eq + 1);
+  char* end = nullptr;
+  const double pct = std::strtod(pct_text.c_str(), &end);
+  if (pct_text.empty() || end != pct_text.c_str() + pct_text.size() || !(pct > 0) ||
+      pct > 1000) {
+    why = "PCT '" + pct_text + "' is not a number in (0, 1000]";
+    return false;
+  }
+  try {
+    std::regex check(pattern);
+  } catch (const std::regex_error& e) {
+    why = "'" + pattern + "' is not a valid regex (" + e.what() + ")";
+    return false;
+  }
+  out = {spec, pattern, pct / 100.0};
+  return true;
+}
+
+void set_injected_slowdown(const std::string& spec) {
+  InjectedSlowdown s;
+  std::string why;
+  if (!spec.empty() && !parse_injected_slowdown(spec, s, why)) throw std::invalid_argument(why);
+  install_slowdown(s);
+}
+
+const InjectedSlowdown& injected_slowdown() { return g_slowdown.spec; }
+
+double injected_fraction_for(const std::string& benchmark_name) {
+  if (g_slowdown.spec.fraction <= 0) return 0.0;
+  return std::regex_search(benchmark_name, g_slowdown.pattern) ? g_slowdown.spec.fraction : 0.0;
+}
+
+double timed_cpu_calls(const std::function<void()>& work, long calls, double fraction) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  for (long i = 0; i < calls; ++i) {
+    work();
+    benchmark::ClobberMemory();
+  }
+  if (fraction > 0) {
+    // The extra work: a busy-wait (not a sleep, which the scheduler may stretch) for the given
+    // fraction of what the calls took, inside the span the sample reports.
+    const auto deadline = clock::now() + (clock::now() - t0) * fraction;
+    while (clock::now() < deadline) {
+    }
+  }
+  return std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(calls);
+}
+
+std::function<double()> with_extra_sample(std::function<double()> sample, double fraction) {
+  return [sample = std::move(sample), fraction] {
+    const double s = sample();
+    return s + fraction * sample();
+  };
+}
 
 // Default: 5 samples and 50 ms of measured time at least, 1% spread, 0.3 s of wall time at
 // most per row (once 5 samples are in). nvbench's defaults (0.5%, 10 samples, 0.5 s, 15 s timeout)
@@ -154,7 +269,19 @@ void record_samples(benchmark::State& state, const SampleStats& st) {
   g_kept.emplace_back(current_benchmark(), st.samples);
 }
 
+namespace {
+SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample);
+}  // namespace
+
 SampleStats measure(benchmark::State& state, const std::function<double()>& sample) {
+  announce_slowdown();
+  const double extra = injected_fraction_for(current_benchmark());
+  if (extra > 0) return measure_samples(state, with_extra_sample(sample, extra));
+  return measure_samples(state, sample);
+}
+
+namespace {
+SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample) {
   if (g_classic) {
     std::vector<double> samples;
     for (auto _ : state) {
@@ -180,6 +307,7 @@ SampleStats measure(benchmark::State& state, const std::function<double()>& samp
   record_samples(state, st);
   return st;
 }
+}  // namespace
 
 // Work shorter than this is timed in batches (a sample holds several calls, divided out), as
 // GPU samples are: a 20 ns call is below the clock's resolution, and 50 ms of such samples
@@ -188,23 +316,17 @@ constexpr double kCpuBatchSeconds = 100e-6;
 constexpr long kMaxCpuBatch = 1'000'000;
 
 void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
-  auto timed = [&work](long calls) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (long i = 0; i < calls; ++i) {
-      work();
-      benchmark::ClobberMemory();
-    }
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-           static_cast<double>(calls);
-  };
+  announce_slowdown();
+  const double extra = injected_fraction_for(current_benchmark());
   long batch = 1;
   if (!g_classic) {
-    const double once = timed(1);
+    const double once = timed_cpu_calls(work, 1, 0.0);
     if (once < kCpuBatchSeconds)
       batch = static_cast<long>(
           std::min<double>(kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
   }
-  measure(state, [&] { return timed(batch); });
+  // The hook's extra work goes inside the timed span here, so measure() must not add its own.
+  measure_samples(state, [&] { return timed_cpu_calls(work, batch, extra); });
   state.counters["batch"] = static_cast<double>(batch);
 }
 

@@ -93,6 +93,38 @@ void set_sample_window_hook(SampleWindowHook hook);
 void request_stop(int signal_number);  // async-signal-safe
 int stop_requested();                  // the signal, or 0
 
+// Test hook (issue 32): TWINBENCH_INJECT_SLOWDOWN="REGEX=PCT" (e.g. "^dot/omp=5") makes every
+// benchmark whose name matches REGEX (ECMAScript, searched anywhere in the name) do PCT% more
+// work per sample, so that a comparison can be calibrated against a known slowdown. Off by
+// default; when on, the run says so on the console and records "inject_slowdown" in the results
+// file's context. How the extra work is done:
+//   - rows timed on the host (measure_cpu): after the sample's calls, still inside the timed
+//     span, the thread busy-waits PCT% of the time those calls took;
+//   - rows whose sample comes from elsewhere (CUDA events around GPU work): the sampler cannot
+//     put work between another file's events, so each sample is followed by one more real
+//     sample of the same work, and PCT% of that second sample's measured time is added. The
+//     device really does the work again; its time is measured, not assumed.
+// An invalid value stops the program at start-up (exit 2): a calibration run must not silently
+// run without its slowdown.
+struct InjectedSlowdown {
+  std::string spec;     // as given, "REGEX=PCT"
+  std::string pattern;  // REGEX
+  double fraction = 0;  // PCT / 100
+};
+// Parses "REGEX=PCT" (the last '=' splits; 0 < PCT <= 1000). Returns false with a reason.
+bool parse_injected_slowdown(const std::string& spec, InjectedSlowdown& out, std::string& why);
+// The hook in force (read from the environment at start-up); tests set it. An empty spec turns
+// it off. Throws std::invalid_argument on an invalid spec.
+void set_injected_slowdown(const std::string& spec);
+const InjectedSlowdown& injected_slowdown();
+// The fraction of extra work for this benchmark name (0 when the hook is off or does not match).
+double injected_fraction_for(const std::string& benchmark_name);
+// The pieces measure_cpu and measure use, exposed for tests: `calls` calls of `work` timed with
+// the steady clock, busy-waiting `fraction` of their time inside the span (seconds per call);
+// and a sample source followed by one more sample of which `fraction` is added.
+double timed_cpu_calls(const std::function<void()>& work, long calls, double fraction);
+std::function<double()> with_extra_sample(std::function<double()> sample, double fraction);
+
 // Samples kept per benchmark name, for the results file.
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples();
 
