@@ -1,9 +1,13 @@
 #include "cpu/poisson.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
+
+#include "common/cpu_isa.hpp"
 
 namespace tb::poisson {
 namespace {
@@ -41,6 +45,151 @@ void generate_omp(std::int32_t* out, std::size_t n, std::uint64_t seed, Sample s
   // dynamic: the article sampler's cost per sample varies with k.
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t c = 0; c < chunks(n); ++c) generate_chunk(out, n, seed, c * kChunk, sample);
+}
+
+// ---- The omp kernel: many streams per thread in vector lanes, inverse transform by search. ----
+//
+// The serial loop draws one sample at a time: a scalar xoroshiro step, then a guide-table load
+// and a data-dependent walk, ~10-20 ns a sample. Here one vector lane holds one stream (8 streams
+// a 512-bit register; the states of a batch of kLaneBatch streams as two arrays, s0 and s1), and
+// a row of the batch (one draw of each stream) is one vector loop. The lanes are the same
+// streams the reference uses (stream t draws samples t, t + kStreams, ...), so the output stays
+// bit-identical to serial.
+//
+// Why not the guided walk: it is a gather (the guide entry) and a branch per lane, and in a
+// vector every lane waits for the longest walk. The sample is the number of thresholds <= u (the
+// thresholds are sorted, so that count is where the walk stops). The first kSearched thresholds
+// sit in two registers, and a branch-free binary search over them (4 steps of: add, a two-
+// register permute as the table lookup, a compare, a select) gives the count: 16 vector
+// operations for 8 samples, against 32 or more for a compare and an add per threshold (GCC made
+// 48 of that loop: it ran 16 lanes for the int32 store and packed every pair of masks). A count
+// of kSearched means u is at or past the last searched threshold: those lanes (P(X >= 15) =
+// 2.3e-4 at rate 5; every lane at rates far above 5, where this kernel stays correct but is no
+// faster) take the scalar guided walk afterwards, from the uniform kept in a side array.
+constexpr std::size_t kLaneBatch = 1024;  // s0, s1, u: 24 KiB, in L1 with room to spare
+constexpr int kSearched = 15;             // 4 halvings decide among 16 counts: 0 .. 15
+static_assert(kSearched < kTableSize);
+
+struct alignas(64) LaneBatch {
+  std::uint64_t s0[kLaneBatch];
+  std::uint64_t s1[kLaneBatch];
+  std::uint64_t u[kLaneBatch];  // this row's uniforms, for the lanes that fall back
+};
+
+// The states of streams first .. first + m - 1 (seed_stream, unchanged: splitmix64 vectorises).
+[[gnu::always_inline]] inline void seed_lanes(LaneBatch* b, std::uint64_t seed, std::uint64_t first,
+                                              std::size_t m) {
+#pragma omp simd
+  for (std::size_t j = 0; j < m; ++j) {
+    const rng::Xoroshiro128p s = rng::seed_stream(seed, first + j);
+    b->s0[j] = s.s0;
+    b->s1[j] = s.s1;
+  }
+}
+TB_ISA_CLONES(seed_lanes_isa, seed_lanes)
+
+// GCC's generic vectors: 8 lanes of uint64, lowered to what each ISA level has (one zmm on
+// AVX-512; the AVX2 and baseline versions split them, and their permute is slower, but they only
+// need to be right: the target has AVX-512). Kept local to the always_inline body (no vector
+// argument or return crosses a call between versions of different ISA).
+typedef std::uint64_t U64x8 __attribute__((vector_size(64)));
+typedef std::int32_t I32x8 __attribute__((vector_size(32)));
+
+// One draw of lanes 0 .. m - 1 into out[0 .. m): rng::next (vprolq for the rotations on AVX-512)
+// and the search, 8 lanes at a time, the last m % 8 lanes one by one with the same arithmetic.
+// Returns whether some lane's count reached kSearched and needs the walk.
+[[gnu::always_inline]] inline bool sample_row(LaneBatch* b, std::int32_t* out, std::size_t m,
+                                              const std::uint64_t* thr) {
+  U64x8 lo, hi;  // thresholds 0 .. 7 and 8 .. 15: the permute's 16-entry table
+  __builtin_memcpy(&lo, thr, sizeof lo);
+  __builtin_memcpy(&hi, thr + 8, sizeof hi);
+  U64x8 unresolved = {};
+  std::size_t j = 0;
+  for (; j + 8 <= m; j += 8) {
+    U64x8 s0, s1;
+    __builtin_memcpy(&s0, b->s0 + j, sizeof s0);
+    __builtin_memcpy(&s1, b->s1 + j, sizeof s1);
+    // rng::next, lane by lane (the same constants: rotl 24, shift 16, rotl 37).
+    const U64x8 u = (s0 + s1) >> 11;
+    const U64x8 x = s1 ^ s0;
+    s0 = ((s0 << 24) | (s0 >> 40)) ^ x ^ (x << 16);
+    s1 = (x << 37) | (x >> 27);
+    __builtin_memcpy(b->s0 + j, &s0, sizeof s0);
+    __builtin_memcpy(b->s1 + j, &s1, sizeof s1);
+    // k = how many of thr[0 .. 14] are <= u: after the steps, thr[k - 1] <= u < thr[k].
+    U64x8 k = {};
+    for (std::uint64_t step : {8u, 4u, 2u, 1u}) {
+      const U64x8 next = k + step;
+      const U64x8 t = __builtin_shuffle(lo, hi, next - 1);
+      k = u >= t ? next : k;
+    }
+    const I32x8 k32 = __builtin_convertvector(k, I32x8);
+    __builtin_memcpy(out + j, &k32, sizeof k32);
+    __builtin_memcpy(b->u + j, &u, sizeof u);
+    unresolved |= k == kSearched;
+  }
+  bool any = false;
+  for (int l = 0; l < 8; ++l) any = any || unresolved[l] != 0;
+  for (; j < m; ++j) {
+    rng::Xoroshiro128p s{b->s0[j], b->s1[j]};
+    const std::uint64_t u = rng::next53(s);
+    b->s0[j] = s.s0;
+    b->s1[j] = s.s1;
+    int k = 0;
+    while (k < kSearched && u >= thr[k]) ++k;
+    out[j] = k;
+    b->u[j] = u;
+    any = any || k == kSearched;
+  }
+  return any;
+}
+TB_ISA_CLONES(sample_row_isa, sample_row)
+
+// The lanes whose count reached kSearched: their k is at least that; the guided walk (the
+// reference's inverse_fast, from the same u) gives it exactly.
+void resolve_row(const LaneBatch& b, std::int32_t* out, std::size_t m, const CdfTable& table) {
+  for (std::size_t j = 0; j < m; ++j)
+    if (out[j] == kSearched) out[j] = inverse_fast(b.u[j], table.thr, table.guide, table.tail);
+}
+
+// Streams first .. last - 1, every row: batch by batch, so that a batch's states stay in L1
+// while its rows are written (kLaneBatch consecutive int32, 4 KiB, per row). `fault` is
+// OmpFault::none except in the mutation tests; it is read outside the vector loops.
+void sample_streams(std::int32_t* out, std::size_t n, std::uint64_t seed, std::uint64_t first,
+                    std::uint64_t last, const CdfTable& table, OmpFault fault) {
+  LaneBatch batch;
+  for (std::uint64_t b = first; b < last; b += kLaneBatch) {
+    const std::uint64_t b_end = std::min<std::uint64_t>(b + kLaneBatch, last);
+    const std::uint64_t seeded = fault == OmpFault::stream_offset ? b + 1 : b;
+    seed_lanes_isa(&batch, seed, seeded, static_cast<std::size_t>(b_end - b));
+    for (std::size_t base = 0; base + b < n; base += kStreams) {
+      // The last row may stop inside the batch (sample base + t exists only for t < n - base).
+      const std::uint64_t end = std::min<std::uint64_t>(b_end, n - base);
+      auto m = static_cast<std::size_t>(end - b);
+      if (fault == OmpFault::tail_dropped) m -= m % 8;
+      std::int32_t* row = out + base + b;
+      if (sample_row_isa(&batch, row, m, table.thr) && fault != OmpFault::no_fallback)
+        resolve_row(batch, row, m, table);
+    }
+  }
+}
+
+void omp_impl(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
+              OmpFault fault) {
+  const std::uint64_t streams = std::min<std::uint64_t>(n, kStreams);
+  // Each thread takes a contiguous block of streams, whole batches: the same static partition
+  // every call, so a thread writes the same band of every row each time (first touch included:
+  // the bench calls omp first on fresh memory). Every sample costs the same, hence static.
+  const auto batches = static_cast<std::int64_t>((streams + kLaneBatch - 1) / kLaneBatch);
+#pragma omp parallel
+  {
+    const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const std::int64_t b0 = batches * t / nt, b1 = batches * (t + 1) / nt;
+    const std::uint64_t first = static_cast<std::uint64_t>(b0) * kLaneBatch;
+    const std::uint64_t last =
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(b1) * kLaneBatch, streams);
+    if (first < last) sample_streams(out, n, seed, first, last, table, fault);
+  }
 }
 
 }  // namespace
@@ -82,9 +231,12 @@ void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable
 }
 
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  generate_omp(out, n, seed, [&table](rng::Xoroshiro128p& s) {
-    return sample_fast(s, table.thr, table.guide, table.tail);
-  });
+  omp_impl(out, n, seed, table, OmpFault::none);
+}
+
+void omp_with_fault(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
+                    OmpFault fault) {
+  omp_impl(out, n, seed, table, fault);
 }
 
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate) {

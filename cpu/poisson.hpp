@@ -37,7 +37,16 @@ const CdfTable& default_table();  // make_table(kRate), built once
 
 // Fast: inverse transform over the integer CDF table. Article: pow/tgamma at every step.
 void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table);
+// omp: the same samples as serial, bit for bit; streams in SIMD lanes, a branch-free search of
+// the first thresholds, multiversioned (cpu/poisson.cpp says why and what it measured).
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table);
+// Tests only: omp with one deliberate bug, so that the mutation tests show the bench's check
+// catches a bug in this kernel. no_fallback: lanes past the searched thresholds keep the capped
+// count; stream_offset: every batch seeded from the next stream; tail_dropped: the last m % 8
+// lanes of a row (the scalar remainder of the vector loop) are not drawn.
+enum class OmpFault { none, no_fallback, stream_offset, tail_dropped };
+void omp_with_fault(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
+                    OmpFault fault);
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate);
 void omp_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate);
 

@@ -2,10 +2,12 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 
 namespace tb::scan {
@@ -20,35 +22,118 @@ void serial_impl(const T* in, T* out, std::size_t n) {
   }
 }
 
+// ---- The omp scan: reduce-then-scan over L2-sized blocks, one read of the input. ----
+//
+// Why blocks in rounds rather than one chunk per thread: the textbook two-pass scan (each thread
+// sums its whole chunk, the chunk sums are scanned, each thread scans its chunk again) reads the
+// input twice from memory: 3 streams of n elements instead of the 2 of a copy, so at 256M it can
+// reach at best 2/3 of the copy ceiling (the old omp row: 47 ms on the H200, about 55% of its
+// ceiling). Here each round gives every thread one block small enough to stay in its L2 between
+// the two passes: pass 1 sums the block (from memory), a barrier publishes the sums, pass 2
+// re-reads the block from L2 and writes the scan. Memory sees one read and one write per element,
+// the pattern of a copy, for one barrier per round (~1-3 us; 128 rounds at 256M on 16 threads).
+// 128K elements = 512 KiB of int32 per block: a quarter of an Emerald Rapids core's 2 MiB L2,
+// room for the output lines being written beside it.
+constexpr std::size_t kBlock = kOmpBlock;
+
+// Below kBlock per thread (the 1M size: 64K each on 16 threads) the elements are split evenly,
+// so every thread has work in the one round; blocks are whole cache lines (16 int32 or float32)
+// so that no two threads write the same line.
+std::size_t block_size(std::size_t n, std::size_t nt) {
+  constexpr std::size_t kLine = 16;
+  const std::size_t even = ((n + nt - 1) / nt + kLine - 1) / kLine * kLine;
+  return std::min(kBlock, std::max(even, kLine));
+}
+
+// Thread t's block in round r: rounds cover nt blocks of consecutive elements, thread t the t-th
+// (clipped to n). The first-touch pass and the timed loop share it.
+struct Range {
+  std::size_t begin, end;
+};
+Range block_of(std::size_t round, std::size_t t, std::size_t nt, std::size_t block,
+               std::size_t n) {
+  const std::size_t b = std::min(n, (round * nt + t) * block);
+  return {b, std::min(n, b + block)};
+}
+std::size_t rounds(std::size_t n, std::size_t nt, std::size_t block) {
+  return (n + nt * block - 1) / (nt * block);
+}
+
+// Pass 1. A reordered (vectorised) sum is fine: float32 only needs to stay within the tolerance.
 template <class T>
-T chunk_sum(const T* in, std::size_t begin, std::size_t end) {
+[[gnu::always_inline]] inline T block_sum(const T* in, std::size_t begin, std::size_t end) {
   T s = 0;
-  // A reordered (vectorised) sum is fine: float32 only needs to stay within the tolerance.
 #pragma omp simd reduction(+ : s)
   for (std::size_t i = begin; i < end; ++i) s += in[i];
   return s;
 }
+TB_ISA_CLONES(block_sum_isa, block_sum)
 
+// Pass 2: the in-register prefix. An OpenMP inscan reduction is what GCC (>= 10) vectorises
+// into the log-step scan within a vector (AVX-512: 4 steps of vpermt2d against zero + vpaddd
+// for 16 int32, then a broadcast of the last lane as the next vector's carry), the loop a
+// reader would write by hand with intrinsics, at every ISA level from one source. The loop-
+// carried chain is one add and one permute per vector (~4 cycles for 64 bytes), far above one
+// core's share of memory bandwidth. Returns the running sum at `end`.
 template <class T>
-void omp_impl(const T* in, T* out, std::size_t n) {
-  // offsets[t + 1] = sum of chunk t; after the scan, offsets[t] = sum of chunks before t.
-  std::vector<T> offsets(static_cast<std::size_t>(omp_get_max_threads()) + 1, T(0));
+[[gnu::always_inline]] inline T block_scan(const T* in, T* out, std::size_t begin,
+                                           std::size_t end, T acc) {
+#pragma omp simd reduction(inscan, + : acc)
+  for (std::size_t i = begin; i < end; ++i) {
+    acc += in[i];
+#pragma omp scan inclusive(acc)
+    out[i] = acc;
+  }
+  return acc;
+}
+TB_ISA_CLONES(block_scan_isa, block_scan)
+
+// `fault` is OmpFault::none except in the mutation tests; it is read outside the vector loops.
+template <class T>
+void omp_impl(const T* in, T* out, std::size_t n, OmpFault fault = OmpFault::none) {
+  // sums[parity][t]: thread t's block sum in the current round. Two rows, alternated by round,
+  // so one barrier per round is enough: a thread can only overwrite a row two rounds later,
+  // after every thread has passed the barrier of the round in between, i.e. finished reading.
+  const auto max_threads = static_cast<std::size_t>(omp_get_max_threads());
+  std::vector<T> sums(2 * max_threads, T(0));
 #pragma omp parallel
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     const auto nt = static_cast<std::size_t>(omp_get_num_threads());
-    // Contiguous chunks, as schedule(static) gives: the same threads first-touched these pages.
-    const std::size_t begin = n / nt * t + (t < n % nt ? t : n % nt);
-    const std::size_t end = begin + n / nt + (t < n % nt ? 1 : 0);
-    offsets[t + 1] = chunk_sum(in, begin, end);
+    const std::size_t block = block_size(n, nt);
+    T carry = 0;  // the sum of every earlier round
+    for (std::size_t r = 0; r < rounds(n, nt, block); ++r) {
+      const Range blk = block_of(r, t, nt, block, n);
+      T* row = sums.data() + (r % 2) * max_threads;
+      row[t] = block_sum_isa(in, blk.begin, blk.end);
 #pragma omp barrier
-#pragma omp single
-    for (std::size_t k = 1; k <= nt; ++k) offsets[k] += offsets[k - 1];
-    // (implicit barrier after single)
-    T acc = offsets[t];
-    for (std::size_t i = begin; i < end; ++i) {
-      acc += in[i];
-      out[i] = acc;
+      // Every thread adds the nt sums itself, in the same order: no serial step, no second
+      // barrier, and the same float32 offsets on every thread.
+      T offset = carry, total = carry;
+      for (std::size_t j = 0; j < nt; ++j) {
+        if (j == t) offset = total;
+        total += row[j];
+      }
+      const std::size_t end =
+          fault == OmpFault::short_block && blk.end > blk.begin ? blk.end - 1 : blk.end;
+      block_scan_isa(in, out, blk.begin, end, offset);
+      carry = fault == OmpFault::lost_round_carry ? total - row[nt - 1] : total;
+    }
+  }
+}
+
+// Pages go to the thread that streams them in omp_impl (the same blocks and threads).
+template <class T>
+void first_touch(std::span<T> a) {
+  const std::size_t n = a.size();
+#pragma omp parallel
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto nt = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t block = block_size(n, nt);
+    for (std::size_t r = 0; r < rounds(n, nt, block); ++r) {
+      const Range blk = block_of(r, t, nt, block, n);
+      std::fill(a.data() + blk.begin, a.data() + blk.end, T(1));
     }
   }
 }
@@ -68,14 +153,24 @@ Tolerance float_tolerance(std::size_t n) {
 }
 
 void fill_input(std::span<std::int32_t> in, std::size_t n) {
+  first_touch(in);
   fill_uniform(in, kSeed, 1, int32_max_value(n) + 1);
 }
-void fill_input(std::span<float> in, std::size_t) { fill_uniform(in, kSeed + 1, -1.f, 1.f); }
+void fill_input(std::span<float> in, std::size_t) {
+  first_touch(in);
+  fill_uniform(in, kSeed + 1, -1.f, 1.f);
+}
 
 void serial(const std::int32_t* in, std::int32_t* out, std::size_t n) { serial_impl(in, out, n); }
 void serial(const float* in, float* out, std::size_t n) { serial_impl(in, out, n); }
 void omp(const std::int32_t* in, std::int32_t* out, std::size_t n) { omp_impl(in, out, n); }
 void omp(const float* in, float* out, std::size_t n) { omp_impl(in, out, n); }
+void omp_with_fault(const std::int32_t* in, std::int32_t* out, std::size_t n, OmpFault f) {
+  omp_impl(in, out, n, f);
+}
+void omp_with_fault(const float* in, float* out, std::size_t n, OmpFault f) {
+  omp_impl(in, out, n, f);
+}
 
 void reference_f64(const float* in, double* out, std::size_t n) {
   double acc = 0;

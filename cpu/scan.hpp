@@ -61,10 +61,21 @@ WorkModel work(std::size_t n) {
 
 void serial(const std::int32_t* in, std::int32_t* out, std::size_t n);
 void serial(const float* in, float* out, std::size_t n);  // accumulates in float32
-// Two passes: each thread sums its chunk; the chunk sums are scanned into offsets; each thread
-// scans its chunk starting from its offset. Reads the input twice, writes the output once.
+// Two passes per round of L2-sized blocks (one block per thread): each thread sums its block;
+// every thread scans the block sums into its offset; each thread scans its block again, now
+// from its L2, with a SIMD in-register prefix, starting from its offset. Memory sees one read
+// and one write per element, as a copy does (cpu/scan.cpp says why). Multiversioned (AVX-512,
+// AVX2, baseline: common/cpu_isa.hpp).
 void omp(const std::int32_t* in, std::int32_t* out, std::size_t n);
 void omp(const float* in, float* out, std::size_t n);
+// Elements per thread per round of omp: 512 KiB of int32, a quarter of the target's L2 per core.
+constexpr std::size_t kOmpBlock = std::size_t{1} << 17;
+// Tests only: omp with one deliberate bug, so that the mutation tests show the bench's check
+// catches a bug in this kernel. lost_round_carry: the last thread's block sum is left out of the
+// next round's carry; short_block: the last element of every block is not written.
+enum class OmpFault { none, lost_round_carry, short_block };
+void omp_with_fault(const std::int32_t* in, std::int32_t* out, std::size_t n, OmpFault f);
+void omp_with_fault(const float* in, float* out, std::size_t n, OmpFault f);
 
 // The float32 reference: accumulated in float64.
 void reference_f64(const float* in, double* out, std::size_t n);
