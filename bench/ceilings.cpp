@@ -45,20 +45,22 @@ std::string gbps_line(const BandwidthSet& set) {
   return out + " GB/s";
 }
 
-// FP64 lanes per SM by compute capability: the datacenter parts (7.0, 8.0, 9.0) run FP64 at
-// half the FP32 rate; the others at 1/64 (2 lanes per SM).
-int fp64_lanes_per_sm(int cc_major, int cc_minor) {
-  if ((cc_major == 7 && cc_minor == 0) || (cc_major == 8 && cc_minor == 0)) return 32;
-  if (cc_major == 9 && cc_minor == 0) return 64;
-  if (cc_major == 10 && cc_minor == 0) return 64;
-  return 2;
-}
 
 // Host arrays 8x a large server's last-level cache share would be ideal; 512 MiB each (1.5 GiB
 // for add and triad) is several times the L3 of the machines the suite runs on, and the same
 // size the old triad figure used.
 std::size_t cpu_array_bytes(const RunConfig& cfg) {
   return cfg.quick ? (std::size_t{32} << 20) : (std::size_t{512} << 20);
+}
+
+// cpu_roof_<p>_flops and cpu_roof_<p>_isa, or cpu_roof_<p>_why_not.
+void record_low_precision_roof(const std::string& precision, const host::NativeRoof& roof) {
+  if (roof.flops > 0) {
+    add("cpu_roof_" + precision + "_flops", number(roof.flops));
+    add("cpu_roof_" + precision + "_isa", roof.isa);
+  } else {
+    add("cpu_roof_" + precision + "_why_not", roof.why_not);
+  }
 }
 
 void record_cpu(const RunConfig& cfg) {
@@ -73,10 +75,19 @@ void record_cpu(const RunConfig& cfg) {
   add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
   add("cpu_bw_array_bytes", std::to_string(cpu_array_bytes(cfg)));
   using host::Precision;
-  add("cpu_roof_fp32_flops", number(host::measure_fma_roof(Precision::fp32, all)));
+  // The roofs of the CPU kernels: at the ISA level they run (common/cpu_isa.hpp).
+  std::string isa;
+  add("cpu_roof_fp32_flops", number(host::measure_fma_roof(Precision::fp32, all, &isa)));
   add("cpu_roof_fp64_flops", number(host::measure_fma_roof(Precision::fp64, all)));
   add("cpu_roof_fp32_one_flops", number(host::measure_fma_roof(Precision::fp32, 1)));
   add("cpu_roof_fp64_one_flops", number(host::measure_fma_roof(Precision::fp64, 1)));
+  add("cpu_roof_isa", isa);
+  // What the same loop gives at the x86-64 baseline (SSE2): what a build without run-time ISA
+  // choice would run.
+  add("cpu_roof_fp32_baseline_flops",
+      number(host::measure_baseline_fma_roof(Precision::fp32, all)));
+  record_low_precision_roof("bf16", host::measure_bf16_roof(all));
+  record_low_precision_roof("fp16", host::measure_fp16_roof(all));
   const host::NativeRoof n32 = host::measure_native_fma_roof(Precision::fp32, all);
   const host::NativeRoof n64 = host::measure_native_fma_roof(Precision::fp64, all);
   if (n32.flops > 0) {
@@ -92,6 +103,15 @@ void record_cpu(const RunConfig& cfg) {
 }
 
 #if TWINBENCH_HAVE_CUDA
+// FP64 lanes per SM by compute capability: the datacenter parts (7.0, 8.0, 9.0) run FP64 at
+// half the FP32 rate; the others at 1/64 (2 lanes per SM).
+int fp64_lanes_per_sm(int cc_major, int cc_minor) {
+  if ((cc_major == 7 && cc_minor == 0) || (cc_major == 8 && cc_minor == 0)) return 32;
+  if (cc_major == 9 && cc_minor == 0) return 64;
+  if (cc_major == 10 && cc_minor == 0) return 64;
+  return 2;
+}
+
 // 512 MiB per array (1.5 GiB for add and triad): over 8x the H200's L2, and flushed anyway.
 std::size_t gpu_array_elements(const RunConfig& cfg) {
   return cfg.quick ? (std::size_t{1} << 24) : (std::size_t{1} << 26);

@@ -5,6 +5,11 @@
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +21,7 @@
 #include <optional>
 #include <system_error>
 
+#include "common/cpu_isa.hpp"
 #include "common/host_array.hpp"
 
 namespace tb::host {
@@ -182,7 +188,10 @@ template <class T, int kAcc, int kLanes, bool kFused>
 #pragma omp simd
       for (int l = 0; l < kLanes; ++l)
         // std::fma states the fusion instead of relying on -ffp-contract.
-        x[j][l] = kFused ? std::fma(x[j][l], a, b) : x[j][l] * a + b;
+        if constexpr (kFused)
+          x[j][l] = std::fma(x[j][l], a, b);
+        else
+          x[j][l] = x[j][l] * a + b;
   double sum = 0.0;
   for (int j = 0; j < kAcc; ++j)
     for (int l = 0; l < kLanes; ++l) sum += static_cast<double>(x[j][l]);
@@ -244,6 +253,97 @@ template <class T>
 __attribute__((target(TB_AVX512_TARGET))) double chains_avx512(double a, double b, double seed,
                                                                std::int64_t iters) {
   return fma_chains<T, kAvx512Acc, 64 / sizeof(T), true>(a, b, seed, iters);
+}
+
+// FP16: 32 halves per zmm; the same chains (a = 0.999 and b = 0.001 are not exact in FP16, but x
+// still settles at a fixed point near 1).
+[[gnu::target("arch=x86-64-v4,avx512fp16,prefer-vector-width=512")]] double chains_avx512_fp16(
+    double a, double b, double seed, std::int64_t iters) {
+  return fma_chains<_Float16, kAvx512Acc, 32, false>(a, b, seed, iters);
+}
+
+// AVX512_BF16: VDPBF16PS adds the products of 16 pairs of BF16 into 16 FP32 lanes (64 FLOPs an
+// instruction); kBf16Acc independent accumulators cover its latency on both ports. The inputs are
+// 2^-10, so a sum grows by 2^-19 a step and stays far from overflow however long the loop runs.
+constexpr int kBf16Acc = 16;
+[[gnu::target("arch=x86-64-v4,avx512bf16,prefer-vector-width=512")]] double avx512_bf16_chains(
+    double, double, double seed, std::int64_t iters) {
+  const __m512bh x = (__m512bh)_mm512_set1_epi16(0x3a80);  // BF16 2^-10
+  __m512 acc[kBf16Acc];
+  for (int j = 0; j < kBf16Acc; ++j) acc[j] = _mm512_set1_ps(static_cast<float>(seed));
+  for (std::int64_t it = 0; it < iters; ++it)
+#pragma GCC unroll 16
+    for (int j = 0; j < kBf16Acc; ++j) acc[j] = _mm512_dpbf16_ps(acc[j], x, x);
+  // Stored and summed in a loop: GCC 12's _mm512_reduce_add_ps warns of an uninitialised lane.
+  alignas(64) float lanes[16];
+  double sum = 0.0;
+  for (int j = 0; j < kBf16Acc; ++j) {
+    _mm512_store_ps(lanes, acc[j]);
+    for (float v : lanes) sum += v;
+  }
+  return sum;
+}
+
+// AMX: TDPBF16PS multiplies a 16x32 BF16 tile by a 32x16 one into a 16x16 FP32 tile (16,384 FLOPs
+// an instruction); four accumulator tiles from two A and two B tiles keep the unit busy. Linux
+// hands out the tile registers' state only on request (arch_prctl ARCH_REQ_XCOMP_PERM), once per
+// process; a kernel or VM that refuses it leaves AMX unusable.
+constexpr double kAmxFlopsPerIter = 4.0 * 16 * 16 * 32 * 2;
+bool amx_usable(std::string& why_not) {
+  if (!cpu_isa::has_feature("amx-tile") || !cpu_isa::has_feature("amx-bf16")) {
+    why_not = "the CPU has no AMX-BF16";
+    return false;
+  }
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  static const long granted = syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata);
+  if (granted != 0) {
+    why_not = "the OS did not grant AMX's tile state (arch_prctl ARCH_REQ_XCOMP_PERM failed)";
+    return false;
+  }
+  return true;
+}
+
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t bytes_per_row[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+[[gnu::target("amx-tile,amx-bf16")]] double amx_bf16_chains(double, double, double,
+                                                             std::int64_t iters) {
+  TileConfig cfg;
+  for (int t = 0; t < 8; ++t) {
+    cfg.bytes_per_row[t] = 64;
+    cfg.rows[t] = 16;
+  }
+  _tile_loadconfig(&cfg);
+  alignas(64) std::uint16_t input[16 * 32];
+  std::fill(std::begin(input), std::end(input), std::uint16_t{0x3a80});  // BF16 2^-10
+  alignas(64) float out[16 * 16];
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, input, 64);
+  _tile_loadd(5, input, 64);
+  _tile_loadd(6, input, 64);
+  _tile_loadd(7, input, 64);
+  for (std::int64_t it = 0; it < iters; ++it) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  double sum = 0.0;
+  _tile_stored(0, out, 64);
+  for (float v : out) sum += v;
+  _tile_stored(3, out, 64);
+  for (float v : out) sum += v;
+  _tile_release();
+  return sum;
 }
 #else
 #define TB_HAVE_NATIVE_ROOF 0
@@ -376,9 +476,65 @@ BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads) {
   return set;
 }
 
-double measure_fma_roof(Precision p, int threads) {
+double measure_baseline_fma_roof(Precision p, int threads) {
   return measure_roof(p == Precision::fp32 ? baseline_kernel<float>() : baseline_kernel<double>(),
                       threads);
+}
+
+double measure_fma_roof(Precision p, int threads, std::string* isa) {
+  const cpu_isa::Level level = cpu_isa::active_level();
+  if (isa) *isa = cpu_isa::name(level);
+#if TB_HAVE_NATIVE_ROOF
+  const bool fp32 = p == Precision::fp32;
+  if (level == cpu_isa::Level::avx512)
+    return measure_roof(fp32 ? RoofKernel{&chains_avx512<float>, kAvx512Acc * 16}
+                             : RoofKernel{&chains_avx512<double>, kAvx512Acc * 8},
+                        threads);
+  if (level == cpu_isa::Level::avx2)
+    return measure_roof(fp32 ? RoofKernel{&chains_avx2<float>, kAvx2Acc * 8}
+                             : RoofKernel{&chains_avx2<double>, kAvx2Acc * 4},
+                        threads);
+#endif
+  return measure_baseline_fma_roof(p, threads);
+}
+
+NativeRoof measure_bf16_roof(int threads) {
+  NativeRoof roof;
+#if TB_HAVE_NATIVE_ROOF
+  if (cpu_isa::active_level() != cpu_isa::Level::avx512) {
+    roof.why_not = std::string("the CPU kernels run at ") + cpu_isa::name(cpu_isa::active_level()) +
+                   " (BF16 needs AVX-512)";
+  } else if (amx_usable(roof.why_not)) {
+    roof.flops = measure_roof({&amx_bf16_chains, static_cast<int>(kAmxFlopsPerIter / 2)}, threads);
+    roof.isa = "amx-bf16";
+  } else if (cpu_isa::has_feature("avx512bf16")) {
+    roof.why_not.clear();
+    roof.flops = measure_roof({&avx512_bf16_chains, kBf16Acc * 32}, threads);
+    roof.isa = "avx512_bf16";
+  } else if (roof.why_not.empty()) {
+    roof.why_not = "the CPU has neither AMX-BF16 nor AVX512_BF16";
+  }
+#else
+  (void)threads;
+  roof.why_not = "BF16 roofs are built for x86-64 with GCC only";
+#endif
+  return roof;
+}
+
+NativeRoof measure_fp16_roof(int threads) {
+  NativeRoof roof;
+#if TB_HAVE_NATIVE_ROOF
+  if (cpu_isa::active_level() == cpu_isa::Level::avx512 && cpu_isa::has_feature("avx512fp16")) {
+    roof.flops = measure_roof({&chains_avx512_fp16, kAvx512Acc * 32}, threads);
+    roof.isa = "avx512_fp16";
+  } else {
+    roof.why_not = "no AVX512_FP16 at the active ISA level: FP16 is converted to FP32 there";
+  }
+#else
+  (void)threads;
+  roof.why_not = "FP16 roofs are built for x86-64 with GCC only";
+#endif
+  return roof;
 }
 
 NativeRoof measure_native_fma_roof(Precision p, int threads) {

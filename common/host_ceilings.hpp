@@ -18,18 +18,30 @@ BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads);
 
 enum class Precision { fp32, fp64 };
 
-// FLOP/s of independent x = x * a + b chains held in registers, compiled for this build's ISA
-// (baseline x86-64 is SSE2: a multiply and an add, no FMA). 2 FLOPs per element update.
-// Best of 3 runs of ~30 ms (at least 15 ms) each.
-double measure_fma_roof(Precision p, int threads);
-
-// The same loop compiled for the best ISA the CPU has (AVX-512F, else AVX2 + FMA), picked at
-// run time: what -march=native would buy. flops = 0 and why_not says why when there is none.
 struct NativeRoof {
   double flops = 0.0;
-  std::string isa;      // "avx512f" or "avx2+fma"; empty when flops = 0
+  std::string isa;      // the instructions measured, e.g. "avx512f", "amx-bf16"; empty when 0
   std::string why_not;  // empty when flops > 0
 };
+
+// FLOP/s of independent x = x * a + b chains held in registers, at the ISA level the CPU kernels
+// run (common/cpu_isa.hpp: AVX-512 FMA on zmm, AVX2 FMA on ymm, or the baseline's SSE2 multiply
+// and add): the roof of the hand-written kernels. 2 FLOPs per element update. Best of 3 runs of
+// ~30 ms (at least 15 ms) each. `isa` (when given) receives the level's name.
+double measure_fma_roof(Precision p, int threads, std::string* isa = nullptr);
+// The same loop at the x86-64 baseline (SSE2), whatever the CPU: what the suite's CPU side ran
+// before it chose its ISA at run time.
+double measure_baseline_fma_roof(Precision p, int threads);
+
+// Matrix-unit roofs for the low precisions, each from a register-resident loop of the widest
+// instruction the CPU has: BF16 products summed in FP32 (AMX TDPBF16PS on tiles where the CPU
+// and the OS allow AMX, else AVX512_BF16 VDPBF16PS), FP16 FMA (AVX512_FP16 VFMADD on 32 halves).
+// flops = 0 and why_not says why when the CPU has none.
+NativeRoof measure_bf16_roof(int threads);
+NativeRoof measure_fp16_roof(int threads);
+
+// The same loop compiled for the best ISA the CPU has (AVX-512F, else AVX2 + FMA), whatever
+// --cpu-isa says: what the CPU can do. flops = 0 and why_not says why when there is none.
 NativeRoof measure_native_fma_roof(Precision p, int threads);
 
 // Settings that change the host's numbers, as text for the run context. Each says "unknown: ..."

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "common/cpu_isa.hpp"
 #include "common/host_ceilings.hpp"
 #include "tests/test_util.hpp"
 
@@ -78,6 +79,42 @@ TEST(HostCeilings, FmaRoofIsPositive) {
     EXPECT_GT(flops, 0.0);
     EXPECT_TRUE(std::isfinite(flops));
   }
+}
+
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+TEST(HostCeilings, FmaRoofRunsAtEveryLevelAndNamesIt) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    std::string isa;
+    const double flops = measure_fma_roof(Precision::fp32, 1, &isa);
+    EXPECT_GT(flops, 0.0) << cpu_isa::name(level);
+    EXPECT_EQ(isa, cpu_isa::name(level));
+  }
+  EXPECT_GT(measure_baseline_fma_roof(Precision::fp64, 1), 0.0);
+}
+
+// The BF16 and FP16 roofs run (the AMX path included, on a CPU that has it: its tile state must be
+// granted and configured) or say why not; below AVX-512 they never run.
+TEST(HostCeilings, LowPrecisionRoofsAreMeasuredOrExplained) {
+  IsaLimitGuard guard;
+  const NativeRoof bf16 = measure_bf16_roof(1);
+  if (cpu_isa::has_feature("amx-bf16") || cpu_isa::has_feature("avx512bf16")) {
+    EXPECT_GT(bf16.flops, 0.0) << bf16.why_not;
+    EXPECT_TRUE(bf16.isa == "amx-bf16" || bf16.isa == "avx512_bf16") << bf16.isa;
+  } else {
+    EXPECT_FALSE(bf16.why_not.empty());
+  }
+  const NativeRoof fp16 = measure_fp16_roof(1);
+  EXPECT_EQ(fp16.flops > 0, cpu_isa::has_feature("avx512fp16")) << fp16.why_not;
+  cpu_isa::set_limit(cpu_isa::Level::avx2);
+  EXPECT_EQ(measure_bf16_roof(1).flops, 0.0);
+  EXPECT_NE(measure_bf16_roof(1).why_not.find("avx2"), std::string::npos);
+  EXPECT_EQ(measure_fp16_roof(1).flops, 0.0);
 }
 
 TEST(HostCeilings, NativeRoofIsMeasuredOrExplained) {
