@@ -1,9 +1,11 @@
 """Command line: `python -m reports [render] RUN.json [MORE.json] --out DIR`
-`python -m reports compare A.json B.json --out DIR` and
+`python -m reports compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
+[--fail-on-regression PCT]` and
 `python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]`.
 
 Exit codes: 0 report written (even for empty, partial or CPU-only runs),
-2 unusable input or bad usage.
+1 (compare with --fail-on-regression only) a benchmark regressed by more than PCT% and beyond its
+noise threshold, 2 unusable input or bad usage.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ import sys
 from .loader import LoadError
 
 EXIT_OK = 0
+EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
+# Regressions printed when --fail-on-regression fails (the report lists them all).
+MAX_PRINTED = 20
 SUBCOMMANDS = ("render", "compare", "merge")
 
 
@@ -38,6 +43,18 @@ def _threshold(text: str) -> float:
     return value
 
 
+def _positive(option: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option}: '{text}' is not a number") from None
+        if not math.isfinite(value) or value < 0:
+            raise argparse.ArgumentTypeError(f"{option}: expected a number ≥ 0, got {text}")
+        return value
+    return parse
+
+
 def _regex(text: str) -> str:
     try:
         re.compile(text)
@@ -55,12 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("results", nargs="+", help="Google Benchmark JSON file(s)")
     render.add_argument("--out", required=True, help="output folder (created if missing)")
     compare = sub.add_parser("compare", help="B relative to A, per benchmark")
-    compare.add_argument("baseline", help="A: the reference run")
-    compare.add_argument("candidate", help="B: the run being judged")
+    compare.add_argument("baseline_run", metavar="A", help="A: the reference run")
+    compare.add_argument("candidate", metavar="B", help="B: the run being judged")
     compare.add_argument("--out", required=True, help="output folder (created if missing)")
     compare.add_argument("--threshold", type=_threshold, default=None,
-                         help="relative change counted as real when no repetitions exist "
-                              "(default 0.05)")
+                         help="the smallest relative change ever reported: the floor of every "
+                              "row's threshold max(floor, k × noise) (default 0.02)")
+    compare.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json",
+                         help="two or more runs of one revision (A's, say): their differences "
+                              "measure each row's between-run noise (else defaults per kind of "
+                              "row, reports/noise.py)")
+    compare.add_argument("--noise-k", type=_positive("--noise-k"), default=None,
+                         help="the threshold is this many times the row's noise (default 3)")
+    compare.add_argument("--fail-on-regression", type=_positive("--fail-on-regression"),
+                         default=None, metavar="PCT",
+                         help="exit 1 when a benchmark is slower beyond its noise threshold "
+                              "and by more than PCT percent (for CI)")
     merge = sub.add_parser("merge", help="one JSON from several parts of a run (later wins)")
     merge.add_argument("results", nargs="+", help="Google Benchmark JSON file(s), in order")
     merge.add_argument("--out", required=True, help="merged JSON file to write")
@@ -90,10 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             count = write_merged(args.results, args.out, args.drop)
             print(f"wrote {args.out}: {count} entries from {len(args.results)} file(s)")
         else:
-            from .compare import compare
-            kwargs = {} if args.threshold is None else {"threshold": args.threshold}
-            result = compare(args.baseline, args.candidate, args.out, **kwargs)
-            print(f"wrote {result.markdown}: {result.summary}")
+            return _compare(args)
     except LoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -103,3 +127,49 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+def _compare(args) -> int:
+    from .compare import NOT_COMPARABLE, compare
+    if args.baseline is not None and len(args.baseline) < 2:
+        print("error: --baseline needs two or more runs of one revision (their differences are "
+              "the noise)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    kwargs: dict = {}
+    if args.threshold is not None:
+        kwargs["threshold"] = args.threshold
+    if args.noise_k is not None:
+        kwargs["k"] = args.noise_k
+    try:
+        result = compare(args.baseline_run, args.candidate, args.out, baseline=args.baseline,
+                         **kwargs)
+    except LoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        # An output path that is a file, lies under a file, or cannot be written.
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"wrote {result.markdown}: {result.summary}")
+    for c in result.changed()[:MAX_PRINTED]:
+        print(f"  {c.verdict} {c.name}: B/A {c.ratio:.3f}, threshold ±{c.threshold.text}")
+    if args.fail_on_regression is None:
+        return EXIT_OK
+    if any(c.verdict == NOT_COMPARABLE for c in result.comparisons):
+        print("warning: the runs' settings differ: no benchmark was judged, so none regressed",
+              file=sys.stderr)
+    regressed = result.regressions(args.fail_on_regression)
+    if not regressed:
+        print(f"no regression beyond {args.fail_on_regression:g}% and noise")
+        return EXIT_OK
+    print(f"FAIL: {len(regressed)} benchmark(s) slower by more than {args.fail_on_regression:g}% "
+          "and beyond noise:", file=sys.stderr)
+    for c in regressed[:MAX_PRINTED]:
+        print(f"  {c.name}: B/A {c.ratio:.3f} {_interval(c.interval)}, threshold "
+              f"±{c.threshold.text}", file=sys.stderr)
+    return EXIT_REGRESSION
+
+
+def _interval(interval) -> str:
+    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""

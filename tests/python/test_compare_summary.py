@@ -18,8 +18,10 @@ CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}
 
 
 def _side_by_side(result) -> dict[str, dict[str, str]]:
-    header, *lines = markdown_tables(result.markdown.read_text())[0]
-    assert header == SIDE_BY_SIDE_HEADERS
+    tables = [t for t in markdown_tables(result.markdown.read_text())
+              if t[0] == SIDE_BY_SIDE_HEADERS]
+    assert len(tables) == 1
+    header, *lines = tables[0]
     return {cells[0]: dict(zip(header, cells)) for cells in lines}
 
 
@@ -102,11 +104,19 @@ def test_a_workload_missing_in_b_has_a_row_saying_so(tmp_path):
 
 
 @pytest.mark.parametrize("context_b", [{}, {"gpu_name": "Another GPU"}])
-def test_the_side_by_side_table_is_the_first_table(tmp_path, context_b):
+def test_the_side_by_side_table_is_the_first_table_when_nothing_changed(tmp_path, context_b):
     result = _compare(tmp_path, _benchmarks(), context_b)
     text = result.markdown.read_text()
     assert markdown_tables(text)[0][0] == SIDE_BY_SIDE_HEADERS
     assert text.index("## Summary, A and B side by side") < text.index("## Per benchmark")
+
+
+def test_what_changed_beyond_noise_leads_then_the_summaries(tmp_path):
+    result = _compare(tmp_path, _benchmarks(vadd_cuda=2.0))
+    text = result.markdown.read_text()
+    assert (text.index("## Changed beyond noise") < text.index("## Summary, A and B side by side")
+            < text.index("## Per benchmark"))
+    assert markdown_tables(text)[0][1][0] == "vadd/cuda/n:1000"
 
 
 def test_cells_are_those_of_each_runs_own_summary(tmp_path):
