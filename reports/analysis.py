@@ -299,13 +299,25 @@ def timing_note(rows: list[Row], listed: int = 8) -> str | None:
     return text + "."
 
 
-def wall_time_note(context: dict) -> str:
-    """", in 4 min 12 s" for a finished run (twinbench records its wall time)."""
+def _minutes(seconds: float) -> str:
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+
+
+def wall_time_note(context: dict, peers: bool = False) -> str:
+    """", in 4 min 12 s" for a finished run (twinbench records its wall time). peers: the run
+    holds the Numba peers' rows, which peers/numba/ measured after the C++ (numba_peers_wall_s):
+    their time is added, so that the time covers what the count counts."""
     wall = context_number(context, "run_wall_s")
     if wall is None:
         return ""
-    minutes, seconds = divmod(int(round(wall)), 60)
-    return f", in {minutes} min {seconds} s" if minutes else f", in {seconds} s"
+    if not peers:
+        return f", in {_minutes(wall)}"
+    numba = context_number(context, "numba_peers_wall_s")
+    if numba is None:
+        return f", in {_minutes(wall)} for the C++ rows (the Numba peers' time not recorded)"
+    return (f", in {_minutes(wall + numba)} ({_minutes(wall)} the C++, {_minutes(numba)} the "
+            "Numba peers)")
 
 
 def stopping_note(context: dict) -> str:

@@ -83,7 +83,7 @@ class Roof:
     precision: str          # FP32, FP64, FP16, INT8
     value: float            # FLOP/s (integer OP/s for INT8)
     kind: str               # "measured", "datasheet" or "native"
-    note: str = ""          # e.g. the ISA of a native roof
+    note: str = ""          # e.g. the ISA of a native roof, or the CPU's BF16 kernel
 
     @property
     def unit(self) -> str:
@@ -119,6 +119,12 @@ def native_isa(context: dict) -> str:
     return "" if isa in ("", "0") else isa
 
 
+# Tensor-core and matrix-unit roofs, measured when the run could (never required): the GPU's
+# TF32, BF16 and FP16 tensor cores, the CPU's BF16 path (AMX or AVX512_BF16, cpu_roof_bf16_isa).
+FP16_TENSOR = "FP16 tensor"
+_GPU_TENSOR_ROOFS = (("tf32", "TF32"), ("bf16", "BF16"), ("fp16_tensor", FP16_TENSOR))
+
+
 def compute_roofs(context: dict, side: str) -> list[Roof]:
     """Every roof the run recorded for one side: measured first, then datasheet or native."""
     if side == "gpu":
@@ -126,6 +132,8 @@ def compute_roofs(context: dict, side: str) -> list[Roof]:
         for precision, unit in (("fp32", "flops"), ("fp64", "flops"), ("fp16", "flops"),
                                 ("int8", "ops")):
             roofs += _roof(context, f"gpu_roof_{precision}_{unit}", precision.upper(), "measured")
+        for key, precision in _GPU_TENSOR_ROOFS:
+            roofs += _roof(context, f"gpu_roof_{key}_flops", precision, "measured")
         for precision in ("fp32", "fp64"):
             roofs += _roof(context, f"gpu_peak_{precision}_flops", precision.upper(), "datasheet")
         return roofs
@@ -133,8 +141,10 @@ def compute_roofs(context: dict, side: str) -> list[Roof]:
         return (_roof(context, "cpu_roof_fp32_one_flops", "FP32", "measured")
                 + _roof(context, "cpu_roof_fp64_one_flops", "FP64", "measured"))
     isa = native_isa(context)
+    bf16_isa = str(context.get("cpu_roof_bf16_isa") or "").strip()
     return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured")
             + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured")
+            + _roof(context, "cpu_roof_bf16_flops", "BF16", "measured", bf16_isa)
             + _roof(context, "cpu_roof_fp32_native_flops", "FP32", "native", isa)
             + _roof(context, "cpu_roof_fp64_native_flops", "FP64", "native", isa))
 
@@ -149,17 +159,100 @@ def top_roof(context: dict, side: str) -> Roof | None:
     return None
 
 
+def precision_roof(context: dict, side: str, precision: str, tensor: bool = False
+                   ) -> Roof | None:
+    """The roof of one precision ("fp32", "bf16", ...) on one side, or None when the run did
+    not measure it. The CPU's FP32/FP64 roof is the native (best-ISA) figure where the run has
+    one: files before run-time dispatch measured `cpu_roof_fp32_flops` with baseline SSE2 code,
+    which the dispatched kernels pass (newer files measure it at the active ISA). FP16 on the
+    GPU: the tensor-core roof for a library row (tensor=True) where measured, else the CUDA
+    cores'."""
+    wanted = precision.upper()
+    roofs = compute_roofs(context, side)
+    if side == "gpu" and wanted == "FP16" and tensor:
+        same = [r for r in roofs if r.precision == FP16_TENSOR]
+        if same:
+            return same[0]
+    for kind in (("native", "measured") if side == "cpu_all" else ("measured",)):
+        same = [r for r in roofs if r.precision == wanted and r.kind == kind]
+        if same:
+            return same[0]
+    return None
+
+
 def roof_for(row: Row, context: dict, side: str) -> Roof | None:
-    """The compute roof a row cannot pass: its dtype's when it names one; otherwise the higher
-    of the FP32/FP64 roofs, since the row's precision is unknown (never flags a valid row)."""
-    roofs = [r for r in compute_roofs(context, side) if r.kind != "native"]
-    measured = [r for r in roofs if r.kind == "measured"] or roofs
-    wanted = _DTYPE_ROOF.get(row.args.get("dtype", ""))
-    if wanted:
-        same = [r for r in measured if r.precision == wanted]
-        return same[0] if same else None
-    float_roofs = [r for r in measured if r.precision in ("FP32", "FP64")]
+    """The compute roof a row cannot pass: its precision's (precision field, impl word such as
+    tf32, or dtype arg) when it names one, None when that precision's roof was not measured (a
+    TF32 row is never held to the FP32 roof); otherwise the higher of the FP32/FP64 roofs, since
+    the row's precision is unknown (never flags a valid row)."""
+    precision = row.precision
+    if precision:
+        return precision_roof(context, side, precision,
+                              tensor=row.family in ("cublas",) or row.is_cpu_library)
+    float_roofs = [r for r in (precision_roof(context, side, p) for p in ("fp32", "fp64")) if r]
     return max(float_roofs, key=lambda r: r.value) if float_roofs else None
+
+
+# ----------------------------------------------------------------- hardware ratio
+#
+# How much faster the GPU can be at all, from the two machines' limits measured in the same run:
+# a kernel bound by bandwidth cannot beat the CPU by more than the ratio of the two bandwidths
+# of its access pattern, a compute-bound one by more than the ratio of the compute roofs of its
+# precision (Lee et al., ISCA 2010: re-optimized, every kernel's speedup was explained by one of
+# these). The CPU figure is the all-thread one: the ratio compares machines, not rows.
+
+@dataclass(frozen=True)
+class HardwareRatio:
+    value: float
+    bound: str              # "bandwidth" or "compute"
+    what: str               # "read", "triad", "FP32", "BF16"
+    gpu_limit: float
+    cpu_limit: float
+
+    @property
+    def text(self) -> str:
+        kind = "bandwidth" if self.bound == "bandwidth" else "roof"
+        return f"{_fmt_x(self.value)} ({self.what} {kind})"
+
+
+def _fmt_x(value: float) -> str:
+    return f"{value:,.0f}×" if value >= 100 else (f"{value:.1f}×" if value >= 10
+                                                   else f"{value:.2f}×")
+
+
+def bandwidth_ratio(context: dict, pattern: str) -> HardwareRatio | None:
+    gpu = pattern_bandwidths(context, "gpu").get(pattern)
+    cpu = pattern_bandwidths(context, "cpu_all").get(pattern)
+    if not gpu or not cpu:
+        return None
+    return HardwareRatio(gpu / cpu, "bandwidth", pattern, gpu, cpu)
+
+
+def compute_ratio(context: dict, precision: str, tensor: bool = False) -> HardwareRatio | None:
+    gpu = precision_roof(context, "gpu", precision, tensor)
+    cpu = precision_roof(context, "cpu_all", precision)
+    if not gpu or not cpu:
+        return None
+    return HardwareRatio(gpu.value / cpu.value, "compute", gpu.precision, gpu.value, cpu.value)
+
+
+def pct_of_roof(row: Row, context: dict, side: str) -> float | None:
+    """The row's FLOP/s as a % of its precision's roof on its side; None without either."""
+    flops = an.achieved_flop_per_s(row)
+    roof = roof_for(row, context, side)
+    return 100 * flops / roof.value if flops and roof else None
+
+
+# ----------------------------------------------------------------- sanity of the CPU ceilings
+
+def suspect_cpu_ceilings(context: dict) -> dict[str, str]:
+    """Patterns whose all-thread CPU ceiling came out below the one-thread one: impossible on an
+    idle machine (more threads never move less), so the ceiling was measured while something
+    else ran, and a row's % of it means nothing. pattern -> "all threads 78 GB/s < one thread
+    90 GB/s"."""
+    every, one = pattern_bandwidths(context, "cpu_all"), pattern_bandwidths(context, "cpu_one")
+    return {p: f"all threads {fmt_bandwidth(every[p])} < one thread {fmt_bandwidth(one[p])}"
+            for p in PATTERNS if p in every and p in one and every[p] < one[p]}
 
 
 # ----------------------------------------------------------------- rows
@@ -168,7 +261,7 @@ def side_of(row: Row) -> str | None:
     """Which measured set a row is held to (as the suite chooses it in common/harness.cpp)."""
     if row.is_gpu:
         return "gpu"
-    if row.family == "omp":
+    if row.family == "omp" or row.is_cpu_library:
         return "cpu_all"
     if row.family == "serial":
         return "cpu_one"

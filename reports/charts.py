@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
-from .loader import TUNING_ARGS, Row  # noqa: E402
+from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
 from .units import fmt_bytes, fmt_time  # noqa: E402
 
 CATEGORY_COLORS = {
@@ -27,7 +27,7 @@ CATEGORY_COLORS = {
     "cuda e2e": "#98df8a", "thrust": "#ff7f0e", "cublas": "#d62728",
 }
 FAMILY_MARKERS = {"serial": "o", "omp": "s", "cuda": "^", "thrust": "D", "cublas": "v",
-                  "other": "x"}
+                  "openblas": "P", "onednn": "p", "other": "x"}
 MAX_PANELS = 12
 
 
@@ -62,6 +62,8 @@ def _problem_label(workload: str, size_key: tuple[str, ...]) -> str:
 # ----------------------------------------------------------------- (a) speedup
 
 CPU_FAMILIES = ("serial", "omp")
+# The CPU rows a GPU row is compared with: the hand-written ones and the CPU libraries.
+CPU_CONTENDERS = CPU_FAMILIES + tuple(sorted(CPU_LIBRARY_FAMILIES))
 _GPU_FAMILIES = ("cuda", "thrust", "cublas")
 
 
@@ -89,10 +91,19 @@ REFERENCE_TOKENS = frozenset({"copy"})
 
 
 def impl_tokens(row: Row) -> tuple[str, ...]:
-    """The words of an impl after its family: cuda_aos_vec -> (aos, vec); plain cuda -> ()."""
+    """The words of an impl after its family: cuda_aos_vec -> (aos, vec); plain cuda -> ();
+    precision words left out (they pair by precision_group, not as an algorithm)."""
     if row.impl.startswith(row.family + "_"):
-        return tuple(t for t in row.impl[len(row.family) + 1:].split("_") if t)
+        return tuple(t for t in row.impl[len(row.family) + 1:].split("_")
+                     if t and t not in PRECISIONS)
     return ()
+
+
+def precision_group(row: Row) -> str:
+    """"" for FP32 and rows that name no precision; else the precision the row names (its field
+    or impl word): cublas_tf32 is no FP32 CPU row's peer (as summary.precision_class)."""
+    named = row.fields.get("precision") or row.impl_precision
+    return "" if named in (None, "", "fp32") else named
 
 
 def algorithm_tags(rows: list[Row]) -> frozenset[str]:
@@ -135,9 +146,14 @@ class Comparison:
 def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | None]:
     """(baseline, contender) among rows of one problem and one algorithm."""
     if kind == "omp":
-        return (an.fastest([r for r in members if r.family == "serial"]),
-                an.fastest([r for r in members if r.family == "omp"]))
-    cpu = an.fastest([r for r in members if r.family in CPU_FAMILIES])
+        serial = an.fastest([r for r in members if r.family == "serial"])
+        omp = an.fastest([r for r in members if r.family == "omp"])
+        # Both name what they do, differently (sync's serial_call, omp_fork_join): no speedup.
+        if serial and omp and impl_tokens(serial) and impl_tokens(omp) and \
+                impl_tokens(serial) != impl_tokens(omp):
+            return None, None
+        return serial, omp
+    cpu = an.fastest([r for r in members if r.family in CPU_CONTENDERS])
     gpu = [r for r in members if r.family in _GPU_FAMILIES]
     if kind == "e2e":
         return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
@@ -152,7 +168,7 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
         tokens = impl_tokens(row)
         if tokens and set(tokens) <= REFERENCE_TOKENS:
             continue
-        if row.family in CPU_FAMILIES + _GPU_FAMILIES:
+        if row.family in CPU_CONTENDERS + _GPU_FAMILIES:
             by_workload[row.workload].append(row)
     out: list[Comparison] = []
     for workload in sorted(by_workload):
@@ -160,7 +176,8 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
         tags = algorithm_tags(members)
         groups: dict[tuple, dict[tuple, list[Row]]] = defaultdict(lambda: defaultdict(list))
         for row in members:
-            groups[(algorithm_of(row, tags), an.non_numeric_size(row))][row.size_key].append(row)
+            name = "_".join(p for p in (algorithm_of(row, tags), precision_group(row)) if p)
+            groups[(name, an.non_numeric_size(row))][row.size_key].append(row)
         for (algorithm, _labels), by_size in sorted(groups.items()):
             for kind in SPEEDUP_KINDS:
                 best: tuple[float, Comparison] | None = None

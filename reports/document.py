@@ -18,10 +18,20 @@ class Heading:
 
 
 @dataclass
+class Link:
+    """A link at the end of a paragraph; Markdown and HTML may point to different files (the
+    other report's report.md and report.html)."""
+    label: str
+    md_href: str
+    html_href: str = ""
+
+
+@dataclass
 class Paragraph:
     text: str
     # Notes are things the reader must not miss (GPU skipped, partial run).
     note: bool = False
+    link: Link | None = None
 
 
 @dataclass
@@ -58,7 +68,8 @@ def to_markdown(blocks: list[Block]) -> str:
         if isinstance(block, Heading):
             out.append("#" * block.level + " " + block.text)
         elif isinstance(block, Paragraph):
-            out.append(("> **Note:** " if block.note else "") + block.text)
+            link = f"[{block.link.label}]({block.link.md_href})" if block.link else ""
+            out.append(("> **Note:** " if block.note else "") + block.text + link)
         elif isinstance(block, Table):
             out.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
             out.append("|" + "|".join("---" for _ in block.headers) + "|")
@@ -94,7 +105,9 @@ def to_html(blocks: list[Block], title: str) -> str:
             out.append(f"<h{block.level}>{esc(block.text)}</h{block.level}>")
         elif isinstance(block, Paragraph):
             cls = " class='note'" if block.note else ""
-            out.append(f"<p{cls}>{esc(block.text)}</p>")
+            link = (f"<a href='{esc(block.link.html_href or block.link.md_href)}'>"
+                    f"{esc(block.link.label)}</a>" if block.link else "")
+            out.append(f"<p{cls}>{esc(block.text)}{link}</p>")
         elif isinstance(block, Table):
             # Wide tables (the summary has 14 columns) scroll inside their box, not the page.
             out.append("<div class='wide'><table><thead><tr>"

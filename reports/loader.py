@@ -20,8 +20,15 @@ from pathlib import Path
 TUNING_ARGS = frozenset({"block", "mode", "threads", "strategy", "streams", "chunk"})
 
 # The first word of an impl names its family (cuda_tiled -> cuda).
-FAMILIES = ("serial", "omp", "cuda", "thrust", "cublas")
+FAMILIES = ("serial", "omp", "cuda", "thrust", "cublas", "openblas", "onednn")
 GPU_FAMILIES = frozenset({"cuda", "thrust", "cublas"})
+# CPU libraries (sgemm/openblas, sgemm/onednn_bf16): they run on every OpenMP thread, so they
+# contend beside the omp rows, as cuBLAS and Thrust do beside the CUDA rows.
+CPU_LIBRARY_FAMILIES = frozenset({"openblas", "onednn"})
+
+# Precisions a row may name, in its `precision` text field or as a word of its impl
+# (cublas_tf32, onednn_bf16, serial_fp32); a dtype arg names one too (dtypes/.../dtype:fp16).
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "int8")
 
 # Peers: the articles' Python code (peers/numba/) run beside the C++ with the same names and
 # args. Their impl's first two words name the family (numba_cuda_shared -> numba_cuda,
@@ -88,6 +95,9 @@ class Row:
     source: str = ""
     # Google Benchmark's free-text label; a Numba peer's names the C++ impl it mirrors.
     label: str = ""
+    # Text fields twinbench adds beside the counters (common/row_fields.hpp): `cpu_isa` (the ISA
+    # level or the library kernel that ran a CPU row), `precision`, ...
+    fields: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_gpu(self) -> bool:
@@ -118,6 +128,38 @@ class Row:
 
     def counter(self, key: str) -> float | None:
         return self.counters.get(key)
+
+    @property
+    def is_cpu_library(self) -> bool:
+        return self.family in CPU_LIBRARY_FAMILIES
+
+    @property
+    def cpu_isa(self) -> str:
+        """"avx512", "openblas SkylakeX", ... ("" where the row does not say: GPU rows, old
+        files)."""
+        return self.fields.get("cpu_isa", "")
+
+    @property
+    def impl_precision(self) -> str | None:
+        """A precision word of the impl name: cublas_tf32 -> tf32, serial_fp32 -> fp32."""
+        for word in self.impl.split("_")[1:]:
+            if word in PRECISIONS:
+                return word
+        return None
+
+    @property
+    def precision(self) -> str | None:
+        """The arithmetic the row computes in: its `precision` field, else a precision word of
+        its impl (cublas_tf32 -> tf32), else its dtype arg; None when nothing says (old files'
+        plain rows: the workload's own precision)."""
+        named = self.fields.get("precision", "").strip().lower()
+        if named:
+            return named
+        if self.impl_precision:
+            return self.impl_precision
+        dtype = self.args.get("dtype", "").lower()
+        return {"float32": "fp32", "float64": "fp64", "float16": "fp16"}.get(dtype, dtype) \
+            if dtype else None
 
 
 @dataclass
@@ -284,6 +326,15 @@ def _counters(entry: dict) -> dict[str, float]:
     return counters
 
 
+# Text keys of an entry that are Google Benchmark's own, not twinbench's row fields.
+_GB_TEXT_KEYS = frozenset({"name", "run_name", "run_type", "time_unit", "label",
+                           "error_message", "aggregate_name", "aggregate_unit", "big_o"})
+
+
+def _fields(entry: dict) -> dict[str, str]:
+    return {k: v for k, v in entry.items() if isinstance(v, str) and k not in _GB_TEXT_KEYS}
+
+
 def _is_error(entry: dict) -> bool:
     # Older Google Benchmark writes error_occurred, newer writes skipped.
     return bool(entry.get("error_occurred")) or bool(entry.get("skipped"))
@@ -337,6 +388,7 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
         counters=_counters(chosen), aggregate=how, repetitions=repetitions,
         samples_s=samples, source=source,
         label=chosen.get("label") if isinstance(chosen.get("label"), str) else "",
+        fields=_fields(chosen) or _fields(group[0]),
     )
     _attach_spread(row, aggregates, samples)
     if how == "none":

@@ -65,6 +65,37 @@ def cpu_energy_note(context: dict) -> str:
     return f"CPU energy: {value}."
 
 
+def cpu_isa_note(context: dict, rows: list[Row]) -> str | None:
+    """"CPU code: avx512 of the host's avx512 (features: avx512fp16 avx512bf16 amx); dispatch:
+    GCC function multiversioning ...; threads: OMP_PROC_BIND=spread ...; per CPU row: avx512 on
+    40 rows, openblas SkylakeX on 2": what the CPU side ran, from the context and the rows'
+    cpu_isa fields; None for files before run-time dispatch."""
+    parts = []
+    active, host = _context_text(context, "cpu_isa_active"), _context_text(context, "cpu_isa_host")
+    if active or host:
+        level = active or "not recorded"
+        if host and host != active:
+            level += f" (the host has {host}: a lower level was forced)"
+        elif host:
+            level += " (the host's best)"
+        parts.append(f"ISA level {level}")
+    features = _context_text(context, "cpu_isa_features")
+    if features:
+        parts.append(f"extra features: {features}")
+    for key, what in (("cpu_dispatch", "dispatch"), ("cpu_pinning", "threads")):
+        value = _context_text(context, key)
+        if value:
+            parts.append(f"{what}: {value}")
+    counts: dict[str, int] = {}
+    for row in an.usable(rows):
+        if row.cpu_isa:
+            counts[row.cpu_isa] = counts.get(row.cpu_isa, 0) + 1
+    if counts:
+        parts.append("per CPU row: " + ", ".join(
+            f"{isa} on {n} row(s)" for isa, n in sorted(counts.items(), key=lambda kv: -kv[1])))
+    return "CPU side: " + "; ".join(parts) + "." if parts else None
+
+
 def gpu_telemetry_note(context: dict) -> str | None:
     value = _context_text(context, "gpu_telemetry")
     if value is None:
@@ -86,9 +117,10 @@ def cache_mode_note(context: dict, rows: list[Row]) -> str | None:
     flush = an.context_number(context, "gpu_l2_flush_bytes")
     size = f" ({fmt_bytes(l2)})" if l2 else ""
     gpu_rows = [r for r in an.usable(rows) if r.is_gpu]
+    # A run without GPU rows flushed nothing (its context may still name the mode it was given).
+    if not gpu_rows:
+        return None
     if mode is None:
-        if not gpu_rows:
-            return None
         return ("GPU cache mode: not recorded in this run (older file); kernel rows ran with "
                 "whatever the previous launch left in the L2.")
     if mode == "cold":

@@ -93,7 +93,8 @@ def status_blocks(run: Run) -> list[Block]:
                                 "(filter matched nothing, or the run stopped before the first one).",
                                 note=True))
     gpu_note = an.gpu_status_note(run.context)
-    if gpu_note:
+    # A run without GPU rows opened with that and why (summary_blocks): said once.
+    if gpu_note and (not run.rows or any(r.is_gpu for r in run.ok_rows)):
         blocks.append(Paragraph(gpu_note, note=True))
     numba_note = numba_status_note(run.context)
     if numba_note:
@@ -143,7 +144,8 @@ def machine_state_blocks(run: Run) -> list[Block]:
     throttled or the host was busy: their times are not the machine's best."""
     blocks: list[Block] = [Heading("Machine state during the run", 3)]
     # The cache mode is said once, at the top, beside how times were taken.
-    notes = [machine.gpu_telemetry_note(run.context), machine.cpu_energy_note(run.context)]
+    notes = [machine.cpu_isa_note(run.context, run.rows), machine.gpu_telemetry_note(run.context),
+             machine.cpu_energy_note(run.context)]
     blocks += [Paragraph(n) for n in notes if n]
     rows = run.ok_rows
     throttled, busy = machine.throttled_rows(rows), machine.busy_rows(rows)
@@ -195,13 +197,9 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     blocks: list[Block] = []
     if run.partial:
         blocks.append(Paragraph("PARTIAL RUN: " + "; ".join(run.problems) + ".", note=True))
-    blocks += [Heading("twinbench report", 1),
-               Paragraph(f"Source: {run.path}. "
-                         f"{len(run.ok_rows)} measured benchmark(s), "
-                         f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context)}. "
-                         f"{an.stopping_note(run.context)}")]
+    blocks += [Heading("twinbench report", 1), Paragraph(source_line(run))]
     # The answer first: how much faster, and why, before how it was measured.
-    blocks += summary_blocks(run)
+    blocks += summary_blocks(run, out_dir)
     cache = machine.cache_mode_note(run.context, run.rows)
     if cache:
         blocks.append(Paragraph(cache))
@@ -237,6 +235,16 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     if skipped is not None:
         blocks += [Heading("Skipped or failed benchmarks"), skipped]
     return blocks
+
+
+def source_line(run: Run) -> str:
+    """"Source: run.json. 848 measured benchmark(s) (673 C++, 175 Numba peers), 0 skipped, in
+    8 min 19 s (...)": the time covers every row counted."""
+    peers = sum(1 for r in run.ok_rows if r.is_peer)
+    split = f" ({len(run.ok_rows) - peers} C++, {peers} Numba peers)" if peers else ""
+    return (f"Source: {run.path}. {len(run.ok_rows)} measured benchmark(s){split}, "
+            f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context, bool(peers))}. "
+            f"{an.stopping_note(run.context)}")
 
 
 def render_run(run: Run, out_dir: str | Path) -> RenderResult:

@@ -20,7 +20,7 @@ from . import ceilings as ce
 from . import machine
 from .charts import crossover_series
 from .document import Block, Heading, Paragraph, Table
-from .loader import PEER_FAMILIES, TUNING_ARGS, Row, Run, family_of
+from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
 from .units import fmt_energy, fmt_time
 
 # ----------------------------------------------------------------- like for like
@@ -42,17 +42,36 @@ from .units import fmt_energy, fmt_time
 # CPU row against the fastest GPU kernel row of any algorithm) is its own, labelled column.
 # The articles' Numba code (numba_cuda*, numba_cpu*) is no C++ family: it names no algorithm,
 # is no side of any pairing, and has its own column (NumbaBeside).
+#
+# Precision is like for like too: a precision word (tf32, bf16, fp32, ...) names no algorithm;
+# rows pair only with rows of the same precision (the `precision` field, else the word, else the
+# dtype arg: Row.precision). A row that names none is the workload's own precision and meets
+# the fp32 rows (black_scholes' float32 serial_fp32 meets the unnamed omp and cuda). So
+# cublas_bf16 meets onednn_bf16, and cublas_tf32 meets no CPU row unless one computes in TF32.
+# The CPU libraries (openblas*, onednn*) run on every thread: they are the OpenMP side's
+# contenders, as cuBLAS is the GPU kernel side's.
 
 PLAIN = ""
 REFERENCE_WORDS = frozenset({"copy"})
 
 
 def impl_words(impl: str) -> tuple[str, ...]:
-    """cuda_aos_vec -> (aos, vec); serial -> (); an experiment's impl (pinned) -> ()."""
+    """cuda_aos_vec -> (aos, vec); serial -> (); an experiment's impl (pinned) -> (); the
+    precision words left out (cublas_tf32 -> ())."""
     family = family_of(impl)
     if family != "other" and impl.startswith(family + "_"):
-        return tuple(w for w in impl[len(family) + 1:].split("_") if w)
+        return tuple(w for w in impl[len(family) + 1:].split("_") if w and w not in PRECISIONS)
     return ()
+
+
+DEFAULT_PRECISION = ""
+
+
+def precision_class(row: Row) -> str:
+    """The precision a row pairs within: "" for fp32 and for rows that name none. A dtype arg
+    is left out: it is part of the size, so every row of the problem shares it already."""
+    precision = row.precision if row.fields.get("precision") or row.impl_precision else None
+    return DEFAULT_PRECISION if precision in (None, "fp32") else precision
 
 
 def algorithms(impls) -> dict[str, str]:
@@ -76,6 +95,8 @@ def side_of(row: Row) -> str | None:
         return None
     if row.family in ("serial", "omp"):
         return row.family
+    if row.is_cpu_library:
+        return "omp"
     if row.is_gpu:
         return "e2e" if row.mode == "e2e" else "gpu"
     return None
@@ -83,40 +104,59 @@ def side_of(row: Row) -> str | None:
 
 @dataclass
 class Contenders:
-    """The fastest row of each side for one algorithm of one problem."""
+    """The fastest row of each side for one algorithm (and precision) of one problem."""
     algorithm: str
     serial: Row | None = None
     omp: Row | None = None
     gpu: Row | None = None
     e2e: Row | None = None
+    precision: str = DEFAULT_PRECISION
 
     @property
     def cpu(self) -> Row | None:
         return an.fastest([r for r in (self.serial, self.omp) if r])
 
+    @property
+    def label(self) -> str:
+        """"plain", "recursive", "plain, bf16"."""
+        return ", ".join(p for p in (self.algorithm or "plain", self.precision) if p)
 
-def _fastest_per_side(rows: list[Row], algorithm: str) -> Contenders:
+
+def _fastest_per_side(rows: list[Row], algorithm: str,
+                      precision: str = DEFAULT_PRECISION) -> Contenders:
     sides: dict[str, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
         side = None if is_reference(row) else side_of(row)
         if side:
             sides[side].append(row)
-    return Contenders(algorithm, *(an.fastest(sides[s]) for s in ("serial", "omp", "gpu", "e2e")))
+    return Contenders(algorithm, *(an.fastest(sides[s]) for s in ("serial", "omp", "gpu", "e2e")),
+                      precision=precision)
+
+
+def group_key(algorithm: str, precision: str) -> str:
+    """like_for_like's key: the algorithm ("" plain), "algorithm:precision" for a precision
+    other than the workload's own ("recursive", ":bf16")."""
+    return f"{algorithm}:{precision}" if precision else algorithm
 
 
 def like_for_like(rows: list[Row], impls=None) -> dict[str, Contenders]:
-    """Rows of one problem -> algorithm -> its fastest serial, omp, GPU kernel and e2e rows.
-    impls: every impl name of the workload (all sizes), which fixes the algorithms."""
+    """Rows of one problem -> group_key(algorithm, precision) -> its fastest serial, omp, GPU
+    kernel and e2e rows. impls: every impl name of the workload (all sizes), which fixes the
+    algorithms."""
     names = algorithms(sorted(set(impls or (r.impl for r in rows))))
-    by_algorithm: dict[str, list[Row]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        by_algorithm[names.get(row.impl, PLAIN)].append(row)
-    return {a: _fastest_per_side(members, a) for a, members in by_algorithm.items()}
+        groups[(names.get(row.impl, PLAIN), precision_class(row))].append(row)
+    return {group_key(*key): _fastest_per_side(members, *key) for key, members in groups.items()}
 
 
-def headline(groups: dict[str, Contenders]) -> Contenders:
+def headline(groups: dict) -> Contenders:
     """The algorithm a workload's summary row shows: of those measured on both sides, the one
-    with the fastest GPU kernel; else the one with the fastest CPU row; else the fastest GPU."""
+    with the fastest GPU kernel; else the one with the fastest CPU row; else the fastest GPU.
+    The workload's own precision first: another precision gets a line of its own
+    (other_precisions)."""
+    own = {k: c for k, c in groups.items() if c.precision == DEFAULT_PRECISION}
+    groups = own or groups
     both = [c for c in groups.values() if c.cpu and c.gpu]
     if both:
         return min(both, key=lambda c: c.gpu.time_s)
@@ -125,6 +165,17 @@ def headline(groups: dict[str, Contenders]) -> Contenders:
         return min(cpu, key=lambda c: c.cpu.time_s)
     gpu = [c for c in groups.values() if c.gpu or c.e2e]
     return min(gpu, key=lambda c: (c.gpu or c.e2e).time_s) if gpu else next(iter(groups.values()))
+
+
+def other_precisions(groups: dict, shown: Contenders) -> list[Contenders]:
+    """The groups of a precision other than the headline's measured on both sides (sgemm's
+    onednn_bf16 against cublas_bf16): each gets a summary line of its own, fastest GPU first."""
+    both = [c for c in groups.values()
+            if c.precision != shown.precision and c.cpu and c.gpu]
+    best: dict[str, Contenders] = {}
+    for c in sorted(both, key=lambda c: c.gpu.time_s):
+        best.setdefault(c.precision, c)
+    return list(best.values())
 
 
 # ----------------------------------------------------------------- speedups with intervals
@@ -305,11 +356,18 @@ MIN_BLOCKS_PER_SM = 2
 MIN_STREAM_BYTES = 1 << 20
 
 
-def _memory(row: Row) -> str | None:
+def _memory(row: Row, suspect: dict[str, str] | None = None) -> str | None:
+    """suspect: the CPU ceilings that are impossible (ce.suspect_cpu_ceilings), for CPU rows:
+    above such a ceiling a row says nothing about caches."""
     moved = row.counter("bytes_per_iter")
     if moved is not None and moved < MIN_STREAM_BYTES:
         return None
     ceiling = ce.row_ceiling(row)
+    if ceiling and ceiling.pct > CACHE_PCT and suspect:
+        why = suspect.get(ceiling.pattern) or "; ".join(f"{p}: {t}" for p, t in suspect.items())
+        return (f"unknown: the CPU ceiling is suspect ({ceiling.short}; the all-thread ceiling "
+                f"came out below the one-thread one, so something else ran while it was "
+                f"measured: {why})")
     if ceiling and ceiling.pct > CACHE_PCT:
         return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"
     if ceiling and ceiling.pct >= MEMORY_BOUND_PCT:
@@ -321,7 +379,8 @@ def _compute(row: Row, context: dict, side: str) -> str | None:
     flops = an.achieved_flop_per_s(row)
     roof = ce.roof_for(row, context, side)
     if flops and roof and 100 * flops / roof.value >= COMPUTE_BOUND_PCT:
-        return f"compute ({100 * flops / roof.value:.0f} % of the measured {roof.precision} roof)"
+        kind = "native" if roof.kind == "native" else "measured"
+        return f"compute ({100 * flops / roof.value:.0f} % of the {kind} {roof.precision} roof)"
     return None
 
 
@@ -354,8 +413,9 @@ def gpu_limiter(row: Row, context: dict) -> str:
 
 
 def cpu_limiter(row: Row, context: dict) -> str:
-    side = "cpu_all" if row.family == "omp" else "cpu_one"
-    return _memory(row) or _compute(row, context, side) or OTHER
+    side = ce.side_of(row) or "cpu_one"
+    return (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+            or OTHER)
 
 
 def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
@@ -385,6 +445,78 @@ def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
     return "; ".join(parts) or "–"
 
 
+# ----------------------------------------------------------------- hardware ratio
+#
+# The GPU's limit over the CPU's for the bound the two rows are nearest (ce.HardwareRatio): the
+# bandwidth of the rows' access pattern, or the compute roof of their precision, whichever the
+# rows reach the larger share of. A like-for-like kernel speedup above FAIR_FACTOR times it
+# means one side is far from its limit (Lee et al., ISCA 2010): the flag says which, with the
+# CPU row's % of its own limit.
+
+FAIR_FACTOR = 1.5
+
+
+def _bandwidth_side(line_rows: list[Row], context: dict):
+    """(ratio, nearness %) for the bandwidth bound: the pattern the GPU row is held to (else the
+    CPU row's); nearness is the larger of the rows' % of their ceilings."""
+    ceilings = [(r, ce.row_ceiling(r)) for r in line_rows]
+    patterns = [c.pattern for _, c in ceilings if c and c.pattern in ce.PATTERNS]
+    ratio = ce.bandwidth_ratio(context, patterns[0]) if patterns else None
+    near = [c.pct for r, c in ceilings if c and c.pattern in ce.PATTERNS
+            and (r.counter("bytes_per_iter") or MIN_STREAM_BYTES) >= MIN_STREAM_BYTES]
+    return ratio, max(near) if near else None
+
+
+def _compute_side(gpu: Row, cpu: Row, context: dict):
+    """(ratio, nearness %) for the compute bound of the rows' precision (unnamed: FP32)."""
+    ratio = ce.compute_ratio(context, gpu.precision or cpu.precision or "fp32",
+                             tensor=gpu.family == "cublas")
+    near = [p for p in (ce.pct_of_roof(gpu, context, "gpu"),
+                        ce.pct_of_roof(cpu, context, ce.side_of(cpu) or "cpu_all")) if p]
+    return ratio, max(near) if near else None
+
+
+def hardware_ratio(gpu: Row | None, cpu: Row | None, context: dict) -> ce.HardwareRatio | None:
+    """The hardware ratio of a CPU/GPU pair; None when the run measured neither bound on both
+    machines."""
+    if gpu is None or cpu is None:
+        return None
+    bandwidth, bw_near = _bandwidth_side([gpu, cpu], context)
+    compute, c_near = _compute_side(gpu, cpu, context)
+    # Rows that neither stream (a few cache lines, no pattern) nor count FLOPs are bound by
+    # latency (alloc, sync, lucas): no hardware ratio speaks for them.
+    bandwidth, compute = (bandwidth if bw_near is not None else None,
+                          compute if c_near is not None else None)
+    if bandwidth and compute:
+        return compute if (c_near or 0.0) > (bw_near or 0.0) else bandwidth
+    return bandwidth or compute
+
+
+def _cpu_share(cpu: Row, ratio: ce.HardwareRatio, context: dict) -> str:
+    """"CPU row at 7 % of its FP32 roof"; what the CPU row reaches of its own limit."""
+    if ratio.bound == "compute":
+        side = ce.side_of(cpu) or "cpu_all"
+        pct, roof = ce.pct_of_roof(cpu, context, side), ce.roof_for(cpu, context, side)
+        if pct is not None:
+            return f"CPU row at {pct:.0f} % of its {roof.precision} roof"
+        return f"CPU row's share of its {ratio.what} roof not measured (no FLOP count)"
+    ceiling = ce.row_ceiling(cpu)
+    if ceiling:
+        return f"CPU row at {ceiling.pct:.0f} % of its {ceiling.pattern} ceiling"
+    return "CPU row's share of its bandwidth ceiling not measured"
+
+
+def fairness_flag(speedup: Speedup | None, ratio: ce.HardwareRatio | None, cpu: Row | None,
+                  context: dict) -> str:
+    """Why a like-for-like speedup is more than FAIR_FACTOR times the hardware ratio, or ""."""
+    if speedup is None or ratio is None or cpu is None:
+        return ""
+    if speedup.value <= FAIR_FACTOR * ratio.value:
+        return ""
+    return (f"speedup {fmt_speedup(speedup.value / ratio.value)} the hardware ratio: "
+            + _cpu_share(cpu, ratio, context))
+
+
 # ----------------------------------------------------------------- the summary table
 
 @dataclass
@@ -392,14 +524,22 @@ class SummaryLine:
     workload: str
     size_key: tuple[str, ...]
     best: Contenders               # the headline algorithm
-    any_cpu: Row | None            # fastest CPU row, any algorithm
-    any_gpu: Row | None            # fastest GPU kernel row, any algorithm
+    any_cpu: Row | None            # fastest CPU row, any algorithm, the same precision
+    any_gpu: Row | None            # fastest GPU kernel row, any algorithm, the same precision
     limiter: str
     numba: NumbaBeside | None = None   # the articles' Numba code at the same size
+    hardware: ce.HardwareRatio | None = None
+    fairness: str = ""             # fairness_flag of the GPU kernel speedup
+    suspect: bool = False          # the CPU ceilings are impossible (see cpu_limiter)
 
     @property
     def omp_speedup(self) -> Speedup | None:
-        return speedup_of(self.best.serial, self.best.omp)
+        """None where the serial and OpenMP rows do different things (sync's plain call and
+        fork-join: their own words differ), so the ratio is no speedup."""
+        serial, omp = self.best.serial, self.best.omp
+        if serial and omp and different_operations(serial, omp):
+            return None
+        return speedup_of(serial, omp)
 
     @property
     def gpu_speedup(self) -> Speedup | None:
@@ -412,6 +552,13 @@ class SummaryLine:
     @property
     def best_vs_best(self) -> Speedup | None:
         return speedup_of(self.any_cpu, self.any_gpu)
+
+
+def different_operations(serial: Row, omp: Row) -> bool:
+    """Both rows name what they do, and differently (sync's serial_call and omp_fork_join): no
+    speedup between them. A bare row (serial) meets a named one (omp_reduction) as before."""
+    a, b = impl_words(serial.impl), impl_words(omp.impl)
+    return bool(a) and bool(b) and a != b
 
 
 def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
@@ -428,7 +575,22 @@ def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
     return an.largest_problem(both or usable)
 
 
-def summary_lines(rows: list[Row], context: dict) -> list[SummaryLine]:
+def _line(workload: str, size, best: Contenders, members: list[Row], context: dict,
+          numba: NumbaBeside | None) -> SummaryLine:
+    same = [r for r in members if precision_class(r) == best.precision]
+    everything = _fastest_per_side(same, "any")
+    ratio = hardware_ratio(best.gpu, best.cpu, context)
+    line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
+                       limiter_text(best, members, context), numba, ratio,
+                       suspect=bool(ce.suspect_cpu_ceilings(context)))
+    line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
+    return line
+
+
+def summary_lines(rows: list[Row], context: dict, precisions: bool = False
+                  ) -> list[SummaryLine]:
+    """One line per workload at its headline size; with precisions, one more per other precision
+    measured on both sides there (the report's summary; compare keys lines by workload)."""
     by_workload: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         by_workload[row.workload].append(row)
@@ -440,9 +602,10 @@ def summary_lines(rows: list[Row], context: dict) -> list[SummaryLine]:
         members = [r for r in an.usable(by_workload[workload]) if r.size_key == size]
         groups = like_for_like(members, {r.impl for r in by_workload[workload] if not r.is_peer})
         best = headline(groups)
-        everything = _fastest_per_side(members, "any")
-        lines.append(SummaryLine(workload, size, best, everything.cpu, everything.gpu,
-                                 limiter_text(best, members, context), beside_numba(members)))
+        lines.append(_line(workload, size, best, members, context, beside_numba(members)))
+        if precisions:
+            lines += [_line(workload, size, other, members, context, None)
+                      for other in other_precisions(groups, best)]
     return lines
 
 
@@ -455,13 +618,31 @@ def row_cell(row: Row | None) -> str:
     return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
 
 
-def _ceiling(row: Row | None) -> str:
+def _ceiling(row: Row | None, suspect: bool = False) -> str:
     ceiling = ce.row_ceiling(row) if row else None
-    return ceiling.short if ceiling else "–"
+    if not ceiling:
+        return "–"
+    if suspect and not row.is_gpu and ceiling.pct > 100:
+        return f"{ceiling.short} (ceiling suspect)"
+    return ceiling.short
 
 
 def speedup_cell(speedup: Speedup | None) -> str:
     return speedup.text if speedup else "–"
+
+
+def omp_speedup_cell(line: SummaryLine) -> str:
+    if line.omp_speedup is None and line.best.serial and line.best.omp:
+        return (f"– ({line.best.serial.impl} and {line.best.omp.impl} are different "
+                "operations)")
+    return speedup_cell(line.omp_speedup)
+
+
+def hardware_cell(line: SummaryLine) -> str:
+    """"46× (read bandwidth)", and the flag when the kernel speedup is far above it."""
+    if line.hardware is None:
+        return "–"
+    return line.hardware.text + (f"; {line.fairness}" if line.fairness else "")
 
 
 def _pair(a: str, b: str) -> str:
@@ -471,7 +652,10 @@ def _pair(a: str, b: str) -> str:
 SUMMARY_HEADERS = [
     "workload", "size", "algorithm", "serial", "OpenMP", "GPU kernel", "GPU end to end",
     "OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU", "best vs best (any algorithm)",
-    "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
+    "hardware ratio", "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
+# A run without GPU rows: the columns a CPU can fill (the GPU ones would all be "–").
+CPU_ONLY_HEADERS = ["workload", "size", "algorithm", "serial", "OpenMP", "OpenMP × serial",
+                    "% of ceiling CPU", "energy / item CPU", "limiter"]
 # Shown only when the run holds Numba rows, right after "best vs best".
 NUMBA_HEADER = "Numba (the articles' code)"
 NUMBA_AT = SUMMARY_HEADERS.index("best vs best (any algorithm)") + 1
@@ -489,16 +673,21 @@ def numba_cell(line: SummaryLine) -> str:
     return f"{text}; C++ {beside.cuda.impl}: {speedup_cell(beside.kernel_ratio)}"
 
 
-def summary_cells(line: SummaryLine, numba: bool = False) -> list[str]:
+def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> list[str]:
     best = line.best
+    cpu_energy = fmt_energy(an.energy_per_item_j(best.cpu) if best.cpu else None)
+    if not gpu:
+        return [line.workload, " ".join(line.size_key) or "–", best.label,
+                row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
+                _ceiling(best.cpu, line.suspect), cpu_energy, line.limiter]
     cells = [
-        line.workload, " ".join(line.size_key) or "–", best.algorithm or "plain",
+        line.workload, " ".join(line.size_key) or "–", best.label,
         row_cell(best.serial), row_cell(best.omp), row_cell(best.gpu), row_cell(best.e2e),
-        speedup_cell(line.omp_speedup), speedup_cell(line.gpu_speedup),
+        omp_speedup_cell(line), speedup_cell(line.gpu_speedup),
         speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
-        _pair(_ceiling(best.cpu), _ceiling(best.gpu)),
-        _pair(fmt_energy(an.energy_per_item_j(best.cpu) if best.cpu else None),
-              fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
+        hardware_cell(line),
+        _pair(_ceiling(best.cpu, line.suspect), _ceiling(best.gpu)),
+        _pair(cpu_energy, fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
         line.limiter,
     ]
     if numba:
@@ -506,7 +695,9 @@ def summary_cells(line: SummaryLine, numba: bool = False) -> list[str]:
     return cells
 
 
-def summary_headers(numba: bool = False) -> list[str]:
+def summary_headers(numba: bool = False, gpu: bool = True) -> list[str]:
+    if not gpu:
+        return list(CPU_ONLY_HEADERS)
     headers = list(SUMMARY_HEADERS)
     if numba:
         headers.insert(NUMBA_AT, NUMBA_HEADER)
@@ -516,27 +707,48 @@ def summary_headers(numba: bool = False) -> list[str]:
 def summary_table(rows: list[Row], context: dict,
                   lines: list[SummaryLine] | None = None) -> Table | None:
     """The summary; with the Numba column when the run holds Numba rows (a run without them
-    looks as it did before the peers existed)."""
-    lines = summary_lines(rows, context) if lines is None else lines
+    looks as it did before the peers existed); a run without GPU rows gets the CPU columns
+    only."""
+    lines = summary_lines(rows, context, precisions=True) if lines is None else lines
     if not lines:
         return None
-    numba = has_numba_rows(rows)
-    return Table(summary_headers(numba), [summary_cells(line, numba) for line in lines])
+    gpu = _has_gpu_rows(rows)
+    numba = gpu and has_numba_rows(rows)
+    return Table(summary_headers(numba, gpu), [summary_cells(line, numba, gpu) for line in lines])
 
 
 SUMMARY_TEXT = (
-    "One row per workload at its largest size measured on both sides (else its largest). Speedups pair implementations of the same "
-    "algorithm (from the impl names: serial_recursive with omp_recursive and cuda_recursive; "
-    "bare serial/omp/cuda, and GPU variants such as cuda_tiled, thrust or cublas, are the plain "
-    "algorithm); CPU is the faster of serial and OpenMP; best vs best is the fastest GPU "
-    "kernel against the fastest CPU row of any algorithm. In brackets: a distribution-free "
-    "interval for the ratio of median times from each row's samples (order statistics, "
-    f"≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples). The limiter "
+    "One row per workload at its largest size measured on both sides (else its largest), and one "
+    "more per other precision measured on both sides there (algorithm \"plain, bf16\"). Speedups "
+    "pair implementations of the same algorithm and precision (from the impl names: "
+    "serial_recursive with omp_recursive and cuda_recursive; bare serial/omp/cuda, and GPU "
+    "variants such as cuda_tiled, thrust or cublas, are the plain algorithm; the precision from "
+    "the row's precision field or its name: cublas_tf32 meets no FP32 CPU row, cublas_bf16 meets "
+    "onednn_bf16); CPU is the faster of serial and OpenMP, where the CPU libraries (openblas, "
+    "onednn) count as OpenMP (every thread); best vs best is the fastest GPU "
+    "kernel against the fastest CPU row of any algorithm of the same precision. In brackets: a "
+    "distribution-free interval for the ratio of median times from each row's samples (order "
+    f"statistics, ≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples). "
+    "Hardware ratio: the GPU's limit over the CPU's (all threads), both measured in this run, for "
+    "the bound the pair is nearest: the bandwidth of the rows' access pattern, or the compute "
+    "roof of their precision (the CPU's native-ISA roof where the run has one). A GPU kernel × "
+    f"CPU speedup above {FAIR_FACTOR}× it is flagged with the CPU row's share of its own limit: "
+    "the CPU side is that far from its hardware. The limiter "
     f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
-    f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof, too few threads "
-    f"(low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency (kernel under "
-    f"{LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ {LAUNCH_RATIO:.0f}× the kernel), "
-    f"PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / other.")
+    f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof of its precision, too "
+    f"few threads (low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency "
+    f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ {LAUNCH_RATIO:.0f}× "
+    f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / "
+    "other.")
+
+CPU_ONLY_SUMMARY_TEXT = (
+    "One row per workload at its largest size. OpenMP × serial pairs rows of the same algorithm "
+    "and precision (the CPU libraries, openblas and onednn, count as OpenMP: every thread); % of "
+    f"ceiling is the CPU row's share of its access pattern's measured bandwidth. In brackets: a "
+    f"distribution-free interval (order statistics, ≥ {100 * LEVEL:.0f} % unless a lower "
+    "coverage is given). The limiter is read off the numbers: memory bandwidth at ≥ "
+    f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the "
+    "measured roof of its precision, else latency / other.")
 
 NUMBA_COLUMN_TEXT = (
     f"{NUMBA_HEADER}: the fastest Numba CUDA kernel-only row at the row's size (the articles' "
@@ -625,23 +837,28 @@ def _has_gpu_rows(rows: list[Row]) -> bool:
     return any(side_of(r) in ("gpu", "e2e") for r in an.usable(rows))
 
 
-def summary_blocks(run: Run) -> list[Block]:
-    """The summary heading, table and its reading notes, then the crossover table."""
-    lines = summary_lines(run.rows, run.context)
+def summary_blocks(run: Run, out_dir=None) -> list[Block]:
+    """The summary heading, table and its reading notes, then the crossover table. A run without
+    GPU rows opens with that, this machine's figures and the reference run (reference.py), and
+    its CPU rows beside the reference's GPU rows after the table."""
+    from . import reference  # reference builds on this module's pairing
+
+    lines = summary_lines(run.rows, run.context, precisions=True)
     table = summary_table(run.rows, run.context, lines)
+    gpu = _has_gpu_rows(run.rows)
+    blocks: list[Block] = [] if gpu or not run.rows else reference.no_gpu_blocks(run, out_dir,
+                                                                                 lines)
     if table is None:
-        return []
-    blocks: list[Block] = [Heading("Summary: how much faster, and why"), table,
-                           Paragraph(SUMMARY_TEXT)]
+        return blocks
+    blocks += [Heading("Summary: how much faster, and why" if gpu
+                       else "Summary: this machine's CPU"), table,
+               Paragraph(SUMMARY_TEXT if gpu else CPU_ONLY_SUMMARY_TEXT)]
     if NUMBA_HEADER in table.headers:
         blocks.append(Paragraph(NUMBA_COLUMN_TEXT))
     if not any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu):
         blocks.append(Paragraph(machine.cpu_energy_note(run.context)))
-    if not _has_gpu_rows(run.rows):
-        status = run.context.get("gpu_status") or "not recorded"
-        blocks.append(Paragraph(f"No GPU results in this run (gpu_status: {status}): the GPU "
-                                "columns are empty and no speedup over the CPU is given.",
-                                note=True))
+    if not gpu:
+        blocks += reference.two_machine_blocks(run, lines)
     crossover = crossover_table(run.rows)
     if crossover is not None:
         blocks += [Heading(CROSSOVER_TITLE, 3),

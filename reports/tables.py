@@ -67,8 +67,21 @@ def ceiling_cell(row: Row) -> str:
     return ceiling.text if ceiling else "–"
 
 
-def result_cells(row: Row, baselines: an.Baselines) -> list[str]:
-    return [
+ISA_HEADER = "CPU ISA"
+
+
+def isa_cell(row: Row) -> str:
+    """The ISA level or library kernel a CPU row ran ("avx512", "openblas SkylakeX"), and its
+    precision when the row names one that is not FP32."""
+    if row.is_gpu:
+        return "–"
+    precision = row.fields.get("precision", "")
+    text = row.cpu_isa or "–"
+    return f"{text} ({precision})" if precision and precision != "fp32" else text
+
+
+def result_cells(row: Row, baselines: an.Baselines, isa: bool = False) -> list[str]:
+    cells = [
         row.impl,
         row.tuning_label or "–",
         fmt_time(row.time_s) + (f" ± {fmt_time(row.stddev_s)}" if row.stddev_s else ""),
@@ -79,17 +92,25 @@ def result_cells(row: Row, baselines: an.Baselines) -> list[str]:
         fmt_ratio(an.speedup(baselines.omp, row)),
         fmt_err(row.counter("max_rel_err")),
     ]
+    if isa:
+        cells.insert(1, isa_cell(row))
+    return cells
 
 
 def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
-    """One table per (workload, size), fastest first, with speedups against its own baselines."""
+    """One table per (workload, size), fastest first, with speedups against its own baselines;
+    with the CPU ISA column when the run's CPU rows record it (files before run-time dispatch
+    look as before)."""
     groups = an.group_by_problem(an.usable(rows))
+    isa = any(r.cpu_isa for r in rows)
+    headers = RESULT_HEADERS[:1] + [ISA_HEADER] + RESULT_HEADERS[1:] if isa else RESULT_HEADERS
     out = []
     for key in sorted(groups, key=lambda k: an.problem_order(groups[k])):
         members = sorted(groups[key], key=lambda r: r.time_s)
         baselines = an.baselines_for(members)
         title = f"{key[0]} — {' '.join(key[1]) or '(no size args)'}"
-        out.append((title, Table(RESULT_HEADERS, [result_cells(r, baselines) for r in members])))
+        out.append((title, Table(list(headers),
+                                 [result_cells(r, baselines, isa) for r in members])))
     return out
 
 
@@ -189,7 +210,7 @@ def roofs_table(context: dict) -> Table | None:
     isa = ce.native_isa(context)
     native = f"CPU native ({isa})" if isa else "CPU native"
     lines = []
-    for precision in ("FP32", "FP64", "FP16", "INT8"):
+    for precision in ("FP32", "FP64", "FP16", "INT8", "TF32", "BF16", ce.FP16_TENSOR):
         cells = [_roof_cell(gpu, precision, "measured"), _roof_cell(gpu, precision, "datasheet"),
                  _measured_share(gpu, precision), _roof_cell(cpu_all, precision, "measured"),
                  _roof_cell(cpu_one, precision, "measured"),
@@ -260,11 +281,35 @@ def throttled_table(rows: list[Row]) -> Table | None:
                   "power W mean / max", "temp °C max"], lines)
 
 
+# Above this many busy rows the table lists counts per workload: a run on a shared machine marks
+# most rows busy, and a line each buries the rest of the report.
+BUSY_LISTED = 12
+
+
 def busy_table(rows: list[Row]) -> Table | None:
     listed = machine.busy_rows(rows)
     if not listed:
         return None
+    if len(listed) > BUSY_LISTED:
+        return busy_counts_table(rows, listed)
     lines = [[r.name, fmt_num(r.counter("host_load1_before")),
               f"{_mhz(r.counter('host_cpu_mhz_before'))} → "
               f"{_mhz(r.counter('host_cpu_mhz_after'))}"] for r in listed]
     return Table(["benchmark", "load (1 min) before", "CPU MHz before → after"], lines)
+
+
+def busy_counts_table(rows: list[Row], listed: list[Row]) -> Table:
+    """Busy rows per workload: how many of the rows that record it, and the highest load."""
+    carried: dict[str, int] = {}
+    for row in machine.with_counter(rows, "host_busy"):
+        carried[row.workload] = carried.get(row.workload, 0) + 1
+    busy: dict[str, list[Row]] = {}
+    for row in listed:
+        busy.setdefault(row.workload, []).append(row)
+    lines = []
+    for workload, members in sorted(busy.items()):
+        loads = [r.counter("host_load1_before") for r in members
+                 if r.counter("host_load1_before") is not None]
+        lines.append([workload, f"{len(members)} of {carried.get(workload, len(members))}",
+                      fmt_num(max(loads)) if loads else "–"])
+    return Table(["workload", "busy rows", "highest load (1 min) before"], lines)

@@ -141,10 +141,13 @@ def test_cache_mode_in_the_method_note(markdown, tmp_path):
     head = markdown[:markdown.index("## Run context")]
     assert ("GPU cache mode: cold. The L2 (50 MiB) was flushed by reading a 100 MiB buffer "
             "before every timed sample") in head
-    warm = machine.cache_mode_note({"gpu_cache_mode": "warm", "gpu_l2_cache_bytes": "52428800"}, [])
-    assert warm.startswith("GPU cache mode: warm (--warm). The L2 (50 MiB) keeps")
     run = load_run(write_run(tmp_path / "old.json", [single("k/cuda/n:1/mode:kernel", 1.0)]))
+    warm = machine.cache_mode_note({"gpu_cache_mode": "warm", "gpu_l2_cache_bytes": "52428800"},
+                                   run.rows)
+    assert warm.startswith("GPU cache mode: warm (--warm). The L2 (50 MiB) keeps")
     assert "not recorded" in machine.cache_mode_note(run.context, run.rows)
+    # A run without GPU rows flushed nothing, whatever mode its context names (issue 28).
+    assert machine.cache_mode_note({"gpu_cache_mode": "cold"}, []) is None
 
 
 # ----------------------------------------------------------------- environment

@@ -422,13 +422,14 @@ def test_compare_with_numba_rows(tmp_path):
     """Numba rows compare by name like any row (the algorithms sample keeps it quick)."""
     samples = ("algorithms_run.json",)
     a_path = _write(tmp_path / "a.json", numba_document(samples=samples))
-    slower = numba_document(tuple((n, i, f * 1.3) for n, i, f in NUMBA_COPIES), samples=samples)
+    # 1.6x: beyond every row kind's practical threshold in compare (CPU parallel rows: ±45 %).
+    slower = numba_document(tuple((n, i, f * 1.6) for n, i, f in NUMBA_COPIES), samples=samples)
     b_path = _write(tmp_path / "b.json", slower)
     result = compare(a_path, b_path, tmp_path / "ab")
     numba = [c for c in result.comparisons if "/numba_" in c.name]
     assert len(numba) == len({_renamed(n, i) for n, i, _ in NUMBA_COPIES
                               if n.startswith(("black_scholes/", "poisson/"))})
-    assert all(c.ratio == pytest.approx(1.3) for c in numba)
+    assert all(c.ratio == pytest.approx(1.6) for c in numba)
     assert all(c.verdict == "slower" for c in numba if len(c.a.samples_s) >= 4)
     # Against a run without them: listed as only in B, the C++ rows compared as before.
     base_path = _write(tmp_path / "base.json", base_document(samples))

@@ -154,7 +154,7 @@ def _side(name: str) -> str:
     impl = name.split("/")[1]
     if impl.startswith("serial"):
         return "serial"
-    if impl.startswith("omp"):
+    if impl.startswith(("omp", "openblas", "onednn")):
         return "omp"
     return "gpu"
 
@@ -488,6 +488,98 @@ def algorithm_workloads() -> list[dict]:
     return [sampled(e) for e in out]
 
 
+# ----------------------------------------------------------------- the CPU side at its limit
+
+# Context of a run with run-time ISA dispatch (common/cpu_isa.hpp, common/cpu_pinning.cpp) and
+# the tensor / matrix-unit roofs.
+CPU_SIDE_CONTEXT = {
+    "cpu_isa_host": "avx512", "cpu_isa_active": "avx512",
+    "cpu_isa_features": "avx512fp16 avx512bf16 avx512vnni amx",
+    "cpu_dispatch": "GCC function multiversioning (target x86-64-v4 with 512-bit vectors, "
+                    "x86-64-v3, x86-64), chosen at run time; vector math: glibc libmvec",
+    "cpu_pinning": "OMP_PROC_BIND=spread OMP_PLACES=cores (set by twinbench)",
+    "cpu_roof_bf16_flops": "6.4e12", "cpu_roof_bf16_isa": "amx",
+}
+GPU_TENSOR_ROOFS = {"gpu_roof_tf32_flops": "400e12", "gpu_roof_bf16_flops": "800e12",
+                    "gpu_roof_fp16_tensor_flops": "800e12"}
+
+
+def _fields(isa: str = "", precision: str = "") -> dict:
+    """The text fields twinbench writes into a row (common/row_fields.hpp)."""
+    return {k: v for k, v in (("cpu_isa", isa), ("precision", precision)) if v}
+
+
+def cpu_side(with_gpu: bool) -> list[dict]:
+    """sgemm n:4096 with the CPU libraries (openblas, onednn_bf16 on AMX) and the GPU's FP32,
+    TF32 and BF16 rows; a streaming kernel whose CPU row is far from its ceiling (the fairness
+    flag); sync's plain call beside an OpenMP fork-join."""
+    n = 4096
+    flop, nbytes = 2.0 * n**3, 12.0 * n * n
+    work = dict(bytes_per_iter=nbytes, flop_per_iter=flop, read_share=2 / 3, items=n * n)
+    cpu = {"threads": 16, "max_rel_err": 1e-6}
+    out = [
+        # 137 s would be serial at 1 GFLOP/s: only the omp and library rows run at 4096.
+        entry(f"sgemm/omp/n:{n}/threads:16", flop / 160e9, cpu | _fields("avx512"), **work,
+              suffix="/real_time"),
+        entry(f"sgemm/openblas/n:{n}/threads:16", flop / 1.28e12,
+              cpu | _fields("openblas SkylakeX", "fp32"), **work, suffix="/real_time"),
+        entry(f"sgemm/onednn_bf16/n:{n}/threads:16", flop / 4.8e12,
+              cpu | _fields("brg:avx512_core_amx_bf16", "bf16"), **work, suffix="/real_time"),
+    ]
+    if with_gpu:
+        gpu = gpu_counters("16x16", 1.0, regs=64) | {"max_rel_err": 1e-6}
+        out += [
+            entry(f"sgemm/cuda_tiled/n:{n}/block:16x16/mode:kernel", flop / 20e12, gpu, **work),
+            entry(f"sgemm/cublas/n:{n}/mode:kernel", flop / 50e12, {"max_rel_err": 1e-6},
+                  **work),
+            entry(f"sgemm/cublas_tf32/n:{n}/mode:kernel", flop / 320e12,
+                  {"max_rel_err": 1e-3} | _fields(precision="tf32"), **work),
+            entry(f"sgemm/cublas_bf16/n:{n}/mode:kernel", flop / 640e12,
+                  {"max_rel_err": 4e-3} | _fields(precision="bf16"), **work),
+        ]
+    # stream: 16 B per element, read 3/4; the OpenMP row at 10 % of its ceiling, the GPU at 90 %.
+    m = 268435456
+    sbytes = 16.0 * m
+    swork = dict(bytes_per_iter=sbytes, flop_per_iter=2.0 * m, read_share=0.75, items=m)
+    out += [entry(f"stream/serial/n:{m}", sbytes / 8e9, {"max_rel_err": 0.0} | _fields("avx512"),
+                  **swork, suffix="/real_time"),
+            entry(f"stream/omp/n:{m}/threads:16", sbytes / 20e9,
+                  {"threads": 16, "max_rel_err": 0.0} | _fields("avx512"), **swork,
+                  suffix="/real_time")]
+    if with_gpu:
+        out.append(entry(f"stream/cuda/n:{m}/block:256/mode:kernel", sbytes / 3.9e12,
+                         gpu_counters(256, 1.0), **swork))
+    out += [entry("sync/serial_call/launches:1000", 3e-6, _fields("avx512"), suffix="/real_time"),
+            entry("sync/omp_fork_join/launches:1000/threads:16", 4e-3,
+                  {"threads": 16} | _fields("avx512"), suffix="/real_time")]
+    if with_gpu:
+        out.append(entry("sync/cuda_graph/launches:1000", 1e-3, {}))
+    return [sampled(e) for e in out]
+
+
+def cpu_side_busy(rows: list[dict]) -> list[dict]:
+    """Every CPU row measured while the host was busy (a shared 2-core machine); the OpenMP
+    rows held to the insane all-thread ceilings below (dot reads at 137 % of "read")."""
+    busy = {"host_busy": 1, "host_load1_before": 3.5}
+    out = []
+    for e in rows:
+        e = e | busy if "host_busy" in e else e
+        pattern = PATTERNS[e["ceiling_pattern"]] if "ceiling_pattern" in e else None
+        key = f"cpu_bw_{pattern}_all_bytes_per_s"
+        if _side(e["name"]) == "omp" and key in INSANE_CPU_CEILINGS:
+            ceiling = float(INSANE_CPU_CEILINGS[key])
+            e = e | {"ceiling_bytes_per_s": ceiling,
+                     "pct_ceiling": 100.0 * e["bytes_per_second"] / ceiling}
+        out.append(e)
+    return out
+
+
+# A busy machine measured its all-thread ceilings below the one-thread ones: impossible when
+# idle, so every % of them is suspect (issue 28: "137 % of read" on 2 GiB arrays).
+INSANE_CPU_CEILINGS = {"cpu_bw_read_all_bytes_per_s": "78e9", "cpu_bw_read_one_bytes_per_s": "90e9",
+                       "cpu_bw_add_all_bytes_per_s": "60e9", "cpu_bw_add_one_bytes_per_s": "70e9"}
+
+
 def write(name: str, context: dict, benchmarks: list[dict]) -> Path:
     path = HERE / name
     path.write_text(json.dumps({"context": context, "benchmarks": benchmarks}, indent=2) + "\n")
@@ -522,6 +614,19 @@ def main() -> None:
               error="validation failed: max_rel_err 0.31 > 1e-5"),
     ]
     write("errors_run.json", _context(True, {"sample": "synthetic, for tests (errors)"}), errors)
+
+    write("cpu_side_run.json",
+          _context(True, {"sample": "synthetic, for tests (CPU libraries, precisions, ISA)",
+                          **CPU_SIDE_CONTEXT, **GPU_TENSOR_ROOFS}),
+          cpu_side(True))
+    with style(cpu_energy=False):
+        # The context of a build without CUDA may still name the cache mode it was given.
+        write("cpu_side_cpu_only_run.json",
+              _context(False, {"sample": "synthetic, for tests (CPU only, busy, odd ceilings)",
+                               **CPU_SIDE_CONTEXT, **INSANE_CPU_CEILINGS,
+                               "gpu_cache_mode": "cold", "numba_peers": "ran",
+                               "run_wall_s": "300", "numba_peers_wall_s": "120"}),
+              cpu_side_busy(cpu_side(False) + vector_add(False) + dot(False)))
 
     # A run killed mid-write: the text simply stops inside an entry.
     text = (HERE / "errors_run.json").read_text()
