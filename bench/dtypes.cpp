@@ -14,6 +14,7 @@
 #include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
+#include "common/row_fields.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/dtypes.hpp"
@@ -95,8 +96,11 @@ void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
                   void (*fn)(const T*, T*, std::size_t)) {
   std::string name =
       bench_name("dtypes", impl, {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
-  if (impl == "omp") name += "/threads:" + std::to_string(omp_threads());
-  add_cpu_benchmark(cfg, name, [n, fn](benchmark::State& state) {
+  const bool omp = impl == "omp";
+  if (omp) name += "/threads:" + std::to_string(omp_threads());
+  add_cpu_benchmark(cfg, name, [n, fn, omp](benchmark::State& state) {
+    // The fp16 omp path is F16C or AVX512_FP16 where the host has them: say which ran.
+    if (omp) set_row_field(current_benchmark(), "cpu_isa", axpy_omp_path<T>());
     AxpyHost<T>& d = axpy_host<T>(n);
     const bool ok = validate_once(state, axpy_tolerance<T>(), [&] {
       std::copy(d.y0.begin(), d.y0.end(), d.y.begin());
@@ -163,8 +167,11 @@ void add_cpu_fma(const RunConfig& cfg, std::string_view impl, std::size_t n,
                  void (*fn)(const T*, typename Dtype<T>::fma_out*, std::size_t, int)) {
   using Out = typename Dtype<T>::fma_out;
   std::string name = fma_name(impl, dtype_name<T>(), n);
-  if (impl == "omp") name += "/threads:" + std::to_string(omp_threads());
-  add_cpu_benchmark(cfg, name, [n, fn](benchmark::State& state) {
+  const bool omp = impl == "omp";
+  if (omp) name += "/threads:" + std::to_string(omp_threads());
+  add_cpu_benchmark(cfg, name, [n, fn, omp](benchmark::State& state) {
+    // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has them.
+    if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
     FmaHost<T>& d = fma_host<T>(n);
     const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
       poison(d.out.span());

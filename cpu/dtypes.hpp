@@ -10,11 +10,16 @@
 // does two FMAs), int8 via dp4a quoted at ~4x fp32 in ops. A scalar-fp16 kernel would only
 // match fp32; that is why the GPU fp16 kernels use half2.
 //
-// CPU: x86-64 without AVX512-FP16 has no fp16 arithmetic. fp16 is storage only (_Float16, which
-// g++ 12 supports on x86-64): each value is converted to float, computed in float and rounded
-// back to half once per result. Without F16C (the suite builds for baseline x86-64 unless the
-// user adds -march=native) those conversions are library calls, so CPU fp16 is slower than
-// fp32, not faster. int8 on the CPU emulates dp4a with four byte multiplies.
+// CPU: the best path the host has, chosen at run time (common/cpu_isa.hpp), and recorded in the
+// row's cpu_isa field (axpy_omp_path, fma_omp_path):
+//  - fp16 with AVX512_FP16 (Sapphire Rapids and later): native half arithmetic, 32 lanes, one
+//    rounding per FMA as on the GPU. Without it: F16C conversions (x86-64-v3 and up) around
+//    float arithmetic, rounded to half once per result; on baseline x86-64, libgcc's conversion
+//    calls (the serial reference keeps the float computation at every level).
+//  - int8 dp4a with AVX512_VNNI (vpdpbusd, unsigned x signed bytes, corrected to signed x signed)
+//    where present, else four byte multiplies per word emulated with shifts.
+//  - fp64, fp32 (and fp16 without AVX512_FP16): each level's full register width.
+#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -116,6 +121,14 @@ void fma_serial(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, int 
 template <class T>
 void fma_omp(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, int k);
 
+// The path axpy_omp / fma_omp take for T on this host at the active ISA level, for the row's
+// cpu_isa field: the level's name, or e.g. "avx512 + avx512fp16", "avx2 + f16c",
+// "avx512 + avx512vnni".
+template <class T>
+std::string axpy_omp_path();
+template <class T>
+std::string fma_omp_path();
+
 // The dp4a instruction: c + the dot product of the 4 signed bytes of a and of b.
 constexpr std::int32_t dp4a(std::int32_t a, std::int32_t b, std::int32_t c) {
   for (int j = 0; j < 4; ++j)
@@ -130,20 +143,28 @@ template <class T>
 Tolerance axpy_tolerance() {
   if constexpr (std::is_same_v<T, double>) return {1e-14, 1.0};  // fma vs mul+add: 1 rounding
   if constexpr (std::is_same_v<T, float>) return {1e-6, 1.0};    // ditto in float
-  // GPU: one rounding to half (__hfma2); CPU: float mul, float add, round to half. At most ~1
+  // GPU and the CPU's AVX512_FP16 path: one rounding to half (fma); serial and the F16C path:
+  // float multiply (exact, a = 0.5), float add, round to half (a double rounding). At most ~1
   // half ulp (2^-11 relative) apart, and cancellation in a*x + y is covered by the floor.
   if constexpr (std::is_same_v<T, f16>) return {1e-2, 1.0};
   return {0.0};  // int8: integer arithmetic, exact
 }
 template <class T>
 Tolerance fma_tolerance() {
-  // Each step rounds once (GPU fma) or twice (CPU mul, add); the chain contracts errors by
-  // a = 0.75 per step, so they stay below ~ulp / (1 - a) = 4 ulp of the value.
+  // Each step rounds once (GPU fma; CPU fma at avx2 and avx512) or twice (the CPU's baseline
+  // multiply and add); the chain contracts errors by a = 0.75 per step, so they stay below
+  // ~2 ulp / (1 - a) = 8 ulp of the value.
   if constexpr (std::is_same_v<T, double>) return {1e-12, 1e-3};
   if constexpr (std::is_same_v<T, float>) return {1e-5, 1e-3};
-  // GPU chains round to half every step, the CPU's run in float. The error is absolute, on the
-  // chain's scale (|v| <= 4), not relative to a value that may be near 0: the floor is 4. The
-  // H200 showed 1.56e-2 absolute (8 half ulp at 2..4) on 4M chains of 1024; 1e-2 x 4 = 0.04.
+  // The reference chains run in float; the GPU's and the CPU's AVX512_FP16 chains round to
+  // half (u = 2^-11 relative) at every step. Bound for those, x the element (|x| <= 1): a chain
+  // stays within |v| <= 4|x|, so each step adds at most 4u|x|, contracted by a = 0.75 per step:
+  // <= 16u|x| per chain (its rounded start 2x, 3x, 4x included); four chains 64u|x|; the three
+  // half adds of partial sums up to 8, 12, 16 |x| add 36u|x|; the reference's own rounding to
+  // half 16u|x|. Total <= 116u|x| = 0.057|x|, against a tolerance of 1e-2 max(16|x|, 4):
+  // within 0.35 of it at every |x|. The error is absolute, on the chain's scale, not relative
+  // to a value that may be near 0: the floor is 4. The H200 showed 1.56e-2 absolute (8 half ulp
+  // at 2..4) on 4M chains of 1024; 1e-2 x 4 = 0.04.
   if constexpr (std::is_same_v<T, f16>) return {1e-2, 4.0};
   return {0.0};  // int8 dp4a chains: exact integer arithmetic
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/aos_soa.hpp"
@@ -57,6 +58,43 @@ TEST(AosSoa, CpuVariantsMatchSerialAos) {
     poison(std::span<float>(out));
     omp_soa(c.x.data(), c.y.data(), c.z.data(), out.data(), n);
     EXPECT_TRUE(matches(out, c.ref)) << "omp_soa " << n;
+  }
+}
+
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// Each version of the omp kernels (common/cpu_isa.hpp): within kTolerance of the baseline serial
+// (avx2 and avx512 contract the sum of squares into FMAs).
+TEST(AosSoa, OmpVariantsMatchSerialAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t n : test::edge_sizes()) {
+      Case c(n);
+      std::vector<float> out(n);
+      poison(std::span<float>(out));
+      omp_aos(c.xyz.data(), out.data(), n);
+      EXPECT_TRUE(matches(out, c.ref)) << "omp_aos " << cpu_isa::name(level) << " n=" << n;
+      poison(std::span<float>(out));
+      omp_soa(c.x.data(), c.y.data(), c.z.data(), out.data(), n);
+      EXPECT_TRUE(matches(out, c.ref)) << "omp_soa " << cpu_isa::name(level) << " n=" << n;
+    }
+  }
+}
+
+// Mutation of the AoS de-interleave: a point read one float off (x from the previous point's z,
+// what a wrong permute gives) must fail the check.
+TEST(AosSoa, CheckCatchesAMisreadPoint) {
+  Case c(1000);
+  std::vector<float> out = c.ref;
+  for (std::size_t i : {std::size_t{1}, std::size_t{17}, std::size_t{999}}) {
+    const float* p = c.xyz.data() + 3 * i - 1;
+    std::vector<float> mutated = out;
+    mutated[i] = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    EXPECT_FALSE(matches(mutated, c.ref)) << i;
   }
 }
 

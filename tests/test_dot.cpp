@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "cpu/dot.hpp"
 #include "tests/test_util.hpp"
@@ -43,6 +44,42 @@ TEST(Dot, OmpMatchesSerial) {
     EXPECT_TRUE(c.accepts(omp(c.a.data(), c.b.data(), n), depth_omp(n, omp_get_max_threads())))
         << n;
   }
+}
+
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// Each version of the omp kernel (32 float64 lanes per thread, common/cpu_isa.hpp), on sizes
+// below, at and past one trip of the lanes, and with uneven thread slices.
+TEST(Dot, OmpPassesAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                          std::size_t{1000}, std::size_t{(1u << 16) + 7}}) {
+      Case c(n);
+      EXPECT_TRUE(c.accepts(omp(c.a.data(), c.b.data(), n), depth_omp(n, omp_get_max_threads())))
+          << cpu_isa::name(level) << " n=" << n;
+    }
+  }
+}
+
+// Mutation of the lanes: one of the 32 partial sums lost (every 32nd product of one thread's
+// slice; here, on one thread, the whole array's) must fail the omp tolerance, as must a lost
+// tail product.
+TEST(Dot, CheckCatchesALostLaneOrTail) {
+  const std::size_t n = (1u << 16) + 7;
+  Case c(n);
+  const double got = serial(c.a.data(), c.b.data(), n);
+  const std::size_t depth = depth_omp(n, omp_get_max_threads());
+  for (std::size_t lane : {std::size_t{0}, std::size_t{31}}) {
+    double lost = 0.0;
+    for (std::size_t i = lane; i + 32 <= n; i += 32) lost += static_cast<double>(c.a[i]) * c.b[i];
+    EXPECT_FALSE(c.accepts(got - lost, depth)) << "lane " << lane;
+  }
+  EXPECT_FALSE(c.accepts(got - static_cast<double>(c.a[n - 1]) * c.b[n - 1], depth));
 }
 
 TEST(Dot, ToleranceRejectsFloatAccumulation) {

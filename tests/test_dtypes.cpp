@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/dtypes.hpp"
@@ -103,6 +104,11 @@ TEST(Dtypes, Int8FmaPadsTheLastWord) {
   }
 }
 
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
 template <class T>
 void expect_cpu_omp_matches_serial() {
   using Out = typename Dtype<T>::fma_out;
@@ -112,21 +118,207 @@ void expect_cpu_omp_matches_serial() {
     auto y = y_ref;
     axpy_serial(x.data(), y_ref.data(), n);
     axpy_omp(x.data(), y.data(), n);
-    EXPECT_TRUE(within(y, y_ref, axpy_tolerance<T>())) << Dtype<T>::name << " axpy n=" << n;
+    EXPECT_TRUE(within(y, y_ref, axpy_tolerance<T>()))
+        << Dtype<T>::name << " axpy " << axpy_omp_path<T>() << " n=" << n;
 
     std::vector<Out> ref(fma_outputs<T>(n)), out(fma_outputs<T>(n));
     const int k = 64;  // the chain length does not change the code path; keep the test quick
     fma_serial(x.data(), ref.data(), n, k);
     poison(std::span<Out>(out));
     fma_omp(x.data(), out.data(), n, k);
-    EXPECT_TRUE(within(out, ref, fma_tolerance<T>())) << Dtype<T>::name << " fma n=" << n;
+    EXPECT_TRUE(within(out, ref, fma_tolerance<T>()))
+        << Dtype<T>::name << " fma " << fma_omp_path<T>() << " n=" << n;
   }
 }
 
-TEST(Dtypes, OmpMatchesSerialFp64) { expect_cpu_omp_matches_serial<double>(); }
-TEST(Dtypes, OmpMatchesSerialFp32) { expect_cpu_omp_matches_serial<float>(); }
-TEST(Dtypes, OmpMatchesSerialFp16) { expect_cpu_omp_matches_serial<f16>(); }
-TEST(Dtypes, OmpMatchesSerialInt8) { expect_cpu_omp_matches_serial<int8_t>(); }
+// Every version (common/cpu_isa.hpp) and every special path this machine has (F16C at avx2,
+// AVX512_FP16 and AVX512_VNNI at avx512 where present), on odd sizes that leave vector tails.
+template <class T>
+void expect_cpu_omp_matches_serial_at_every_level() {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    expect_cpu_omp_matches_serial<T>();
+  }
+}
+
+TEST(Dtypes, OmpMatchesSerialFp64) { expect_cpu_omp_matches_serial_at_every_level<double>(); }
+TEST(Dtypes, OmpMatchesSerialFp32) { expect_cpu_omp_matches_serial_at_every_level<float>(); }
+TEST(Dtypes, OmpMatchesSerialFp16) { expect_cpu_omp_matches_serial_at_every_level<f16>(); }
+TEST(Dtypes, OmpMatchesSerialInt8) { expect_cpu_omp_matches_serial_at_every_level<int8_t>(); }
+
+// The reference itself at every level: fp16 axpy (float multiply and add, no contraction) and
+// int8 (integers) give the baseline's bits; float chains use FMA at avx2 and avx512 (one
+// rounding a step, two on the baseline), within fma_tolerance of each other.
+TEST(Dtypes, SerialIsTheSameAtEveryLevel) {
+  IsaLimitGuard guard;
+  const std::size_t n = 4099;
+  const auto x = inputs<f16>(n, kSeed);
+  const auto y0 = inputs<f16>(n, kSeed + 1);
+  const auto xf = inputs<float>(n, kSeed);
+  const auto xi = inputs<int8_t>(n, kSeed);
+  cpu_isa::set_limit(cpu_isa::Level::baseline);
+  auto y_base = y0;
+  axpy_serial(x.data(), y_base.data(), n);
+  std::vector<float> f_base(n);
+  fma_serial(xf.data(), f_base.data(), n, 64);
+  std::vector<int32_t> i_base(fma_outputs<int8_t>(n));
+  fma_serial(xi.data(), i_base.data(), n, 64);
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    auto y = y0;
+    axpy_serial(x.data(), y.data(), n);
+    EXPECT_EQ(0, std::memcmp(y.data(), y_base.data(), n * sizeof(f16))) << cpu_isa::name(level);
+    std::vector<float> f(n);
+    fma_serial(xf.data(), f.data(), n, 64);
+    EXPECT_TRUE(within(f, f_base, fma_tolerance<float>())) << cpu_isa::name(level);
+    std::vector<int32_t> i(i_base.size());
+    fma_serial(xi.data(), i.data(), n, 64);
+    EXPECT_EQ(i, i_base) << cpu_isa::name(level);
+  }
+}
+
+// The F16C axpy computes what serial computes (float multiply, float add, round to half to
+// nearest-even): bit for bit, vector body and tail.
+TEST(Dtypes, F16cAxpyIsSerialBitForBit) {
+  IsaLimitGuard guard;
+  if (cpu_isa::host_level() < cpu_isa::Level::avx2) GTEST_SKIP() << "no AVX2/F16C on this CPU";
+  cpu_isa::set_limit(cpu_isa::Level::avx2);
+  ASSERT_EQ(axpy_omp_path<f16>(), "avx2 + f16c");
+  for (std::size_t n : test::edge_sizes()) {
+    const auto x = inputs<f16>(n, kSeed);
+    auto ref = inputs<f16>(n, kSeed + 1);
+    auto y = ref;
+    axpy_serial(x.data(), ref.data(), n);
+    axpy_omp(x.data(), y.data(), n);
+    EXPECT_EQ(0, std::memcmp(y.data(), ref.data(), n * sizeof(f16))) << n;
+  }
+}
+
+bool host_has_avx512(const char* feature) {
+  return cpu_isa::host_level() == cpu_isa::Level::avx512 && cpu_isa::has_feature(feature);
+}
+
+// The AVX512_FP16 paths. axpy: one rounding of the exact a*x + y, so within one half ulp of
+// serial's double rounding. fma: half chains against the float reference, within the bound
+// derived in fma_tolerance (116 u |x|, u = 2^-11) at the full chain length.
+TEST(Dtypes, Avx512Fp16PathsStayWithinTheirBounds) {
+  if (!host_has_avx512("avx512fp16")) GTEST_SKIP() << "no AVX512_FP16 on this CPU";
+  ASSERT_EQ(axpy_omp_path<f16>(), "avx512 + avx512fp16");
+  ASSERT_EQ(fma_omp_path<f16>(), "avx512 + avx512fp16");
+  const std::size_t n = 100003;
+  const auto x = inputs<f16>(n, kSeed);
+  auto ref = inputs<f16>(n, kSeed + 1);
+  auto y = ref;
+  axpy_serial(x.data(), ref.data(), n);
+  axpy_omp(x.data(), y.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float r = static_cast<float>(ref[i]);
+    ASSERT_LE(std::fabs(static_cast<float>(y[i]) - r), std::ldexp(std::fabs(r), -10) + 1e-7f)
+        << "axpy " << i;
+  }
+  std::vector<f16> got(n), want(n);
+  fma_serial(x.data(), want.data(), n, kChainLength);
+  poison(std::span<f16>(got));
+  fma_omp(x.data(), got.data(), n, kChainLength);
+  double worst = 0.0;  // error / (116 u |x|)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double err = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    const double bound = 116.0 * 0x1p-11 * std::fabs(static_cast<double>(x[i])) + 1e-6;
+    worst = std::max(worst, err / bound);
+  }
+  EXPECT_LE(worst, 1.0);
+  EXPECT_TRUE(within(got, want, fma_tolerance<f16>()));
+}
+
+// The AVX512_VNNI dp4a (vpdpbusd corrected from unsigned x signed bytes): exact, so equal to
+// serial, at the full chain length and on words padded past n.
+TEST(Dtypes, Avx512VnniFmaIsSerialExactly) {
+  if (!host_has_avx512("avx512vnni")) GTEST_SKIP() << "no AVX512_VNNI on this CPU";
+  ASSERT_EQ(fma_omp_path<int8_t>(), "avx512 + avx512vnni");
+  for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{127}, std::size_t{4099}}) {
+    const auto x = inputs<int8_t>(n, kSeed);
+    std::vector<int32_t> ref(fma_outputs<int8_t>(n)), out(fma_outputs<int8_t>(n));
+    fma_serial(x.data(), ref.data(), n, kChainLength);
+    poison(std::span<int32_t>(out));
+    fma_omp(x.data(), out.data(), n, kChainLength);
+    EXPECT_EQ(out, ref) << n;
+  }
+}
+
+// ---- Mutation tests: a bug of each new path must fail the bench's check. ----
+
+// fp16 fma: an output that lost one of its four chains (a register dropped from the sum, about
+// 4x off a value of 16x), on elements that are not tiny (|x| > 0.1: a chain of a tiny element
+// is inside the floor).
+TEST(DtypesMutation, Fp16FmaLostChainFails) {
+  const std::size_t n = 1001;
+  const auto x = inputs<f16>(n, kSeed);
+  std::vector<f16> ref(n);
+  fma_serial(x.data(), ref.data(), n, kChainLength);
+  std::vector<f16> got(n);
+  fma_omp(x.data(), got.data(), n, kChainLength);
+  ASSERT_TRUE(within(got, ref, fma_tolerance<f16>()));
+  for (std::size_t i : {std::size_t{0}, std::size_t{63}, std::size_t{64}, n - 1}) {
+    if (std::fabs(static_cast<float>(x[i])) < 0.1f) continue;
+    auto mutated = got;
+    mutated[i] = static_cast<f16>(static_cast<float>(got[i]) * 0.75f);  // 3 chains of 4
+    EXPECT_FALSE(within(mutated, ref, fma_tolerance<f16>())) << i;
+  }
+}
+
+// fp16 axpy: an element left as y0 (a masked-off tail lane) fails.
+TEST(DtypesMutation, Fp16AxpyUnwrittenElementFails) {
+  const std::size_t n = 1001;
+  const auto x = inputs<f16>(n, kSeed);
+  const auto y0 = inputs<f16>(n, kSeed + 1);
+  auto ref = y0, got = y0;
+  axpy_serial(x.data(), ref.data(), n);
+  axpy_omp(x.data(), got.data(), n);
+  ASSERT_TRUE(within(got, ref, axpy_tolerance<f16>()));
+  for (std::size_t i : {std::size_t{0}, std::size_t{992}, n - 1}) {
+    if (std::fabs(static_cast<float>(x[i])) < 0.1f) continue;
+    auto mutated = got;
+    mutated[i] = y0[i];
+    EXPECT_FALSE(within(mutated, ref, axpy_tolerance<f16>())) << i;
+  }
+}
+
+// int8 fma: a vpdpbusd step without the signed correction (the first operand's bytes taken as
+// unsigned) in one chain of one word changes the output; the exact check must see it.
+TEST(DtypesMutation, Int8UncorrectedUnsignedDotFails) {
+  const std::size_t n = 4 * 37;
+  const auto x = inputs<int8_t>(n, kSeed);
+  std::vector<int32_t> ref(fma_outputs<int8_t>(n)), got(fma_outputs<int8_t>(n));
+  const int k = 16;
+  fma_serial(x.data(), ref.data(), n, k);
+  fma_omp(x.data(), got.data(), n, k);
+  ASSERT_TRUE(within(got, ref, fma_tolerance<int8_t>()));
+  const std::size_t q = ref.size() - 1;  // the last word: a tail lane of the 32-word trip
+  std::uint32_t bits = 0;
+  for (int j = 0; j < 4; ++j)
+    bits |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(x[4 * q + j])) << (8 * j);
+  const auto w = static_cast<int32_t>(bits);
+  int32_t sum = 0;
+  for (int c = 0; c < kChains; ++c) {
+    int32_t v = w ^ (c * 0x01010101);
+    for (int s = 0; s < k; ++s) {
+      if (c == 0 && s == 0) {  // the mutated step: unsigned bytes of v
+        int32_t r = 1;
+        for (int j = 0; j < 4; ++j)
+          r += static_cast<std::uint8_t>(v >> (8 * j)) * static_cast<int8_t>(w >> (8 * j));
+        v = r;
+      } else {
+        v = dp4a(v, w, c + 1);
+      }
+    }
+    sum += v;
+  }
+  auto mutated = got;
+  mutated[q] = sum;
+  ASSERT_NE(sum, ref[q]) << "the mutation must change this word's output";
+  EXPECT_FALSE(within(mutated, ref, fma_tolerance<int8_t>()));
+}
 
 // The full chain length keeps fp16 within its tolerance of the float computation.
 TEST(Dtypes, Fp16ChainsStayNearFloat) {

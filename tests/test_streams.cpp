@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "cpu/streams.hpp"
 #include "tests/test_util.hpp"
@@ -49,6 +50,44 @@ TEST(Streams, OmpMatchesSerial) {
     EXPECT_TRUE(
         passes(compare(std::span<const float>(out), std::span<const float>(ref)), kTolerance))
         << n;
+  }
+}
+
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// Each version of serial and of the SIMD omp kernel (common/cpu_isa.hpp): every FMA rounds once
+// at every level, so all give the baseline serial's bits.
+TEST(Streams, EveryIsaLevelGivesTheSameBits) {
+  IsaLimitGuard guard;
+  for (std::size_t n : test::edge_sizes()) {
+    const auto in = inputs(n);
+    cpu_isa::set_limit(cpu_isa::Level::baseline);
+    const auto ref = reference(in, kFmaLight);
+    for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+      cpu_isa::set_limit(level);
+      EXPECT_EQ(reference(in, kFmaLight), ref) << "serial " << cpu_isa::name(level) << " n=" << n;
+      std::vector<float> out(n);
+      poison(std::span<float>(out));
+      omp(in.data(), out.data(), n, kFmaLight);
+      EXPECT_EQ(out, ref) << "omp " << cpu_isa::name(level) << " n=" << n;
+    }
+  }
+}
+
+// Mutation of the chain: one element (a vector tail's) one FMA short must fail the check.
+TEST(Streams, CheckCatchesAShortChain) {
+  const std::size_t n = 1001;
+  const auto in = inputs(n);
+  const auto ref = reference(in, kFmaLight);
+  for (std::size_t i : {std::size_t{0}, n - 1}) {
+    std::vector<float> mutated = ref;
+    mutated[i] = element(in[i], kFmaLight - 1);
+    EXPECT_FALSE(
+        passes(compare(std::span<const float>(mutated), std::span<const float>(ref)), kTolerance))
+        << i << " x=" << in[i];
   }
 }
 

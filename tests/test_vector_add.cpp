@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/vector_add.hpp"
@@ -39,6 +40,42 @@ TEST(VectorAdd, OmpMatchesSerial) {
     poison(std::span<float>(out));
     omp(c.a.data(), c.b.data(), out.data(), n);
     EXPECT_TRUE(passes(compare(std::span<const float>(out), std::span<const float>(c.ref)), kTolerance)) << n;
+  }
+}
+
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// Each version of the omp kernel (common/cpu_isa.hpp), on sizes that leave vector tails and
+// uneven thread slices: one correctly rounded add per element, so the same bits as serial.
+TEST(VectorAdd, OmpMatchesSerialAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t n : test::edge_sizes()) {
+      Case c(n);
+      std::vector<float> out(n);
+      poison(std::span<float>(out));
+      omp(c.a.data(), c.b.data(), out.data(), n);
+      EXPECT_EQ(out, c.ref) << cpu_isa::name(level) << " n=" << n;
+    }
+  }
+}
+
+// Mutation: the check the bench runs must catch a slice left unwritten (a partition bug) or a
+// last vector's tail dropped: one element of the poisoned output left as it was.
+TEST(VectorAdd, CheckCatchesAnUnwrittenElement) {
+  Case c(4099);
+  std::vector<float> out(c.a.size());
+  omp(c.a.data(), c.b.data(), out.data(), out.size());
+  for (std::size_t i : {std::size_t{0}, std::size_t{2049}, out.size() - 1}) {
+    std::vector<float> mutated = out;
+    poison(std::span<float>(mutated).subspan(i, 1));
+    EXPECT_FALSE(passes(compare(std::span<const float>(mutated), std::span<const float>(c.ref)),
+                        kTolerance))
+        << i;
   }
 }
 
