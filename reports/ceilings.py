@@ -91,7 +91,7 @@ class Roof:
 
     @property
     def label(self) -> str:
-        kind = {"measured": "measured", "datasheet": "datasheet",
+        kind = {"measured": f"measured {self.note}".strip(), "datasheet": "datasheet",
                 "native": f"native {self.note}".strip()}[self.kind]
         return f"{kind} {self.precision} {fmt_rate(self.value, self.unit)}"
 
@@ -112,6 +112,16 @@ def fmt_bandwidth(value: float | None) -> str:
 def _roof(context: dict, key: str, precision: str, kind: str, note: str = "") -> list[Roof]:
     value = an.context_number(context, key)
     return [Roof(precision, value, kind, note)] if value else []
+
+
+def _text(context: dict, key: str) -> str:
+    return str(context.get(key) or "").strip()
+
+
+def measured_at_active_isa(context: dict) -> bool:
+    """Runs since run-time dispatch measure cpu_roof_fp32_flops with the ISA level the kernels
+    run (cpu_roof_isa); before, with baseline SSE2 code, which dispatched kernels pass."""
+    return bool(_text(context, "cpu_roof_isa"))
 
 
 def native_isa(context: dict) -> str:
@@ -141,10 +151,13 @@ def compute_roofs(context: dict, side: str) -> list[Roof]:
         return (_roof(context, "cpu_roof_fp32_one_flops", "FP32", "measured")
                 + _roof(context, "cpu_roof_fp64_one_flops", "FP64", "measured"))
     isa = native_isa(context)
-    bf16_isa = str(context.get("cpu_roof_bf16_isa") or "").strip()
-    return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured")
-            + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured")
-            + _roof(context, "cpu_roof_bf16_flops", "BF16", "measured", bf16_isa)
+    level = _text(context, "cpu_roof_isa")
+    return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured", level)
+            + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured", level)
+            + _roof(context, "cpu_roof_bf16_flops", "BF16", "measured",
+                    _text(context, "cpu_roof_bf16_isa"))
+            + _roof(context, "cpu_roof_fp16_flops", "FP16", "measured",
+                    _text(context, "cpu_roof_fp16_isa"))
             + _roof(context, "cpu_roof_fp32_native_flops", "FP32", "native", isa)
             + _roof(context, "cpu_roof_fp64_native_flops", "FP64", "native", isa))
 
@@ -162,18 +175,22 @@ def top_roof(context: dict, side: str) -> Roof | None:
 def precision_roof(context: dict, side: str, precision: str, tensor: bool = False
                    ) -> Roof | None:
     """The roof of one precision ("fp32", "bf16", ...) on one side, or None when the run did
-    not measure it. The CPU's FP32/FP64 roof is the native (best-ISA) figure where the run has
-    one: files before run-time dispatch measured `cpu_roof_fp32_flops` with baseline SSE2 code,
-    which the dispatched kernels pass (newer files measure it at the active ISA). FP16 on the
-    GPU: the tensor-core roof for a library row (tensor=True) where measured, else the CUDA
-    cores'."""
+    not measure it. The CPU's FP32/FP64 roof: the measured one where the run measured it at the
+    ISA level its kernels run (cpu_roof_isa); in files before that, the native (best-ISA)
+    figure where there is one, since their `cpu_roof_fp32_flops` is baseline SSE2 code, which
+    the dispatched kernels pass. FP16 on the GPU: the tensor-core roof for a library row
+    (tensor=True) where measured, else the CUDA cores'."""
     wanted = precision.upper()
     roofs = compute_roofs(context, side)
     if side == "gpu" and wanted == "FP16" and tensor:
         same = [r for r in roofs if r.precision == FP16_TENSOR]
         if same:
             return same[0]
-    for kind in (("native", "measured") if side == "cpu_all" else ("measured",)):
+    order = ("measured",)
+    if side == "cpu_all":
+        order = (("measured", "native") if measured_at_active_isa(context)
+                 else ("native", "measured"))
+    for kind in order:
         same = [r for r in roofs if r.precision == wanted and r.kind == kind]
         if same:
             return same[0]

@@ -226,10 +226,21 @@ def roofs_table(context: dict) -> Table | None:
 
 def roofs_note(context: dict) -> str | None:
     """Why a roof is missing, when the run said why."""
+    notes = []
     why = context.get("cpu_roof_native_why_not")
     if not ce.native_isa(context) and why:
-        return f"CPU native roof: not measured ({why})."
-    return None
+        notes.append(f"CPU native roof: not measured ({why}).")
+    for precision in ("bf16", "fp16"):
+        why = context.get(f"cpu_roof_{precision}_why_not")
+        if why and not context.get(f"cpu_roof_{precision}_flops"):
+            notes.append(f"CPU {precision.upper()} roof: not measured ({why}).")
+    level = ce._text(context, "cpu_roof_isa")
+    baseline = an.context_number(context, "cpu_roof_fp32_baseline_flops")
+    if level and baseline:
+        notes.append(f"The CPU roofs are measured at the ISA level the kernels run ({level}); "
+                     f"the same FP32 loop at the x86-64 baseline (SSE2) reaches "
+                     f"{ce.fmt_rate(baseline)}.")
+    return " ".join(notes) or None
 
 
 # ----------------------------------------------------------------- CPU vs GPU

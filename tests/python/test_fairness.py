@@ -263,3 +263,22 @@ def test_detail_tables_show_each_cpu_rows_isa(side_run, gpu_run):
     assert isa["onednn_bf16"] == "brg:avx512_core_amx_bf16 (bf16)"
     # A file before run-time dispatch keeps its columns.
     assert "CPU ISA" not in result_tables(gpu_run.rows)[0][1].headers
+
+
+def test_cpu_roof_at_the_active_isa_wins_over_native_in_new_files():
+    """cpu_roof_isa marks a run whose cpu_roof_fp32_flops was measured at the ISA level the
+    kernels run: that roof; older files' is baseline SSE2, so their native one."""
+    new = {"cpu_roof_fp32_flops": "1.1e12", "cpu_roof_isa": "avx512",
+           "cpu_roof_fp32_native_flops": "1.2e12", "cpu_roof_fp32_baseline_flops": "2.3e11",
+           "cpu_roof_bf16_flops": "6e12", "cpu_roof_bf16_isa": "amx",
+           "cpu_roof_fp16_why_not": "no AVX512_FP16"}
+    roof = ce.precision_roof(new, "cpu_all", "fp32")
+    assert (roof.kind, roof.value, roof.label) == ("measured", 1.1e12,
+                                                   "measured avx512 FP32 1.1 TFLOP/s")
+    old = {k: v for k, v in new.items() if k != "cpu_roof_isa"}
+    assert ce.precision_roof(old, "cpu_all", "fp32").kind == "native"
+    assert ce.precision_roof(new, "cpu_all", "bf16").label == "measured amx BF16 6 TFLOP/s"
+    from reports.tables import roofs_note
+    note = roofs_note(new)
+    assert "CPU FP16 roof: not measured (no AVX512_FP16)." in note
+    assert "(SSE2) reaches 230 GFLOP/s" in note
