@@ -13,7 +13,8 @@ revision more than once. So:
       the user gives one and the row is in at least two of its runs;
     - its kind's between-run noise: from the baseline's rows of that kind when there are enough
       of them, else the kind's default below;
-    - the row's within-run spread (relative stdev of its samples, the larger of A's and B's).
+    - the row's within-run spread (relative stdev of its samples, the larger of A's and B's),
+      when the baseline did not measure the row (a proxy, see below).
 
 noise is the standard deviation of log(B/A) between two runs of identical code (for small values
 the relative difference). k = 3 puts the threshold at three standard deviations: a row of
@@ -163,8 +164,10 @@ class NoiseModel:
         if a.name in self.row_noise:
             noise, runs = self.row_noise[a.name]
             candidates.append((noise, f"baseline: this row in {runs} runs"))
-        spread = max(within_run_spread(a), within_run_spread(b) if b is not None else 0.0)
-        candidates.append((spread, "within-run spread"))
+        else:
+            # No measurement of this row's between-run noise: its within-run spread stands in.
+            spread = max(within_run_spread(a), within_run_spread(b) if b is not None else 0.0)
+            candidates.append((spread, "within-run spread"))
         noise, source = max(candidates, key=lambda c: c[0])
         value = self.k * noise
         if value <= self.floor:
@@ -174,8 +177,8 @@ class NoiseModel:
     def describe(self) -> str:
         """One paragraph for the report: what the thresholds rest on."""
         text = (f"Practical threshold per row: max({self.floor:.0%}, {self.k:g} × the row's "
-                "between-run noise), the noise being the largest of its kind's, its own in the "
-                "baseline, and its within-run spread. ")
+                "between-run noise), the noise being the larger of its kind's and its own in the "
+                "baseline (its within-run spread where the baseline lacks it). ")
         if self.baseline_runs:
             measured = ", ".join(f"{kind} {noise:.1%} ({rows} rows)"
                                  for kind, (noise, rows) in sorted(self.kind_noise.items()))
