@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/black_scholes.hpp"
@@ -62,6 +63,87 @@ TEST(BlackScholes, Fp32MatchesReference) {
     EXPECT_TRUE(passes(c.check(call.data(), put.data()), kTolerance)) << "serial_fp32 n=" << n;
     EXPECT_TRUE(passes(c.check(call2.data(), put2.data()), kTolerance)) << "omp n=" << n;
   }
+}
+
+// ---- The omp rows at every ISA level this machine runs. ----
+// Each level is its own compiled body (libmvec's entry point, the blends, the FMA contraction and
+// the remainder loop differ), so each is checked, at sizes that are not multiples of any vector
+// width (1, 3, 17, 1000, 4099, 2^16 + 7) and thread counts that leave uneven slices.
+
+using Fp32Impl = void (*)(const float*, const float*, const float*, float*, float*, std::size_t);
+
+// Restores "no limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+std::vector<std::size_t> odd_sizes() { return {1, 3, 17, 1000, 4099, (1u << 16) + 7}; }
+
+// Prices the case with impl at the active level, outputs poisoned first (NaN where not written).
+ErrorStats run_checked(Fp32Impl impl, const Case& c, bool swap_outputs = false,
+                       bool swap_spot_strike = false) {
+  std::vector<float> call(c.n), put(c.n);
+  poison(std::span<float>(call));
+  poison(std::span<float>(put));
+  const float* s = swap_spot_strike ? c.strike.data() : c.spot.data();
+  const float* x = swap_spot_strike ? c.spot.data() : c.strike.data();
+  impl(s, x, c.years.data(), swap_outputs ? put.data() : call.data(),
+       swap_outputs ? call.data() : put.data(), c.n);
+  return c.check(call.data(), put.data());
+}
+
+TEST(BlackScholesCpu, OmpAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (auto [impl, label] :
+         {std::pair<Fp32Impl, const char*>{omp, "omp"}, {omp_erfc, "omp_erfc"}}) {
+      double worst = 0;
+      for (std::size_t n : odd_sizes()) {
+        const Case c(n);
+        const ErrorStats e = run_checked(impl, c);
+        EXPECT_TRUE(passes(e, kTolerance)) << label << " " << cpu_isa::name(level) << " n=" << n
+                                           << ": " << describe(e, kTolerance);
+        worst = std::fmax(worst, e.max_abs);
+      }
+      RecordProperty(std::string(label) + "_max_abs_" + cpu_isa::name(level),
+                     std::to_string(worst));
+    }
+  }
+}
+
+// Mutations of the vectorized rows themselves, at every level: outputs swapped (call written to
+// put) and spot and strike swapped (an argument-order bug) each fail the check.
+TEST(BlackScholesCpu, OmpMutationsFailAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  const Case c(1000);
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (Fp32Impl impl : {omp, omp_erfc}) {
+      EXPECT_FALSE(passes(run_checked(impl, c, true, false), kTolerance)) << cpu_isa::name(level);
+      EXPECT_FALSE(passes(run_checked(impl, c, false, true), kTolerance)) << cpu_isa::name(level);
+    }
+  }
+}
+
+// omp's polynomial CDF (A&S 26.2.17) against erfc in float64, scalar, where it matters most: at
+// the money (spot = strike, |d| < 0.7, both CDFs far from 0 and 1) the price's error is the
+// CDF's 7.5e-8 times the terms (S + D <= $60 here) plus float32 rounding: under $2e-5, a fifth of
+// the bound.
+TEST(BlackScholesCpu, PolynomialCdfMatchesErfcAtTheMoney) {
+  std::vector<float> s, x, t;
+  for (float spot : {5.f, 17.f, 30.f})
+    for (float years = kYearsLo; years <= kYearsHi; years += 0.25f) {
+      s.push_back(spot);
+      x.push_back(spot);
+      t.push_back(years);
+    }
+  std::vector<double> rc(s.size()), rp(s.size());
+  serial(s.data(), x.data(), t.data(), rc.data(), rp.data(), s.size());
+  std::vector<float> c(s.size()), p(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) price_fp32_vector(s[i], x[i], t[i], c[i], p[i]);
+  const ErrorStats e = compare_prices(c.data(), p.data(), rc.data(), rp.data(), s.size());
+  EXPECT_LT(e.max_abs, 2e-5) << describe(e, kTolerance);
 }
 
 TEST(BlackScholes, SwappedOutputsFail) {
