@@ -47,6 +47,9 @@ inline double row(std::int64_t i, std::int64_t m) {
 
 // results has n elements; m inner iterations per element.
 void serial(double* results, std::size_t n, std::size_t m);
+// Threads over blocks of 64 rows, each block vectorized across its rows at the host's best ISA
+// level (cpu/nested_loop.cpp): every row still adds its M terms in row()'s order, so the result
+// is row()'s to the FMA contraction, and the N*M work is all done (no closed form, no reordering).
 void omp(double* results, std::size_t n, std::size_t m);
 
 }  // namespace tb::nested_loop

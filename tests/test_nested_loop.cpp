@@ -3,6 +3,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/validate.hpp"
 #include "cpu/nested_loop.hpp"
 #include "tests/test_util.hpp"
@@ -46,6 +47,60 @@ TEST(NestedLoop, OmpMatchesSerial) {
     EXPECT_TRUE(
         passes(compare(std::span<const double>(out), std::span<const double>(ref)), kTolerance))
         << n;
+  }
+}
+
+// Restores "no limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// omp at every ISA level this machine runs (each a separately compiled body), at sizes around its
+// 64-row blocks (63, 64, 65: a partial block, exactly one, one row over) and odd ones, and with
+// M != N (the inner count is its own argument).
+TEST(NestedLoopCpu, OmpAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  std::vector<std::size_t> ns = {1, 3, 17, 63, 64, 65, 1000, 4099};
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t n : ns)
+      for (std::size_t m : {n, n / 2 + 1}) {
+        std::vector<double> ref(n), out(n);
+        serial(ref.data(), n, m);
+        poison(std::span<double>(out));
+        omp(out.data(), n, m);
+        const ErrorStats e = compare(std::span<const double>(out), std::span<const double>(ref));
+        EXPECT_TRUE(passes(e, kTolerance))
+            << cpu_isa::name(level) << " n=" << n << " m=" << m << ": " << describe(e, kTolerance);
+      }
+  }
+}
+
+// Mutations the check must catch, each a bug the blocked kernel could have: one term lost or
+// one extra (the j loop one short or one long), a row of the next block written into this one
+// (off by one at a block edge), and one row left at the poison.
+TEST(NestedLoopCpu, MutationsFail) {
+  IsaLimitGuard guard;
+  const std::size_t n = 1000;
+  const std::vector<double> ref = reference(n);
+  const auto fails = [&](const std::vector<double>& got) {
+    return !passes(compare(std::span<const double>(got), std::span<const double>(ref)), kTolerance);
+  };
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    std::vector<double> out(n);
+    omp(out.data(), n, n - 1);
+    EXPECT_TRUE(fails(out)) << cpu_isa::name(level) << " one term short";
+    omp(out.data(), n, n + 1);
+    EXPECT_TRUE(fails(out)) << cpu_isa::name(level) << " one term long";
+    omp(out.data(), n, n);
+    EXPECT_FALSE(fails(out)) << cpu_isa::name(level);
+    std::vector<double> shifted = out;
+    shifted[63] = out[64];
+    EXPECT_TRUE(fails(shifted)) << cpu_isa::name(level) << " block edge";
+    std::vector<double> dropped = out;
+    poison(std::span<double>(dropped).subspan(n - 1, 1));
+    EXPECT_TRUE(fails(dropped)) << cpu_isa::name(level) << " last row";
   }
 }
 
