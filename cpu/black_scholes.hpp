@@ -78,9 +78,10 @@ inline WorkModel work(std::size_t n) {
 // Stegun 26.2.17, absolute error < 7.5e-8), and two identities save work: S phi(d1) = D phi(d2)
 // (exact for d2 = d1 - vol sqrt(T)), so one exp gives both tails already scaled, and
 // t1 = A2 / (A1 A2), t2 = A1 / (A1 A2), one division for both.
-// Why this CDF rather than erfcf on the CPU too: two libmvec erfcf calls cost more than the whole
-// rest of the option (measured in the comment of omp, cpu/black_scholes.cpp), and the polynomial
-// is what the GPU's fastest row runs, so the FP32 rows compare one algorithm.
+// Why this CDF rather than erfcf on the CPU too: with libmvec's erfcf the option takes ~1.7x as
+// long at AVX-512 (omp_erfc; measured in the comment of omp, cpu/black_scholes.cpp), enough to
+// leave the memory's pace on 16 cores, and the polynomial is what the GPU's fastest row (cuda)
+// runs, so the two FP32 rows compare one algorithm (omp_erfc pairs with cuda_erfc).
 // Error, beside the header's bound above: the CDF's 7.5e-8 on the S and D tails (S <= 30,
 // D <= 100) adds < 1e-5; libmvec's logf and expf are within 4 ulp (glibc's manual): an error in
 // log(S/X) moves d1 and d2 together, which moves the price by (S phi(d1) - D phi(d2)) e = 0 to
