@@ -66,6 +66,15 @@ void generate_omp(std::int32_t* out, std::size_t n, std::uint64_t seed, Sample s
 // of kSearched means u is at or past the last searched threshold: those lanes (P(X >= 15) =
 // 2.3e-4 at rate 5; every lane at rates far above 5, where this kernel stays correct but is no
 // faster) take the scalar guided walk afterwards, from the uniform kept in a side array.
+//
+// Where it should land on the target (16 cores of an Emerald Rapids Xeon, 100M samples): the
+// AVX-512 loop is 30 instructions for 8 samples, ~21 of them on the two 512-bit ALU ports (the
+// permutes and mask compares all on port 5), so >= ~1.3 cycles a sample: ~2.7 ms of compute on
+// 16 cores at 3 GHz, under the ~4.4 ms that writing the 400 MB takes at the measured write
+// ceiling (85-95 GB/s). Expected ~5 ms, write-bound, against 22.5 ms for the old omp row and the
+// 12 ms target. Measured on the 2-vCPU build machine (load average 11-16 from other builds:
+// ratios only, not results), one thread, 10M samples: serial 9-13 ns a sample, this kernel 4.5
+// (AVX-512), 12.5 (AVX2), 11 (baseline); in CPU time (perf stat, user) 1.7 against 3.6 ns.
 constexpr std::size_t kLaneBatch = 1024;  // s0, s1, u: 24 KiB, in L1 with room to spare
 constexpr int kSearched = 15;             // 4 halvings decide among 16 counts: 0 .. 15
 static_assert(kSearched < kTableSize);
@@ -143,7 +152,61 @@ typedef std::int32_t I32x8 __attribute__((vector_size(32)));
   }
   return any;
 }
-TB_ISA_CLONES(sample_row_isa, sample_row)
+TB_ISA_CLONES(sample_row_search_isa, sample_row)
+
+// The same count by compare-and-add over the kSearched thresholds, for the AVX2 version:
+// without AVX-512's two-register permute, GCC lowers the search's __builtin_shuffle lane by lane
+// (measured here, one thread: 100 ns a sample at AVX2, against 9-13 for the serial walk); this
+// loop it vectorises with compares and adds (13 ns: AVX2 has no unsigned 64-bit compare, each
+// one is a sign flip and a signed compare).
+[[gnu::always_inline]] inline bool sample_row_count(LaneBatch* b, std::int32_t* out, std::size_t m,
+                                                    const std::uint64_t* thr) {
+  std::uint64_t t[kSearched];
+  for (int q = 0; q < kSearched; ++q) t[q] = thr[q];
+  std::uint64_t unresolved = 0;  // 64-bit, as k: one lane width in the whole loop
+#pragma omp simd reduction(+ : unresolved)
+  for (std::size_t j = 0; j < m; ++j) {
+    rng::Xoroshiro128p s{b->s0[j], b->s1[j]};
+    const std::uint64_t u = rng::next53(s);
+    b->s0[j] = s.s0;
+    b->s1[j] = s.s1;
+    std::uint64_t k = 0;
+    for (int q = 0; q < kSearched; ++q) k += u >= t[q] ? 1 : 0;
+    out[j] = static_cast<std::int32_t>(k);
+    b->u[j] = u;
+    unresolved += k == kSearched ? 1 : 0;
+  }
+  return unresolved > 0;
+}
+TB_ISA_CLONES(sample_row_count_isa, sample_row_count)
+
+// The baseline (SSE2) has no 64-bit compare at all: emulated, the count ran at 24 ns a sample,
+// twice the serial walk. There each lane takes the serial algorithm (the guided walk), whose
+// answer is final: nothing is left to resolve.
+bool sample_row_walk(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTable& table) {
+  for (std::size_t j = 0; j < m; ++j) {
+    rng::Xoroshiro128p s{b->s0[j], b->s1[j]};
+    out[j] = sample_fast(s, table.thr, table.guide, table.tail);
+    b->s0[j] = s.s0;
+    b->s1[j] = s.s1;
+  }
+  return false;
+}
+
+// The search where AVX-512 runs, the count at AVX2, the walk at the baseline.
+bool sample_row_isa(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTable& table) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  switch (cpu_isa::active_level()) {
+    case cpu_isa::Level::avx512:
+      return sample_row_search_isa_avx512(b, out, m, table.thr);
+    case cpu_isa::Level::avx2:
+      return sample_row_count_isa_avx2(b, out, m, table.thr);
+    default:
+      break;
+  }
+#endif
+  return sample_row_walk(b, out, m, table);
+}
 
 // The lanes whose count reached kSearched: their k is at least that; the guided walk (the
 // reference's inverse_fast, from the same u) gives it exactly.
@@ -168,7 +231,7 @@ void sample_streams(std::int32_t* out, std::size_t n, std::uint64_t seed, std::u
       auto m = static_cast<std::size_t>(end - b);
       if (fault == OmpFault::tail_dropped) m -= m % 8;
       std::int32_t* row = out + base + b;
-      if (sample_row_isa(&batch, row, m, table.thr) && fault != OmpFault::no_fallback)
+      if (sample_row_isa(&batch, row, m, table) && fault != OmpFault::no_fallback)
         resolve_row(batch, row, m, table);
     }
   }
