@@ -2,7 +2,9 @@
 // add per term); bytes model 3 * 4 * n^2 (read A and B once, write C once: the minimum, so
 // bytes_per_second is a floor, not the traffic). n = 1024 (the article's; 12 MiB, inside the
 // GPU's L2) and 4096 (192 MiB). Every variant is checked against a float64 reference with a
-// tolerance that grows with n (see cpu/sgemm.hpp).
+// tolerance that grows with n (see cpu/sgemm.hpp). Every row records its `precision` (fp32,
+// tf32, bf16): the report pairs CPU and GPU rows of the same precision, and holds each to the
+// roof of its own.
 #include "cpu/sgemm.hpp"
 
 #include <algorithm>
@@ -12,6 +14,9 @@
 #include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
+#include "common/row_fields.hpp"
+#include "cpu/blas.hpp"
+#include "cpu/sgemm_libs.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/sgemm.hpp"
@@ -43,11 +48,17 @@ HostData& host_data(std::size_t n) {
   return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
+// The row field the report pairs rows by (cpu/sgemm.hpp has each precision's tolerance).
+void set_precision(const char* precision) {
+  set_row_field(current_benchmark(), "precision", precision);
+}
+
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 
 // serial / omp: one n x n product per iteration, wall-clock time.
 void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+    set_precision("fp32");
     HostData& d = host_data(n);
     const bool ok = validate_once(state, tolerance(n), [&] {
       poison(d.out.span());
@@ -62,26 +73,115 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
   });
 }
 
+// openblas: cblas_sgemm on all OpenMP threads, with the kernels OpenBLAS was told to use
+// (cpu/blas.hpp); the row's cpu_isa names them. Skips, with the loader's reason, without it.
+void add_openblas(const RunConfig& cfg, std::size_t n) {
+  const auto name = bench_name("sgemm", "openblas", {{"n", n}, {"threads", omp_threads()}});
+  add_cpu_benchmark(cfg, name, [n](benchmark::State& state) {
+    set_precision("fp32");
+    std::string why;
+    const blas::OpenBlas* lib = blas::openblas(why);
+    if (!lib) {
+      skip(state, why);
+      return;
+    }
+    set_row_field(current_benchmark(), "cpu_isa", "openblas " + lib->corename);
+    HostData& d = host_data(n);
+    const bool ok = validate_once(state, tolerance(n), [&] {
+      poison(d.out.span());
+      openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n);
+      return check(d.out.span(), d.ref);
+    });
+    if (!ok) return;
+    measure_cpu(state, [&] { openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n); });
+    set_work(state, work(n), Side::cpu);
+  });
+}
+
+// A oneDNN matmul of one size and its inputs: the primitive is created, and for BF16 the inputs
+// rounded (to_bf16, in parallel: first touch by the threads that read them), outside every timed
+// region, once per size.
+struct OnednnData {
+  OnednnMatmul matmul;
+  HostArray<std::uint16_t> a16, b16;  // empty for FP32
+  OnednnData(const HostData& h, bool bf16)
+      : matmul(h.n, bf16), a16(bf16 ? h.n * h.n : 0), b16(bf16 ? h.n * h.n : 0) {
+    const auto count = static_cast<std::int64_t>(a16.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      a16[i] = to_bf16(h.a[i]);
+      b16[i] = to_bf16(h.b[i]);
+    }
+  }
+};
+
+OnednnData& onednn_data(std::size_t n, bool bf16) {
+  // One slot per precision, in one group: only one primitive and its inputs alive at a time.
+  static SingleSlot<std::size_t, OnednnData> f32_slot("sgemm_onednn"), bf16_slot("sgemm_onednn");
+  const double extra = bf16 ? 2.0 * sizeof(std::uint16_t) * n * n : 0.0;
+  return (bf16 ? bf16_slot : f32_slot).get(n, {.host_bytes = extra}, [n, bf16] {
+    return OnednnData(host_data(n), bf16);
+  });
+}
+
+// onednn (FP32 inputs) and onednn_bf16 (inputs rounded to BF16, FP32 accumulation and output:
+// AMX where the CPU has it, oneDNN's choice): the row's cpu_isa is the implementation oneDNN
+// chose. BF16 is validated with check_bf16 (cpu/sgemm.hpp: the input rounding's allowance).
+void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
+  const auto name = bench_name("sgemm", bf16 ? "onednn_bf16" : "onednn",
+                               {{"n", n}, {"threads", omp_threads()}});
+  add_cpu_benchmark(cfg, name, [n, bf16](benchmark::State& state) {
+    set_precision(bf16 ? "bf16" : "fp32");
+    if (!onednn_unavailable_reason().empty()) {
+      skip(state, onednn_unavailable_reason());
+      return;
+    }
+    HostData& h = host_data(n);
+    OnednnData& d = onednn_data(n, bf16);
+    set_row_field(current_benchmark(), "cpu_isa", "onednn " + d.matmul.impl());
+    const void* a = bf16 ? static_cast<const void*>(d.a16.data()) : h.a.data();
+    const void* b = bf16 ? static_cast<const void*>(d.b16.data()) : h.b.data();
+    const bool ok = validate_once(state, bf16 ? tolerance_bf16(n) : tolerance(n), [&] {
+      poison(h.out.span());
+      d.matmul.run(a, b, h.out.data());
+      return bf16 ? check_bf16(h.out.span(), h.ref) : check(h.out.span(), h.ref);
+    });
+    if (!ok) return;
+    measure_cpu(state, [&] { d.matmul.run(a, b, h.out.data()); });
+    set_work(state, work(n), Side::cpu);
+  });
+}
+
 #if TWINBENCH_HAVE_CUDA
 struct DeviceData {
   Stream stream;
   DeviceBuffer<float> a, b, c;
+  DeviceBuffer<std::uint16_t> a16, b16;  // a and b rounded to BF16 (the cublas_bf16 rows)
   PinnedBuffer<float> ha, hb, hc;
   // Created on first use (outside every timed region), once per size, bound to `stream`.
   std::unique_ptr<gpu::CublasSgemm> cublas, cublas_tf32;
   explicit DeviceData(const HostData& h)
-      : a(h.n * h.n), b(h.n * h.n), c(h.n * h.n), ha(h.n * h.n), hb(h.n * h.n), hc(h.n * h.n) {
+      : a(h.n * h.n),
+        b(h.n * h.n),
+        c(h.n * h.n),
+        a16(h.n * h.n),
+        b16(h.n * h.n),
+        ha(h.n * h.n),
+        hb(h.n * h.n),
+        hc(h.n * h.n) {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
 };
 
-// Device a, b, c and pinned ha, hb, hc (n^2 floats each), plus the two cuBLAS handles the
-// struct creates on first use: each takes a default workspace (32 MiB on Hopper) and some state.
+// Device a, b, c and pinned ha, hb, hc (n^2 floats each), device a16, b16 (n^2 bf16 each), plus
+// the two cuBLAS handles the struct creates on first use: each takes a default workspace (32 MiB
+// on Hopper) and some state.
 Footprint device_footprint(std::size_t n) {
   constexpr double kCublasHandles = 2.0 * (32 << 20);
   const double bytes = 3.0 * sizeof(float) * n * n;
-  return {.host_bytes = bytes, .device_bytes = bytes + kCublasHandles};
+  const double bf16_inputs = 2.0 * sizeof(std::uint16_t) * n * n;
+  return {.host_bytes = bytes, .device_bytes = bytes + bf16_inputs + kCublasHandles};
 }
 
 DeviceData& device_data(std::size_t n) {
@@ -89,7 +189,11 @@ DeviceData& device_data(std::size_t n) {
   return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
 }
 
-GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute, bool tf32 = false) {
+// The inputs a row's GEMM reads, and the check its result gets (cpu/sgemm.hpp).
+enum class Precision { fp32, tf32, bf16 };
+
+GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute,
+                 Precision precision = Precision::fp32) {
   const HostData& h = host_data(n);
   const std::size_t count = n * n;
   return {
@@ -98,17 +202,30 @@ GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute, bo
             poison_device(d.c, d.stream);
             poison(d.hc.span());
           },
+      // BF16 rows round the uploaded inputs on the device: outside the timed region in kernel
+      // mode, inside it in e2e (which starts from the same FP32 host data as every other row).
       .upload =
-          [&d, count] {
+          [&d, count, precision] {
             copy_to_device(d.a.data(), d.ha.data(), count, d.stream);
             copy_to_device(d.b.data(), d.hb.data(), count, d.stream);
+            if (precision == Precision::bf16) {
+              gpu::round_to_bf16(d.a.data(), d.a16.data(), count, d.stream);
+              gpu::round_to_bf16(d.b.data(), d.b16.data(), count, d.stream);
+            }
           },
       .compute = std::move(compute),
       .download = [&d, count] { copy_to_host(d.hc.data(), d.c.data(), count, d.stream); },
       .check =
-          [&d, &h, tf32] {
+          [&d, &h, precision] {
             const std::span<const float> got(d.hc.span());
-            return tf32 ? check_tf32(got, h.ref) : check(got, h.ref);
+            switch (precision) {
+              case Precision::tf32:
+                return check_tf32(got, h.ref);
+              case Precision::bf16:
+                return check_bf16(got, h.ref);
+              default:
+                return check(got, h.ref);
+            }
           },
   };
 }
@@ -123,6 +240,7 @@ void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, B
   const auto name =
       bench_name("sgemm", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    set_precision("fp32");
     if (supported && !supported(block)) {
       skip(state, impl +
                       " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
@@ -147,6 +265,7 @@ void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
       bench_name("sgemm", "cuda_optimized",
                  {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    set_precision("fp32");
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n] {
                     gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
@@ -162,6 +281,7 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
   const auto name =
       bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
   add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    set_precision(tf32 ? "tf32" : "fp32");
     if (!gpu::cublas_unavailable_reason().empty()) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
@@ -173,8 +293,34 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
     run_gpu_modes(
         state, mode, d.stream, tf32 ? tolerance_tf32(n) : tolerance(n),
         stages(
-            d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); }, tf32));
+            d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); },
+            tf32 ? Precision::tf32 : Precision::fp32));
     state.counters["tf32"] = tf32 ? 1 : 0;
+    set_work(state, work(n), Side::gpu);
+  });
+}
+
+// cublas_bf16: cublasGemmEx on BF16 inputs (rounded on the device, see stages()), FP32
+// accumulation and output, on the tensor cores: the peer of the CPU's onednn_bf16 row. It runs
+// on the FP32 row's handle (the math mode does not apply to BF16 inputs).
+void add_cublas_bf16(const RunConfig& cfg, std::size_t n, Mode mode) {
+  const auto name = bench_name("sgemm", "cublas_bf16", {{"n", n}, {"mode", mode_name(mode)}});
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    set_precision("bf16");
+    if (!gpu::cublas_unavailable_reason().empty()) {
+      skip(state, gpu::cublas_unavailable_reason());
+      return;
+    }
+    DeviceData& d = device_data(n);
+    if (!d.cublas) d.cublas = std::make_unique<gpu::CublasSgemm>(d.stream, false);
+    const gpu::CublasSgemm& handle = *d.cublas;
+    run_gpu_modes(state, mode, d.stream, tolerance_bf16(n),
+                  stages(
+                      d, n,
+                      [&d, &handle, n] {
+                        handle.run_bf16(d.a16.data(), d.b16.data(), d.c.data(), n);
+                      },
+                      Precision::bf16));
     set_work(state, work(n), Side::gpu);
   });
 }
@@ -184,6 +330,9 @@ void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
     if (n <= kSerialMaxSize) add_cpu(cfg, bench_name("sgemm", "serial", {{"n", n}}), n, serial);
     add_cpu(cfg, bench_name("sgemm", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+    add_openblas(cfg, n);
+    add_onednn(cfg, n, false);
+    add_onednn(cfg, n, true);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (Block2 block : blocks_2d(cfg, mode)) {
@@ -195,6 +344,7 @@ void register_benchmarks(const RunConfig& cfg) {
       add_cuda_optimized(cfg, n, mode);
       add_cublas(cfg, n, mode, false);
       add_cublas(cfg, n, mode, true);
+      add_cublas_bf16(cfg, n, mode);
     }
 #endif
   }

@@ -4,19 +4,22 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/cpu_isa.hpp"
+
 namespace tb::sgemm {
 namespace {
 
-// Blocks sized for a per-core L2 of >= 1 MiB: a kBlockK x kBlockJ panel of B (128 KiB) is
-// reused by the kBlockI rows of A a thread owns, whose C block (kBlockI x kBlockJ, 32 KiB)
-// stays in L1/L2 while k runs.
+// The float64 reference's blocks, sized for a per-core L2 of >= 1 MiB: a kBlockK x kBlockJ panel
+// of B is reused by the kBlockI rows of A a thread owns, whose C block stays in L1/L2 while k
+// runs. (The omp variant is in cpu/sgemm_omp.cpp.)
 constexpr std::int64_t kBlockI = 32;
 constexpr std::int64_t kBlockK = 128;
 constexpr std::int64_t kBlockJ = 256;
 
-}  // namespace
-
-void serial(const float* a, const float* b, float* c, std::size_t n) {
+// The serial loop, compiled once per ISA level (its j loop vectorises; the algorithm and each
+// element's summation order are the plain loop's).
+[[gnu::always_inline]] inline void serial_body(const float* a, const float* b, float* c,
+                                               std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     float* ci = c + i * n;
     for (std::size_t j = 0; j < n; ++j) ci[j] = 0.f;
@@ -27,32 +30,11 @@ void serial(const float* a, const float* b, float* c, std::size_t n) {
     }
   }
 }
+TB_ISA_CLONES(serial_isa, serial_body)
 
-void omp(const float* a, const float* b, float* c, std::size_t n) {
-  const auto nn = static_cast<std::int64_t>(n);
-  // Each thread owns whole row blocks of C, so no two threads write the same element and the
-  // sum over k runs in the same order as the serial loop's.
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i0 = 0; i0 < nn; i0 += kBlockI) {
-    const std::int64_t i1 = std::min(i0 + kBlockI, nn);
-    for (std::int64_t i = i0; i < i1; ++i) std::fill(c + i * nn, c + (i + 1) * nn, 0.f);
-    for (std::int64_t k0 = 0; k0 < nn; k0 += kBlockK) {
-      const std::int64_t k1 = std::min(k0 + kBlockK, nn);
-      for (std::int64_t j0 = 0; j0 < nn; j0 += kBlockJ) {
-        const std::int64_t j1 = std::min(j0 + kBlockJ, nn);
-        for (std::int64_t i = i0; i < i1; ++i) {
-          float* __restrict__ ci = c + i * nn;
-          for (std::int64_t k = k0; k < k1; ++k) {
-            const float aik = a[i * nn + k];
-            const float* __restrict__ bk = b + k * nn;
-#pragma omp simd
-            for (std::int64_t j = j0; j < j1; ++j) ci[j] += aik * bk[j];
-          }
-        }
-      }
-    }
-  }
-}
+}  // namespace
+
+void serial(const float* a, const float* b, float* c, std::size_t n) { serial_isa(a, b, c, n); }
 
 Reference reference(const float* a, const float* b, std::size_t n) {
   Reference r{n, HostArray<double>(n * n), HostArray<double>(n * n)};
@@ -130,6 +112,12 @@ ErrorStats check(std::span<const float> got, const Reference& ref) {
 ErrorStats check_tf32(std::span<const float> got, const Reference& ref) {
   return check_with(got, ref, [](double err, double c, double bound) {
     return std::fmax(0.0, err - tf32_input_allowance(c, bound));
+  });
+}
+
+ErrorStats check_bf16(std::span<const float> got, const Reference& ref) {
+  return check_with(got, ref, [](double err, double, double bound) {
+    return std::fmax(0.0, err - bf16_input_allowance(bound));
   });
 }
 

@@ -1,7 +1,9 @@
 #include <cooperative_groups.h>
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -722,6 +724,12 @@ struct CublasApi {
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
+  // cublasGemmEx with a cublasComputeType_t (the header also declares a C++ overload taking a
+  // cudaDataType, so decltype cannot name it).
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const void*, const void*, cudaDataType, int, const void*,
+                            cudaDataType, int, const void*, void*, cudaDataType, int,
+                            cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
   decltype(&cublasGetStatusString) status_string = nullptr;
 };
 
@@ -754,6 +762,7 @@ CublasApi load_cublas() {
          find_symbol(lib, "cublasSetStream_v2", api.set_stream, api.error) &&
          find_symbol(lib, "cublasSetMathMode", api.set_math_mode, api.error) &&
          find_symbol(lib, "cublasSgemm_v2", api.sgemm, api.error) &&
+         find_symbol(lib, "cublasGemmEx", api.gemm_ex, api.error) &&
          find_symbol(lib, "cublasGetStatusString", api.status_string, api.error));
   return api;
 }
@@ -769,7 +778,23 @@ void check_cublas(cublasStatus_t status, const char* what) {
                              cublas_api().status_string(status));
 }
 
+// One thread per element, grid-stride: a conversion pass outside the timed GEMM.
+__global__ void round_to_bf16_kernel(const float* in, std::uint16_t* out, std::size_t count) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride)
+    out[i] = __bfloat16_as_ushort(__float2bfloat16_rn(in[i]));
+}
+
 }  // namespace
+
+void round_to_bf16(const float* in, std::uint16_t* out, std::size_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  constexpr int kThreads = 256;
+  const std::size_t blocks = std::min<std::size_t>((count + kThreads - 1) / kThreads, 65536);
+  round_to_bf16_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, out, count);
+  CUDA_CHECK_LAUNCH();
+}
 
 void sgemm_cuda_naive(const float* a, const float* b, float* c, std::size_t n, Block2 block,
                       cudaStream_t stream) {
@@ -900,6 +925,20 @@ void CublasSgemm::run(const float* a, const float* b, float* c, std::size_t n) c
   check_cublas(cublas_api().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m,
                                   &beta, c, m),
                "cublasSgemm");
+}
+
+void CublasSgemm::run_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c,
+                           std::size_t n) const {
+  if (n == 0) return;
+  const int m = checked_n(n);
+  const float alpha = 1.f;
+  const float beta = 0.f;
+  // Row-major as in run(): B first. BF16 inputs, FP32 output and accumulation (COMPUTE_32F); on
+  // BF16 inputs cuBLAS uses the tensor cores whatever the handle's math mode.
+  check_cublas(cublas_api().gemm_ex(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b,
+                                    CUDA_R_16BF, m, a, CUDA_R_16BF, m, &beta, c, CUDA_R_32F, m,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmEx (bf16)");
 }
 
 }  // namespace tb::gpu

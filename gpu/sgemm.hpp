@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common/workload.hpp"
@@ -41,6 +42,10 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
 
+// Rounds `count` floats to BF16 (nearest even, as to_bf16 in cpu/sgemm.hpp), writing their 16-bit
+// patterns: the inputs of the cublas_bf16 rows, made on the device.
+void round_to_bf16(const float* in, std::uint16_t* out, std::size_t count, cudaStream_t stream);
+
 // Empty when cuBLAS could be loaded (it is opened at run time, so the binary does not need it
 // to start); otherwise why not.
 const std::string& cublas_unavailable_reason();
@@ -58,6 +63,9 @@ class CublasSgemm {
   ~CublasSgemm();
 
   void run(const float* a, const float* b, float* c, std::size_t n) const;
+  // C = A * B with BF16 inputs (16-bit patterns) and FP32 accumulation and output
+  // (cublasGemmEx, CUBLAS_COMPUTE_32F): the tensor cores' BF16 path, whatever `tf32` was.
+  void run_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c, std::size_t n) const;
 
  private:
   void release() noexcept;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -10,9 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
+#include "cpu/blas.hpp"
 #include "cpu/sgemm.hpp"
+#include "cpu/sgemm_libs.hpp"
 #include "tests/test_util.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
@@ -67,6 +71,120 @@ TEST(Sgemm, SerialAndOmpMatchReference) {
   }
 }
 
+// The omp kernel's edges: sizes around its 8 x 48 register tile, below and above one 512-deep k
+// slice (600: a full slice and a partial one), and more threads than row tiles (n < 8 x threads).
+std::vector<std::size_t> omp_sizes() {
+  std::vector<std::size_t> ns = sizes();
+  ns.insert(ns.end(), {7, 8, 9, 47, 48, 49, 100, 600});
+  return ns;
+}
+
+// serial and omp at every ISA level this machine runs (the level the tests force with set_limit
+// is the one the dispatchers pick).
+TEST(SgemmOmp, EveryLevelMatchesReference) {
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t n : omp_sizes()) {
+      Case c(n);
+      std::vector<float> out(n * n);
+      poison(std::span<float>(out));
+      omp(c.a.data(), c.b.data(), out.data(), n);
+      const ErrorStats o = check(std::span<const float>(out), c.ref);
+      EXPECT_TRUE(passes(o, tolerance(n)))
+          << "omp " << cpu_isa::name(level) << " n=" << n << " " << describe(o, tolerance(n));
+      if (n > 257) continue;  // the serial loop is slow at the baseline; its sizes are above
+      poison(std::span<float>(out));
+      serial(c.a.data(), c.b.data(), out.data(), n);
+      const ErrorStats e = check(std::span<const float>(out), c.ref);
+      EXPECT_TRUE(passes(e, tolerance(n)))
+          << "serial " << cpu_isa::name(level) << " n=" << n << " " << describe(e, tolerance(n));
+    }
+  }
+  cpu_isa::clear_limit();
+}
+
+// A second call on the same output overwrites it (the first k slice stores, it does not add), and
+// a call at a smaller size after a larger one reuses the packing buffers correctly.
+TEST(SgemmOmp, RepeatedCallsOverwrite) {
+  for (std::size_t n : {std::size_t{600}, std::size_t{49}, std::size_t{600}}) {
+    Case c(n);
+    std::vector<float> out(n * n, 1e6f);
+    omp(c.a.data(), c.b.data(), out.data(), n);
+    omp(c.a.data(), c.b.data(), out.data(), n);
+    EXPECT_TRUE(passes(check(std::span<const float>(out), c.ref), tolerance(n))) << n;
+  }
+}
+
+// The libraries' rows: OpenBLAS (FP32), oneDNN FP32 and BF16; each skips where its library is
+// absent, as its benchmark row does.
+TEST(SgemmLibs, OpenblasMatchesReference) {
+  std::string why;
+  const blas::OpenBlas* lib = blas::openblas(why);
+  if (!lib) GTEST_SKIP() << why;
+  for (std::size_t n : omp_sizes()) {
+    Case c(n);
+    std::vector<float> out(n * n);
+    poison(std::span<float>(out));
+    openblas(*lib, c.a.data(), c.b.data(), out.data(), n);
+    const ErrorStats e = check(std::span<const float>(out), c.ref);
+    EXPECT_TRUE(passes(e, tolerance(n))) << lib->corename << " n=" << n << " "
+                                         << describe(e, tolerance(n));
+  }
+}
+
+std::vector<std::uint16_t> bf16_of(const std::vector<float>& x) {
+  std::vector<std::uint16_t> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = to_bf16(x[i]);
+  return y;
+}
+
+TEST(SgemmLibs, OnednnMatchesReference) {
+  if (!onednn_unavailable_reason().empty()) GTEST_SKIP() << onednn_unavailable_reason();
+  for (std::size_t n : omp_sizes()) {
+    Case c(n);
+    std::vector<float> out(n * n);
+    OnednnMatmul f32(n, false);
+    poison(std::span<float>(out));
+    f32.run(c.a.data(), c.b.data(), out.data());
+    const ErrorStats e = check(std::span<const float>(out), c.ref);
+    EXPECT_TRUE(passes(e, tolerance(n)))
+        << "onednn " << f32.impl() << " n=" << n << " " << describe(e, tolerance(n));
+    OnednnMatmul bf16(n, true);
+    const std::vector<std::uint16_t> a16 = bf16_of(c.a), b16 = bf16_of(c.b);
+    poison(std::span<float>(out));
+    bf16.run(a16.data(), b16.data(), out.data());
+    const ErrorStats h = check_bf16(std::span<const float>(out), c.ref);
+    EXPECT_TRUE(passes(h, tolerance_bf16(n)))
+        << "onednn_bf16 " << bf16.impl() << " n=" << n << " " << describe(h, tolerance_bf16(n));
+    // BF16 inputs are not FP32 ones: at sizes with enough terms the FP32 check must reject the
+    // BF16 result, or the BF16 rows would not need their own check.
+    if (n >= 100) {
+      EXPECT_FALSE(passes(check(std::span<const float>(out), c.ref), tolerance(n))) << n;
+    }
+  }
+}
+
+// to_bf16 rounds to nearest, ties to even, within 2^-8 relative (the allowance's u).
+TEST(SgemmBf16, RoundsToNearestEven) {
+  auto bits = [](std::uint32_t b) {
+    float x;
+    std::memcpy(&x, &b, 4);
+    return x;
+  };
+  EXPECT_EQ(to_bf16(1.0f), 0x3f80);
+  EXPECT_EQ(to_bf16(bits(0x3f808000u)), 0x3f80);  // tie, even below
+  EXPECT_EQ(to_bf16(bits(0x3f818000u)), 0x3f82);  // tie, even above
+  EXPECT_EQ(to_bf16(bits(0x3f808001u)), 0x3f81);  // just over the tie
+  EXPECT_EQ(to_bf16(bits(0xbf807fffu)), 0xbf80);  // just under, negative
+  EXPECT_EQ(from_bf16(to_bf16(-2.5f)), -2.5f);
+  EXPECT_TRUE(std::isnan(from_bf16(to_bf16(std::nanf("")))));
+  std::vector<float> x(100000);
+  fill_uniform(std::span<float>(x), kSeed, -1.f, 1.f);
+  for (float v : x) {
+    ASSERT_LE(std::fabs(from_bf16(to_bf16(v)) - v), 0x1p-8 * std::fabs(v)) << v;
+  }
+}
+
 // The tolerance must still see a product that dropped one term of a sum, as an off-by-one
 // loop bound would give: drop the k = n-1 term of the element of row 0 where it is largest.
 TEST(Sgemm, ToleranceCatchesADroppedTerm) {
@@ -107,15 +225,16 @@ float to_tf32(float x) {
 // TF32 partial sum of each k-tile, and the products themselves.
 struct Element {
   double c = 0, bound = 0;
-  float serial = 0, tiled = 0, tf32 = 0;
-  std::vector<float> tf32_tiles;
+  float serial = 0, tiled = 0, tf32 = 0, bf16 = 0;
+  std::vector<float> tf32_tiles, bf16_tiles;
   std::vector<double> products;
 };
+float bf16_round(float x) { return from_bf16(to_bf16(x)); }
 constexpr std::size_t kTile = 32;
 Element element(const std::vector<float>& a, const std::vector<float>& b, std::size_t n,
                 std::size_t i, std::size_t j) {
   Element e;
-  float tile = 0, tf32_tile = 0;
+  float tile = 0, tf32_tile = 0, bf16_tile = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const float x = a[i * n + k], y = b[k * n + j];
     const double p = static_cast<double>(x) * y;
@@ -125,11 +244,14 @@ Element element(const std::vector<float>& a, const std::vector<float>& b, std::s
     e.serial += x * y;
     tile += x * y;
     tf32_tile += to_tf32(x) * to_tf32(y);
+    bf16_tile += bf16_round(x) * bf16_round(y);
     if ((k + 1) % kTile == 0 || k + 1 == n) {
       e.tiled += tile;
       e.tf32 += tf32_tile;
+      e.bf16 += bf16_tile;
       e.tf32_tiles.push_back(tf32_tile);
-      tile = tf32_tile = 0;
+      e.bf16_tiles.push_back(bf16_tile);
+      tile = tf32_tile = bf16_tile = 0;
     }
   }
   return e;
@@ -150,6 +272,14 @@ bool tf32_accepts(const Element& e, double got, std::size_t k) {
   r.bound[0] = e.bound;
   const float g = static_cast<float>(got);
   return passes(check_tf32(std::span<const float>(&g, 1), r), tolerance_tf32(k));
+}
+
+bool bf16_accepts(const Element& e, double got, std::size_t k) {
+  Reference r{1, HostArray<double>(1), HostArray<double>(1)};
+  r.c[0] = e.c;
+  r.bound[0] = e.bound;
+  const float g = static_cast<float>(got);
+  return passes(check_bf16(std::span<const float>(&g, 1), r), tolerance_bf16(k));
 }
 
 // The default size K = 4096 analytically, element by element: a full 4096^3 float64 reference
@@ -182,6 +312,8 @@ TEST(SgemmMutation, CorrectOrdersPass) {
       ASSERT_TRUE(fp32_accepts(e, e.tiled, n)) << n;
       ASSERT_TRUE(tf32_accepts(e, e.tf32, n)) << n;
       ASSERT_TRUE(tf32_accepts(e, e.serial, n)) << n;
+      ASSERT_TRUE(bf16_accepts(e, e.bf16, n)) << n;
+      ASSERT_TRUE(bf16_accepts(e, e.serial, n)) << n;
     }
   }
 }
@@ -262,6 +394,47 @@ TEST(SgemmMutation, Tf32DroppedKTileFails) {
   }
 }
 
+// BF16: one 32-wide k-tile dropped from one element. The allowance (cpu/sgemm.hpp) is ~2.0
+// absolute at K = 4096 and ~0.5 at 257: a tile whose partial sum is smaller is within what
+// rounded inputs can legitimately do. Every tile of at least 1.5 times the allowance must fail;
+// the share of all tiles caught is recorded (and must be most of them at the small sizes).
+TEST(SgemmMutation, Bf16DroppedKTileFails) {
+  for (std::size_t n : mutation_sizes()) {
+    if (n < 2 * kTile) continue;
+    std::size_t missed = 0, tried = 0, caught = 0, all = 0;
+    for (const Element& e : rows(n).elements) {
+      const double allow = bf16_input_allowance(e.bound) + tolerance_bf16(n).rel * e.bound;
+      for (float t : e.bf16_tiles) {
+        const bool pass = bf16_accepts(e, e.bf16 - t, n);
+        ++all;
+        caught += pass ? 0 : 1;
+        if (std::fabs(t) < 1.5 * allow) continue;
+        ++tried;
+        missed += pass ? 1 : 0;
+      }
+    }
+    EXPECT_GT(tried, 0u) << n;
+    EXPECT_EQ(missed, 0u) << "n=" << n << ": " << missed << " of " << tried << " pass";
+    if (n <= 257) {
+      EXPECT_GE(caught, all * 6 / 10) << "n=" << n << ": only " << caught << " of " << all;
+    }
+    RecordProperty("bf16_tiles_caught_n" + std::to_string(n),
+                   std::to_string(caught) + " of " + std::to_string(all));
+    std::printf("bf16 dropped tiles caught at n=%zu: %zu of %zu\n", n, caught, all);
+  }
+}
+
+// One element changed by just over the allowance plus the tolerance fails check_bf16; just under
+// passes.
+TEST(SgemmMutation, Bf16SmallestChangeOutsideTheBoundFails) {
+  for (std::size_t n : mutation_sizes()) {
+    const Element& e = rows(n).elements.front();
+    const double edge = bf16_input_allowance(e.bound) + tolerance_bf16(n).rel * e.bound;
+    EXPECT_TRUE(bf16_accepts(e, static_cast<float>(e.c + 0.9 * edge), n)) << n;
+    EXPECT_FALSE(bf16_accepts(e, std::nextafter(static_cast<float>(e.c + edge), 1e30f), n)) << n;
+  }
+}
+
 // Whole matrices at small sizes through check() itself: a product dropped from one element, a
 // k-tile dropped from one TF32 element.
 TEST(SgemmMutation, WholeMatrixAtSmallSize) {
@@ -278,6 +451,51 @@ TEST(SgemmMutation, WholeMatrixAtSmallSize) {
   std::vector<float> tile = out;
   for (std::size_t kk = 32; kk < 64; ++kk) tile[i * n + j] -= c.a[i * n + kk] * c.b[kk * n + j];
   EXPECT_FALSE(passes(check_tf32(std::span<const float>(tile), c.ref), tolerance_tf32(n)));
+}
+
+// The omp kernel's own result, mutated as a broken kernel would leave it: one wrong element (the
+// last of the matrix, in the partial tiles), a dropped k-tile in one element. check() and, on a
+// BF16 result (the inputs rounded, then the omp kernel), check_bf16() must reject each.
+TEST(SgemmMutation, BrokenOmpResultFails) {
+  const std::size_t n = 257;
+  Case c(n);
+  std::vector<float> out(n * n);
+  omp(c.a.data(), c.b.data(), out.data(), n);
+  ASSERT_TRUE(passes(check(std::span<const float>(out), c.ref), tolerance(n)));
+  std::vector<float> a16(n * n), b16(n * n);
+  for (std::size_t x = 0; x < n * n; ++x) {
+    a16[x] = bf16_round(c.a[x]);
+    b16[x] = bf16_round(c.b[x]);
+  }
+  std::vector<float> out16(n * n);
+  omp(a16.data(), b16.data(), out16.data(), n);
+  ASSERT_TRUE(passes(check_bf16(std::span<const float>(out16), c.ref), tolerance_bf16(n)));
+  ASSERT_FALSE(passes(check(std::span<const float>(out16), c.ref), tolerance(n)));
+
+  const std::size_t last = n * n - 1;
+  std::vector<float> wrong = out;
+  wrong[last] += 0.01f;
+  EXPECT_FALSE(passes(check(std::span<const float>(wrong), c.ref), tolerance(n)));
+  wrong = out16;
+  wrong[last] += 2.f * static_cast<float>(bf16_input_allowance(c.ref.bound[last]));
+  EXPECT_FALSE(passes(check_bf16(std::span<const float>(wrong), c.ref), tolerance_bf16(n)));
+
+  // The k-tile with the largest partial sum of element (3, 200).
+  const std::size_t i = 3, j = 200;
+  auto tile_sum = [&](const std::vector<float>& a, const std::vector<float>& b, std::size_t k0) {
+    float sum = 0;
+    for (std::size_t k = k0; k < std::min(n, k0 + kTile); ++k) sum += a[i * n + k] * b[k * n + j];
+    return sum;
+  };
+  std::size_t worst = 0;
+  for (std::size_t k0 = 0; k0 < n; k0 += kTile)
+    if (std::fabs(tile_sum(c.a, c.b, k0)) > std::fabs(tile_sum(c.a, c.b, worst))) worst = k0;
+  std::vector<float> dropped = out;
+  dropped[i * n + j] -= tile_sum(c.a, c.b, worst);
+  EXPECT_FALSE(passes(check(std::span<const float>(dropped), c.ref), tolerance(n)));
+  dropped = out16;
+  dropped[i * n + j] -= tile_sum(a16, b16, worst);
+  EXPECT_FALSE(passes(check_bf16(std::span<const float>(dropped), c.ref), tolerance_bf16(n)));
 }
 
 #if TWINBENCH_HAVE_CUDA
@@ -432,6 +650,38 @@ TEST(SgemmGpu, OptimizedUnalignedFallsBack) {
     CUDA_CHECK(cudaMemcpy(out.data(), dc.data() + 1, n * n * 4, cudaMemcpyDeviceToHost));
     const ErrorStats e = check(std::span<const float>(out), c.ref);
     EXPECT_TRUE(passes(e, tolerance(n))) << "n=" << n << " " << describe(e, tolerance(n));
+  }
+}
+
+// The device's BF16 rounding is to_bf16's, bit for bit; cublas_bf16 passes check_bf16 (and, with
+// enough terms, fails the FP32 check: it really ran on BF16 inputs).
+TEST(SgemmGpu, CublasBf16MatchesReference) {
+  TB_REQUIRE_GPU();
+  if (!gpu::cublas_unavailable_reason().empty()) GTEST_SKIP() << gpu::cublas_unavailable_reason();
+  Stream s;
+  gpu::CublasSgemm handle(s, false);
+  for (std::size_t n : sizes()) {
+    Case c(n);
+    auto da = upload(std::span<const float>(c.a));
+    auto db = upload(std::span<const float>(c.b));
+    DeviceBuffer<std::uint16_t> a16(n * n), b16(n * n);
+    DeviceBuffer<float> dc(n * n);
+    CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+    gpu::round_to_bf16(da.data(), a16.data(), n * n, s);
+    gpu::round_to_bf16(db.data(), b16.data(), n * n, s);
+    handle.run_bf16(a16.data(), b16.data(), dc.data(), n);
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<std::uint16_t> got16(n * n);
+    CUDA_CHECK(cudaMemcpy(got16.data(), a16.data(), a16.bytes(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got16, bf16_of(c.a)) << "device rounding n=" << n;
+    std::vector<float> out(n * n);
+    download(std::span<float>(out), dc);
+    const ErrorStats e = check_bf16(std::span<const float>(out), c.ref);
+    EXPECT_TRUE(passes(e, tolerance_bf16(n)))
+        << "cublas_bf16 n=" << n << " " << describe(e, tolerance_bf16(n));
+    if (n >= 100) {
+      EXPECT_FALSE(passes(check(std::span<const float>(out), c.ref), tolerance(n))) << n;
+    }
   }
 }
 
