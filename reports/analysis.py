@@ -12,11 +12,16 @@ from .loader import Row, Run
 # separate because they answer different questions (is the kernel fast / is
 # offloading worth it).
 CATEGORIES = ("serial", "omp", "cuda kernel", "cuda e2e", "thrust", "cublas")
+# The CPU libraries' rows (openblas, onednn): every thread, like omp, but not the OpenMP
+# teaching kernel, so not the "× omp" baseline.
+CPU_LIBRARY = "cpu library"
 
 
 def category_of(row: Row) -> str | None:
     if row.family in ("serial", "omp"):
         return row.family
+    if row.is_cpu_library:
+        return CPU_LIBRARY
     if row.family == "cuda":
         return "cuda e2e" if row.mode == "e2e" else "cuda kernel"
     if row.family in ("thrust", "cublas"):
@@ -79,7 +84,7 @@ def speedup(baseline: Row | None, row: Row) -> float | None:
 
 # The like-for-like pair of the CPU-vs-GPU table: the fastest CPU row against the fastest GPU
 # row that times the kernel alone (e2e adds transfers, a different question).
-CPU_CATEGORIES = ("serial", "omp")
+CPU_CATEGORIES = ("serial", "omp", CPU_LIBRARY)
 GPU_KERNEL_CATEGORIES = ("cuda kernel", "thrust", "cublas")
 
 
@@ -111,15 +116,18 @@ def _fastest_of(best: dict[str, Row], categories: tuple[str, ...]) -> Row | None
 
 
 def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
-    """Per (workload, size) with both sides measured: best CPU vs best GPU kernel."""
+    """Per (workload, size) with both sides measured: best CPU vs best GPU kernel of the same
+    precision (Row.pairing_precision: a TF32 cuBLAS row meets no FP32 CPU row)."""
     pairs = []
     groups = group_by_problem(usable(rows))
     for key in sorted(groups, key=lambda k: problem_order(groups[k])):
-        best = best_by_category(groups[key])
-        cpu = _fastest_of(best, CPU_CATEGORIES)
-        gpu = _fastest_of(best, GPU_KERNEL_CATEGORIES)
-        if cpu and gpu:
-            pairs.append(CpuGpuPair(key[0], key[1], cpu, gpu, best.get("cuda e2e")))
+        precisions = sorted({r.pairing_precision for r in groups[key]})
+        for precision in precisions:
+            best = best_by_category([r for r in groups[key] if r.pairing_precision == precision])
+            cpu = _fastest_of(best, CPU_CATEGORIES)
+            gpu = _fastest_of(best, GPU_KERNEL_CATEGORIES)
+            if cpu and gpu:
+                pairs.append(CpuGpuPair(key[0], key[1], cpu, gpu, best.get("cuda e2e")))
     return pairs
 
 

@@ -102,8 +102,7 @@ def impl_tokens(row: Row) -> tuple[str, ...]:
 def precision_group(row: Row) -> str:
     """"" for FP32 and rows that name no precision; else the precision the row names (its field
     or impl word): cublas_tf32 is no FP32 CPU row's peer (as summary.precision_class)."""
-    named = row.fields.get("precision") or row.impl_precision
-    return "" if named in (None, "", "fp32") else named
+    return row.pairing_precision
 
 
 def algorithm_tags(rows: list[Row]) -> frozenset[str]:

@@ -148,6 +148,14 @@ class Row:
         return None
 
     @property
+    def pairing_precision(self) -> str:
+        """The precision a row is compared within: "" for FP32 and rows that name none (the
+        workload's own), else the one its field or impl word names (tf32, bf16). A dtype arg is
+        left out: it is part of the size, so every row of the problem shares it already."""
+        named = self.fields.get("precision", "").strip().lower() or self.impl_precision
+        return "" if named in (None, "", "fp32") else named
+
+    @property
     def precision(self) -> str | None:
         """The arithmetic the row computes in: its `precision` field, else a precision word of
         its impl (cublas_tf32 -> tf32), else its dtype arg; None when nothing says (old files'

@@ -70,8 +70,7 @@ DEFAULT_PRECISION = ""
 def precision_class(row: Row) -> str:
     """The precision a row pairs within: "" for fp32 and for rows that name none. A dtype arg
     is left out: it is part of the size, so every row of the problem shares it already."""
-    precision = row.precision if row.fields.get("precision") or row.impl_precision else None
-    return DEFAULT_PRECISION if precision in (None, "fp32") else precision
+    return row.pairing_precision
 
 
 def algorithms(impls) -> dict[str, str]:
@@ -809,7 +808,8 @@ def _crossover_cell(points: dict | None, series: str, axis: str) -> str:
 def crossover_table(rows: list[Row]) -> Table | None:
     """Per workload swept over several sizes: from which size the GPU is faster than the best
     CPU, kernel only and end to end (faster at that size and every larger one)."""
-    contenders = [r for r in rows if not is_reference(r)]
+    # The workload's own precision only: a TF32 or BF16 GPU row is no FP32 CPU row's peer.
+    contenders = [r for r in rows if not is_reference(r) and not r.pairing_precision]
     kernel, e2e = kernel_series(contenders), crossover_series(contenders)
     lines = []
     for key in sorted(set(kernel) | set(e2e)):

@@ -257,7 +257,8 @@ def _impl_label(row: Row) -> str:
 def cpu_gpu_cells(pair: an.CpuGpuPair) -> list[str]:
     ratio = an.energy_ratio(pair.cpu, pair.gpu)
     return [
-        f"{pair.workload} {' '.join(pair.size_key)}".strip(),
+        f"{pair.workload} {' '.join(pair.size_key)}".strip()
+        + (f" ({pair.gpu.pairing_precision})" if pair.gpu.pairing_precision else ""),
         _impl_label(pair.cpu), fmt_time(pair.cpu.time_s),
         _impl_label(pair.gpu), fmt_time(pair.gpu.time_s),
         fmt_ratio(pair.speedup), fmt_ratio(pair.e2e_speedup),

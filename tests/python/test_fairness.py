@@ -282,3 +282,12 @@ def test_cpu_roof_at_the_active_isa_wins_over_native_in_new_files():
     note = roofs_note(new)
     assert "CPU FP16 roof: not measured (no AVX512_FP16)." in note
     assert "(SSE2) reaches 230 GFLOP/s" in note
+
+
+def test_cpu_vs_gpu_table_pairs_by_precision(side_run):
+    from reports import analysis as an
+    pairs = {(p.workload, p.gpu.pairing_precision): (p.cpu.impl, p.gpu.impl)
+             for p in an.cpu_gpu_pairs(side_run.rows)}
+    assert pairs[("sgemm", "")] == ("openblas", "cublas")
+    assert pairs[("sgemm", "bf16")] == ("onednn_bf16", "cublas_bf16")
+    assert not any(gpu == "cublas_tf32" for _, gpu in pairs.values())
