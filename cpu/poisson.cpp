@@ -1,9 +1,12 @@
 #include "cpu/poisson.hpp"
 
+#include <immintrin.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -65,7 +68,7 @@ void generate_omp(std::int32_t* out, std::size_t n, std::uint64_t seed, Sample s
 // 48 of that loop: it ran 16 lanes for the int32 store and packed every pair of masks). A count
 // of kSearched means u is at or past the last searched threshold: those lanes (P(X >= 15) =
 // 2.3e-4 at rate 5; every lane at rates far above 5, where this kernel stays correct but is no
-// faster) take the scalar guided walk afterwards, from the uniform kept in a side array.
+// faster) take the scalar guided walk of the serial sampler, from the same u.
 //
 // Where it should land on the target (16 cores of an Emerald Rapids Xeon, 100M samples): the
 // AVX-512 loop is 30 instructions for 8 samples, ~21 of them on the two 512-bit ALU ports (the
@@ -82,7 +85,7 @@ static_assert(kSearched < kTableSize);
 struct alignas(64) LaneBatch {
   std::uint64_t s0[kLaneBatch];
   std::uint64_t s1[kLaneBatch];
-  std::uint64_t u[kLaneBatch];  // this row's uniforms, for the lanes that fall back
+  std::uint64_t u[kLaneBatch];  // AVX2: this row's uniforms, for the lanes that fall back
 };
 
 // The states of streams first .. first + m - 1 (seed_stream, unchanged: splitmix64 vectorises).
@@ -97,22 +100,24 @@ struct alignas(64) LaneBatch {
 }
 TB_ISA_CLONES(seed_lanes_isa, seed_lanes)
 
-// GCC's generic vectors: 8 lanes of uint64, lowered to what each ISA level has (one zmm on
-// AVX-512; the AVX2 and baseline versions split them, and their permute is slower, but they only
-// need to be right: the target has AVX-512). Kept local to the always_inline body (no vector
-// argument or return crosses a call between versions of different ISA).
+// GCC's generic vectors: 8 lanes of uint64 (one zmm register), 8 int32 (one ymm).
 typedef std::uint64_t U64x8 __attribute__((vector_size(64)));
 typedef std::int32_t I32x8 __attribute__((vector_size(32)));
 
-// One draw of lanes 0 .. m - 1 into out[0 .. m): rng::next (vprolq for the rotations on AVX-512)
-// and the search, 8 lanes at a time, the last m % 8 lanes one by one with the same arithmetic.
-// Returns whether some lane's count reached kSearched and needs the walk.
-[[gnu::always_inline]] inline bool sample_row(LaneBatch* b, std::int32_t* out, std::size_t m,
-                                              const std::uint64_t* thr) {
+// One draw of lanes 0 .. m - 1 into out[0 .. m): rng::next (vprolq for the rotations) and the
+// search, 8 lanes at a time; the last m % 8 lanes take the serial sampler. AVX-512 only (the
+// other levels count or walk, below), so compiled for it alone. A vector with a lane at
+// kSearched (0.2% of them at rate 5) resolves that lane with the scalar guided walk before the
+// store: with non-temporal stores, going back to the row afterwards would read it from memory.
+// `stream`: the 8 samples go out with a non-temporal store (out + j must then be 32-byte
+// aligned; see omp_impl). `resolve` is false only in a mutation test. Returns false: nothing is
+// left to resolve.
+#if defined(__x86_64__) && defined(__GNUC__)
+TB_ISA_TARGET_AVX512 bool sample_row_search(LaneBatch* b, std::int32_t* out, std::size_t m,
+                                            const CdfTable& table, bool stream, bool resolve) {
   U64x8 lo, hi;  // thresholds 0 .. 7 and 8 .. 15: the permute's 16-entry table
-  __builtin_memcpy(&lo, thr, sizeof lo);
-  __builtin_memcpy(&hi, thr + 8, sizeof hi);
-  U64x8 unresolved = {};
+  __builtin_memcpy(&lo, table.thr, sizeof lo);
+  __builtin_memcpy(&hi, table.thr + 8, sizeof hi);
   std::size_t j = 0;
   for (; j + 8 <= m; j += 8) {
     U64x8 s0, s1;
@@ -132,27 +137,28 @@ typedef std::int32_t I32x8 __attribute__((vector_size(32)));
       const U64x8 t = __builtin_shuffle(lo, hi, next - 1);
       k = u >= t ? next : k;
     }
+    const __mmask8 past =
+        _mm512_cmpeq_epu64_mask(reinterpret_cast<__m512i>(k), _mm512_set1_epi64(kSearched));
+    if (__builtin_expect(past != 0, 0) && resolve) {
+      for (int l = 0; l < 8; ++l)
+        if (past >> l & 1) k[l] = inverse_fast(u[l], table.thr, table.guide, table.tail);
+    }
     const I32x8 k32 = __builtin_convertvector(k, I32x8);
-    __builtin_memcpy(out + j, &k32, sizeof k32);
-    __builtin_memcpy(b->u + j, &u, sizeof u);
-    unresolved |= k == kSearched;
+    if (stream) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(out + j), reinterpret_cast<__m256i>(k32));
+    } else {
+      __builtin_memcpy(out + j, &k32, sizeof k32);
+    }
   }
-  bool any = false;
-  for (int l = 0; l < 8; ++l) any = any || unresolved[l] != 0;
   for (; j < m; ++j) {
     rng::Xoroshiro128p s{b->s0[j], b->s1[j]};
-    const std::uint64_t u = rng::next53(s);
+    out[j] = sample_fast(s, table.thr, table.guide, table.tail);
     b->s0[j] = s.s0;
     b->s1[j] = s.s1;
-    int k = 0;
-    while (k < kSearched && u >= thr[k]) ++k;
-    out[j] = k;
-    b->u[j] = u;
-    any = any || k == kSearched;
   }
-  return any;
+  return false;
 }
-TB_ISA_CLONES(sample_row_search_isa, sample_row)
+#endif
 
 // The same count by compare-and-add over the kSearched thresholds, for the AVX2 version:
 // without AVX-512's two-register permute, GCC lowers the search's __builtin_shuffle lane by lane
@@ -194,11 +200,12 @@ bool sample_row_walk(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTa
 }
 
 // The search where AVX-512 runs, the count at AVX2, the walk at the baseline.
-bool sample_row_isa(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTable& table) {
+bool sample_row_isa(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTable& table,
+                    bool stream, bool resolve) {
 #if defined(__x86_64__) && defined(__GNUC__)
   switch (cpu_isa::active_level()) {
     case cpu_isa::Level::avx512:
-      return sample_row_search_isa_avx512(b, out, m, table.thr);
+      return sample_row_search(b, out, m, table, stream, resolve);
     case cpu_isa::Level::avx2:
       return sample_row_count_isa_avx2(b, out, m, table.thr);
     default:
@@ -219,7 +226,7 @@ void resolve_row(const LaneBatch& b, std::int32_t* out, std::size_t m, const Cdf
 // while its rows are written (kLaneBatch consecutive int32, 4 KiB, per row). `fault` is
 // OmpFault::none except in the mutation tests; it is read outside the vector loops.
 void sample_streams(std::int32_t* out, std::size_t n, std::uint64_t seed, std::uint64_t first,
-                    std::uint64_t last, const CdfTable& table, OmpFault fault) {
+                    std::uint64_t last, const CdfTable& table, OmpFault fault, bool stream) {
   LaneBatch batch;
   for (std::uint64_t b = first; b < last; b += kLaneBatch) {
     const std::uint64_t b_end = std::min<std::uint64_t>(b + kLaneBatch, last);
@@ -231,15 +238,40 @@ void sample_streams(std::int32_t* out, std::size_t n, std::uint64_t seed, std::u
       auto m = static_cast<std::size_t>(end - b);
       if (fault == OmpFault::tail_dropped) m -= m % 8;
       std::int32_t* row = out + base + b;
-      if (sample_row_isa(&batch, row, m, table) && fault != OmpFault::no_fallback)
+      const bool resolve = fault != OmpFault::no_fallback;
+      if (sample_row_isa(&batch, row, m, table, stream, resolve) && resolve)
         resolve_row(batch, row, m, table);
     }
   }
+#if defined(__x86_64__) && defined(__GNUC__)
+  // Non-temporal stores are weakly ordered: drain them before the region's barrier, after which
+  // other threads (and the caller) read the samples.
+  if (stream) _mm_sfence();
+#endif
+}
+
+// Whether omp_impl writes the samples with non-temporal stores: when they cannot stay in the
+// last-level cache anyway (more bytes than it holds), so that the cache lines are not first read
+// from memory (the write-allocate) only to be overwritten. The committed H200 run measured the
+// host's plain-store write ceiling at 51 GB/s against 89 GB/s for triad, which reads two arrays
+// for each one it writes: the write-allocate halves a pure write stream there. Below the
+// cache's size the timed loop's output stays in cache between calls and plain stores win.
+bool use_streaming_stores(std::size_t n, Stores stores) {
+  if (stores != Stores::automatic) return stores == Stores::streaming;
+  static const std::size_t llc = [] {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20;
+  }();
+  return n * sizeof(std::int32_t) > llc;
 }
 
 void omp_impl(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
-              OmpFault fault) {
+              OmpFault fault, Stores stores) {
   const std::uint64_t streams = std::min<std::uint64_t>(n, kStreams);
+  // Rows start at multiples of kLaneBatch samples: 32-byte aligned whenever out is.
+  const bool stream = use_streaming_stores(n, stores) &&
+                      cpu_isa::active_level() == cpu_isa::Level::avx512 &&
+                      reinterpret_cast<std::uintptr_t>(out) % 32 == 0;
   // Each thread takes a contiguous block of streams, whole batches: the same static partition
   // every call, so a thread writes the same band of every row each time (first touch included:
   // the bench calls omp first on fresh memory). Every sample costs the same, hence static.
@@ -251,7 +283,7 @@ void omp_impl(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTab
     const std::uint64_t first = static_cast<std::uint64_t>(b0) * kLaneBatch;
     const std::uint64_t last =
         std::min<std::uint64_t>(static_cast<std::uint64_t>(b1) * kLaneBatch, streams);
-    if (first < last) sample_streams(out, n, seed, first, last, table, fault);
+    if (first < last) sample_streams(out, n, seed, first, last, table, fault, stream);
   }
 }
 
@@ -294,12 +326,12 @@ void serial(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable
 }
 
 void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table) {
-  omp_impl(out, n, seed, table, OmpFault::none);
+  omp_impl(out, n, seed, table, OmpFault::none, Stores::automatic);
 }
 
 void omp_with_fault(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
-                    OmpFault fault) {
-  omp_impl(out, n, seed, table, fault);
+                    OmpFault fault, Stores stores) {
+  omp_impl(out, n, seed, table, fault, stores);
 }
 
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate) {

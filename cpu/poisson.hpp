@@ -45,8 +45,11 @@ void omp(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& t
 // count; stream_offset: every batch seeded from the next stream; tail_dropped: the last m % 8
 // lanes of a row (the scalar remainder of the vector loop) are not drawn.
 enum class OmpFault { none, no_fallback, stream_offset, tail_dropped };
+// How omp stores the samples on AVX-512: non-temporal stores above the last-level cache's size
+// (automatic), or as the test asks, so that both paths are tested at small sizes.
+enum class Stores { automatic, cached, streaming };
 void omp_with_fault(std::int32_t* out, std::size_t n, std::uint64_t seed, const CdfTable& table,
-                    OmpFault fault);
+                    OmpFault fault, Stores stores = Stores::automatic);
 void serial_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate);
 void omp_article(std::int32_t* out, std::size_t n, std::uint64_t seed, double rate);
 
