@@ -3,6 +3,8 @@
 #include <climits>
 #include <stdexcept>
 
+#include "common/cpu_isa.hpp"
+
 #if TWINBENCH_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
@@ -31,6 +33,26 @@ const std::string& onednn_unavailable_reason() {
   return none;
 }
 
+// --cpu-isa lowers oneDNN too, as it lowers OpenBLAS's core (cpu/blas.cpp): oneDNN reads its
+// limit once, before its first primitive, so the level active then decides (the tests change the
+// level later; they run the libraries at the host's).
+void limit_onednn_isa() {
+  static const bool once = [] {
+    switch (cpu_isa::active_level()) {
+      case cpu_isa::Level::avx512:
+        break;
+      case cpu_isa::Level::avx2:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+        break;
+      default:
+        dnnl::set_max_cpu_isa(dnnl::cpu_isa::sse41);
+        break;
+    }
+    return true;
+  }();
+  (void)once;
+}
+
 // oneDNN 2.x API (Debian's 2.6): matmul::desc, then a primitive descriptor on the CPU engine.
 // The memory objects are created here once; run() only points them at the caller's buffers.
 struct OnednnMatmul::State {
@@ -47,6 +69,7 @@ OnednnMatmul::OnednnMatmul(std::size_t n, bool bf16) : state_(std::make_unique<S
   using tag = dnnl::memory::format_tag;
   const dnnl::memory::dim m = checked_int(n);
   const dt in = bf16 ? dt::bf16 : dt::f32;
+  limit_onednn_isa();
   try {
     const dnnl::memory::desc a_md({m, m}, in, tag::ab), b_md({m, m}, in, tag::ab),
         c_md({m, m}, dt::f32, tag::ab);
