@@ -31,22 +31,26 @@ Why each term:
     3-20 us (relative stdev 2-4% within a run: lucas, dot, scan, conv2d 3x3) moved 2-7%, those
     of 50 us and more (sgemm, transpose, black_scholes; under 1.5%) moved under 1-2%.
 
-The defaults per kind, and the evidence (|log ratio| of the medians of the two committed H200 runs
-3c7200f and 36875ab, rows whose code did not change; 25e23e9 against 3c7200f gave the same
-picture):
-  GPU kernel      1%   median 0.15%, 90th percentile 1.3% (issue 32: 0.1-1% between instances)
-  GPU end-to-end  7%   median 0.7%, but 75th percentile 9%, 90th 20%: transfers through pageable
+The defaults per kind, and the evidence: |log ratio| of the medians of the two committed H200
+runs 3c7200f and 36875ab (cpu/ and bench/ identical between them; two machine instances a day
+apart, before threads were pinned in 5c951b8); 25e23e9 against 3c7200f gave the same picture.
+Each default is set so that k x default sits near the kind's 90th-98th percentile, not its median:
+  GPU kernel      1%   median 0.15%, 90th percentile 1.3% (issue 32: 0.1-1% between instances);
+                       the short kernels above it are covered by their within-run spread
+  GPU end-to-end  7%   median 0.7%, 75th percentile 9%, 90th 20%: transfers through pageable
                        memory and Numba's host-side allocations move with the host
-  GPU host-side   15%  alloc, transfers, sync, streams, progress: timed through the host (API
-                       calls, PCIe, polling); median 6%, 90th percentile 35% (Numba's transfers
-                       1.4-1.6x)
-  CPU serial      10%  median 11% (before threads were pinned, 5c951b8); single thread, so
-                       frequency and memory placement of the instance
-  CPU parallel    15%  OpenMP and CPU libraries: median 8%, but up to 1.6-1.7x (conv2d/omp,
-                       nested_loop/omp) before threads were pinned
-Without a baseline these CPU and host-side thresholds (30-45%) are wide on purpose: a CI that must catch
-smaller CPU regressions needs a baseline of runs made after pinning (`--baseline`), whose
-measured noise then replaces the default.
+  GPU host-side   20%  alloc, transfers, sync, streams, progress: timed through the host (API
+                       calls, PCIe, polling); median 6%, 90th percentile 35%, 98th 63%
+                       (pageable 64 MiB uploads 2.4x, Numba's small transfers 1.4-1.6x)
+  CPU serial      15%  median 11%, 90th percentile 40%, 95th 51% (scan/serial 1.67x): one
+                       thread, so the instance's frequency and memory placement
+  CPU parallel    15%  OpenMP and CPU libraries: median 8%, 90th percentile 33% (conv2d/omp,
+                       nested_loop/omp up to 1.6-1.7x)
+On those two runs the defaults leave 97% of the 848 rows "same" (the U test alone: 83% flagged
+on another such pair, issue 32), but a few host-side and CPU rows still past their thresholds:
+a CI that fails on any regression (--fail-on-regression) over every row needs a baseline of
+runs made after pinning (`--baseline`), whose measured noise then replaces these defaults,
+and is the only way to catch CPU regressions smaller than 45%.
 """
 
 from __future__ import annotations
@@ -69,7 +73,7 @@ CPU_PARALLEL = "CPU parallel"
 KINDS = (GPU_KERNEL, GPU_E2E, GPU_HOST, CPU_SERIAL, CPU_PARALLEL)
 
 # See the module docstring for where these come from.
-DEFAULT_NOISE = {GPU_KERNEL: 0.01, GPU_E2E: 0.07, GPU_HOST: 0.15, CPU_SERIAL: 0.10,
+DEFAULT_NOISE = {GPU_KERNEL: 0.01, GPU_E2E: 0.07, GPU_HOST: 0.20, CPU_SERIAL: 0.15,
                  CPU_PARALLEL: 0.15}
 
 # Workloads whose rows are timed through the host: API calls (alloc, sync), PCIe copies

@@ -1,0 +1,166 @@
+"""The calibration of `compare` (issue 32) from two measured pairs:
+
+  A/A: two default runs of one revision (ideally on two machine instances);
+  A/B: A against a run of the same revision with TWINBENCH_INJECT_SLOWDOWN on a few rows (the
+       run's context records the hook as inject_slowdown: "REGEX=PCT (...)").
+
+    python -m reports.calibrate_compare --aa A1.json A2.json --ab A1.json B.json \\
+        --out DIR [--fail-on-regression 5] [--baseline RUN.json RUN.json ...]
+
+writes DIR/calibration.md (and each pair's compare report under DIR/aa and DIR/ab) and checks
+the issue's criteria:
+  1. A/A: at least 95% of the rows "same"; none of the others off by more than its threshold
+     (a flagged row is past its threshold by definition, so the table says by how much);
+  2. A/B: every injected slowdown on a GPU kernel row reported "slower"; at most 5% of the rows
+     not injected flagged;
+  3. --fail-on-regression PCT: would exit 0 on A/A and 1 on A/B.
+Exit 0 when all hold, 1 when one does not (the file says which), 2 on unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .compare import SAME, SLOWER, CompareResult, Comparison, compare
+from .document import Heading, Paragraph, Table, to_markdown
+from .loader import LoadError, load_run
+from .noise import GPU_KERNEL, kind_of
+
+MIN_SAME_AA = 0.95
+MAX_FLAGGED_AB = 0.05
+DEFAULT_FAIL_PCT = 5.0
+
+
+@dataclass
+class Check:
+    what: str
+    passed: bool
+    figures: str
+
+
+def injected_pattern(context: dict) -> tuple[str, float] | None:
+    """(regex, percent) from a run's inject_slowdown context key, None when the hook was off."""
+    value = context.get("inject_slowdown")
+    if not isinstance(value, str) or not value:
+        return None
+    spec = value.split(" (test hook", 1)[0]
+    pattern, _, pct = spec.rpartition("=")
+    try:
+        return pattern, float(pct)
+    except ValueError:
+        return None
+
+
+def _row(c: Comparison) -> list[str]:
+    interval = f"[{c.interval[0]:.3f}, {c.interval[1]:.3f}]" if c.interval else "–"
+    return [c.name, kind_of(c.a), c.verdict, f"{c.ratio:.3f}", interval,
+            c.threshold.text if c.threshold else "–"]
+
+
+HEADERS = ["benchmark", "kind", "verdict", "B/A", "95% interval", "threshold"]
+
+
+def check_aa(result: CompareResult, pct: float) -> tuple[list[Check], list]:
+    rows = result.comparisons
+    same = sum(c.verdict == SAME for c in rows)
+    share = same / len(rows) if rows else 0.0
+    flagged = result.changed()
+    checks = [
+        Check(f"A/A: at least {MIN_SAME_AA:.0%} of rows same", bool(rows) and share >= MIN_SAME_AA,
+              f"{same} of {len(rows)} same ({share:.1%}); {len(flagged)} flagged"),
+        Check(f"A/A: --fail-on-regression {pct:g} would exit 0", not result.regressions(pct),
+              f"{len(result.regressions(pct))} regression(s)"),
+    ]
+    blocks = [Heading("A/A: two runs of one revision"), Paragraph(result.summary + ".")]
+    if flagged:
+        blocks += [Paragraph("The rows flagged (false alarms), the largest first; each is past "
+                             "its threshold by the margin between B/A and it:"),
+                   Table(HEADERS, [_row(c) for c in flagged])]
+    return checks, blocks
+
+
+def check_ab(result: CompareResult, pattern: str, percent: float, pct: float) -> tuple[list[Check], list]:
+    regex = re.compile(pattern)
+    injected = [c for c in result.comparisons if regex.search(c.name)]
+    others = [c for c in result.comparisons if not regex.search(c.name)]
+    gpu = [c for c in injected if kind_of(c.a) == GPU_KERNEL]
+    caught = [c for c in gpu if c.verdict == SLOWER]
+    flagged = [c for c in others if c.changed]
+    share = len(flagged) / len(others) if others else 0.0
+    checks = [
+        Check(f"A/B: every injected {percent:g}% slowdown on a GPU kernel row reported",
+              bool(gpu) and len(caught) == len(gpu),
+              f"{len(caught)} of {len(gpu)} GPU kernel rows slower "
+              f"({len(injected)} injected rows in all)"),
+        Check(f"A/B: at most {MAX_FLAGGED_AB:.0%} of the other rows flagged",
+              share <= MAX_FLAGGED_AB, f"{len(flagged)} of {len(others)} ({share:.1%})"),
+        Check(f"A/B: --fail-on-regression {pct:g} would exit 1", bool(result.regressions(pct)),
+              f"{len(result.regressions(pct))} regression(s)"),
+    ]
+    blocks = [Heading("A/B: A against a run with an injected slowdown"),
+              Paragraph(f"{result.summary}. Injected: /{pattern}/ at {percent:g}% "
+                        f"({len(injected)} rows). Rows of kinds whose threshold is above "
+                        f"{percent:g}% (CPU, end-to-end, host-side, short noisy kernels) are not "
+                        "expected to be caught without a baseline; they are listed with their "
+                        "thresholds."),
+              Table(HEADERS, [_row(c) for c in sorted(injected, key=lambda c: c.name)])]
+    if flagged:
+        blocks += [Paragraph("Rows not injected but flagged:"),
+                   Table(HEADERS, [_row(c) for c in flagged])]
+    return checks, blocks
+
+
+def calibrate(aa: tuple[str, str], ab: tuple[str, str], out: Path, pct: float = DEFAULT_FAIL_PCT,
+              baseline: list[str] | None = None) -> tuple[bool, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    injected = injected_pattern(load_run(ab[1]).context)
+    if injected is None:
+        raise LoadError(f"{ab[1]}: no inject_slowdown in its context (was the hook on?)")
+    if injected_pattern(load_run(aa[0]).context) or injected_pattern(load_run(aa[1]).context):
+        raise LoadError("an A/A run carries an injected slowdown")
+    aa_result = compare(*aa, out / "aa", baseline=baseline)
+    ab_result = compare(*ab, out / "ab", baseline=baseline)
+    aa_checks, aa_blocks = check_aa(aa_result, pct)
+    ab_checks, ab_blocks = check_ab(ab_result, *injected, pct)
+    checks = aa_checks + ab_checks
+    passed = all(c.passed for c in checks)
+    blocks = [
+        Heading("compare calibration (issue 32)", 1),
+        Paragraph(f"A/A: {aa[0]} against {aa[1]}. A/B: {ab[0]} against {ab[1]}. Thresholds: "
+                  + aa_result.noise.describe()),
+        Table(["criterion", "met", "figures"],
+              [[c.what, "yes" if c.passed else "NO", c.figures] for c in checks]),
+        Paragraph("Each pair's full comparison: aa/compare.md, ab/compare.md."),
+        *aa_blocks, *ab_blocks,
+    ]
+    path = out / "calibration.md"
+    path.write_text(to_markdown(blocks), encoding="utf-8")
+    return passed, path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reports.calibrate_compare",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--aa", nargs=2, required=True, metavar=("A1", "A2"))
+    parser.add_argument("--ab", nargs=2, required=True, metavar=("A", "B"))
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--fail-on-regression", type=float, default=DEFAULT_FAIL_PCT,
+                        metavar="PCT")
+    parser.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json")
+    args = parser.parse_args(argv)
+    try:
+        passed, path = calibrate(tuple(args.aa), tuple(args.ab), Path(args.out),
+                                 args.fail_on_regression, args.baseline)
+    except LoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: {'all criteria met' if passed else 'a criterion is NOT met'}")
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
