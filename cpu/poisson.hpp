@@ -28,7 +28,10 @@ constexpr std::size_t kArticleCpuMaxSize = 16'000'000;
 constexpr Tolerance kTolerance{1.0};
 
 inline WorkModel work(std::size_t n) {
-  return {.read_bytes = 0.0, .written_bytes = 4.0 * static_cast<double>(n), .flops = 0.0, .items = static_cast<double>(n)};
+  return {.read_bytes = 0.0,
+          .written_bytes = 4.0 * static_cast<double>(n),
+          .flops = 0.0,
+          .items = static_cast<double>(n)};
 }
 
 // The CDF thresholds of Poisson(rate), built with the pmf recurrence in float64 on the host.

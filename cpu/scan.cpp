@@ -27,18 +27,26 @@ void serial_impl(const T* in, T* out, std::size_t n) {
 // Why blocks in rounds rather than one chunk per thread: the textbook two-pass scan (each thread
 // sums its whole chunk, the chunk sums are scanned, each thread scans its chunk again) reads the
 // input twice from memory: 3 streams of n elements instead of the 2 of a copy, so at 256M it can
-// reach at best 2/3 of the copy ceiling (the old omp row: 47 ms on the H200, about 55% of its
-// ceiling). Here each round gives every thread one block small enough to stay in its L2 between
-// the two passes: pass 1 sums the block (from memory), a barrier publishes the sums, pass 2
-// re-reads the block from L2 and writes the scan. Memory sees one read and one write per element,
-// the pattern of a copy, for one barrier per round (~1-3 us; 128 rounds at 256M on 16 threads).
+// reach at best 2/3 of the copy ceiling (the old omp row: 47.3 ms at 256M int32 on the H200
+// host, 45 GB/s, 59% of the 77 GB/s its row is held to; results/nvidia-h200/2026-12-01). Here
+// each round gives every thread one block small enough to stay in its L2 between the two
+// passes: pass 1 sums the block (from memory), a barrier publishes the sums, pass 2 re-reads the
+// block from L2 and writes the scan. Memory sees one read and one write per element, the
+// pattern of a copy, for one barrier per round (~1-3 us; 128 rounds at 256M on 16 threads).
 // 128K elements = 512 KiB of int32 per block: a quarter of an Emerald Rapids core's 2 MiB L2,
 // room for the output lines being written beside it.
+//
+// Expected on the target: memory sees what the ceiling's scale/copy kernels see (one read, one
+// plain-store write), so ~2.15 GB / 77 GB/s = 28 ms plus 128 barriers (~0.3 ms): ~30 ms, ~90% of
+// the ceiling (the target is 70%). Each core then needs ~5 GB/s of scan, and one core scans an
+// L2-resident block at 26 GB/s (measured on the 2-vCPU build machine under a load average of 15:
+// ratios only, not results; 64K int32, one thread: serial 14 GB/s, omp 26 at AVX-512, 21 at AVX2,
+// 16 at the baseline, memcpy 65), so the memory, not the prefix, is the limit.
 constexpr std::size_t kBlock = kOmpBlock;
 
 // Below kBlock per thread (the 1M size: 64K each on 16 threads) the elements are split evenly,
 // so every thread has work in the one round; blocks are whole cache lines (16 int32 or float32)
-// so that no two threads write the same line.
+// so that no two threads write the same line (of line-aligned arrays, as HostArray's are).
 std::size_t block_size(std::size_t n, std::size_t nt) {
   constexpr std::size_t kLine = 16;
   const std::size_t even = ((n + nt - 1) / nt + kLine - 1) / kLine * kLine;
@@ -50,8 +58,7 @@ std::size_t block_size(std::size_t n, std::size_t nt) {
 struct Range {
   std::size_t begin, end;
 };
-Range block_of(std::size_t round, std::size_t t, std::size_t nt, std::size_t block,
-               std::size_t n) {
+Range block_of(std::size_t round, std::size_t t, std::size_t nt, std::size_t block, std::size_t n) {
   const std::size_t b = std::min(n, (round * nt + t) * block);
   return {b, std::min(n, b + block)};
 }
@@ -74,10 +81,11 @@ TB_ISA_CLONES(block_sum_isa, block_sum)
 // for 16 int32, then a broadcast of the last lane as the next vector's carry), the loop a
 // reader would write by hand with intrinsics, at every ISA level from one source. The loop-
 // carried chain is one add and one permute per vector (~4 cycles for 64 bytes), far above one
-// core's share of memory bandwidth. Returns the running sum at `end`.
+// core's share of memory bandwidth. GCC 12 leaves the baseline (SSE2) int32 version scalar and
+// vectorises the others. Returns the running sum at `end`.
 template <class T>
-[[gnu::always_inline]] inline T block_scan(const T* in, T* out, std::size_t begin,
-                                           std::size_t end, T acc) {
+[[gnu::always_inline]] inline T block_scan(const T* in, T* out, std::size_t begin, std::size_t end,
+                                           T acc) {
 #pragma omp simd reduction(inscan, + : acc)
   for (std::size_t i = begin; i < end; ++i) {
     acc += in[i];

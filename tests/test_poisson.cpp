@@ -408,8 +408,8 @@ TEST(PoissonMutation, OmpFaultsFail) {
   serial(ref.data(), n, kSeed, default_table());
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
-    for (OmpFault f : {OmpFault::none, OmpFault::no_fallback, OmpFault::stream_offset,
-                       OmpFault::tail_dropped}) {
+    for (OmpFault f :
+         {OmpFault::none, OmpFault::no_fallback, OmpFault::stream_offset, OmpFault::tail_dropped}) {
       // The baseline version walks each lane to its final k (cpu/poisson.cpp): it has no
       // fallback to skip.
       if (f == OmpFault::no_fallback && level == cpu_isa::Level::baseline) continue;
