@@ -42,6 +42,9 @@ void serial_impl(const T* in, T* out, std::size_t n) {
 // L2-resident block at 26 GB/s (measured on the 2-vCPU build machine under a load average of 15:
 // ratios only, not results; 64K int32, one thread: serial 14 GB/s, omp 26 at AVX-512, 21 at AVX2,
 // 16 at the baseline, memcpy 65), so the memory, not the prefix, is the limit.
+// The price of the rounds: a thread that is descheduled stalls every other at the next barrier.
+// On pinned, otherwise idle cores that is rare (the row's spread shows it); on the oversubscribed
+// build machine a 1M scan on 2 threads (4 rounds) took 30-120 ms instead of 0.3 ms in most calls.
 constexpr std::size_t kBlock = kOmpBlock;
 
 // Below kBlock per thread (the 1M size: 64K each on 16 threads) the elements are split evenly,
