@@ -47,9 +47,22 @@ std::vector<float> gaussian_1d(int f);
 // outer(g)(i, j) = g(i) * g(j): the 2D filter the separable variant computes in two passes.
 std::vector<float> outer(const std::vector<float>& g);
 
-// Both compute one output row at a time: a vectorisable interior (no clamping) and clamped
-// borders, the taps summed in (dy, dx) order for every pixel, so serial and omp agree bitwise.
+// The reference: one output row at a time, a vectorisable interior (no clamping) and clamped
+// borders, the taps summed in (dy, dx) order for every pixel.
 void serial(const float* in, float* out, int w, int h, const float* filter, int f);
+// Blocks of kBlockRows output rows over the threads (static); inside a block, strips of 32
+// pixels x kBlockRows rows accumulated in vector registers, the border columns apart (clamped
+// as serial clamps them). Still each pixel's taps in (dy, dx) order, but with fused
+// multiply-adds at the AVX2 and AVX-512 levels, so it agrees with serial within kTolerance,
+// not bitwise. Run-time ISA dispatch (common/cpu_isa.hpp); f = 3, 5, 7 (other odd f take the
+// row-at-a-time kernel in parallel).
 void omp(const float* in, float* out, int w, int h, const float* filter, int f);
+
+// omp's partition: row blocks of kBlockRows rows, static over the threads.
+constexpr int kBlockRows = 4;
+int row_blocks(int h);
+// Zeroes a w x h image with omp's partition, so that its pages are placed by the threads that
+// will write (or read) them.
+void first_touch(float* image, int w, int h);
 
 }  // namespace tb::conv2d

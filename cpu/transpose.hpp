@@ -19,8 +19,6 @@ constexpr Tolerance kTolerance{0.0};
 constexpr Dims2 kLarge{8192, 8192};
 constexpr Dims2 kMedium{4096, 4096};
 constexpr Dims2 kQuick{1024, 1024};
-// OpenMP tile: 64 x 64 floats = 16 KiB read + 16 KiB written, inside a 32-48 KiB L1d.
-constexpr std::size_t kCpuTile = 64;
 
 // Bytes model: read every element once, write it once; no FLOPs.
 inline WorkModel work(std::size_t rows, std::size_t cols) {
@@ -30,8 +28,14 @@ inline WorkModel work(std::size_t rows, std::size_t cols) {
 
 // in: rows x cols, out: cols x rows, out[c * rows + r] = in[r * cols + c].
 void serial(const float* in, float* out, std::size_t rows, std::size_t cols);
-// Cache-blocked: kCpuTile x kCpuTile tiles spread over threads, so both the rows read and the
-// rows written stay in L1 while a tile is done.
+// Strips of 16 input rows over the threads; along a strip, W x W blocks (W = 16, 8, 4 floats:
+// the vector width of the ISA level that runs) loaded as W vectors, transposed in registers
+// and stored as W vectors. Streaming (non-temporal) stores where the output allows them
+// (AVX-512: whole 64-byte lines, the output aligned and rows a multiple of 16).
 void omp(const float* in, float* out, std::size_t rows, std::size_t cols);
+// omp with the store kind chosen (the tests run both paths): cached never streams; streaming
+// (omp's choice) streams where the output allows it, else stores as cached does.
+enum class Stores { cached, streaming };
+void omp_with(const float* in, float* out, std::size_t rows, std::size_t cols, Stores stores);
 
 }  // namespace tb::transpose

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/conv2d.hpp"
@@ -86,16 +88,57 @@ TEST(Conv2d, FiltersAreNormalised) {
   }
 }
 
-TEST(Conv2d, OmpMatchesSerial) {
-  for (Dims2 d : images()) {
-    for (int f : kFilterSizes) {
-      Case c(d, f);
-      std::vector<float> out(c.in.size());
-      poison(std::span<float>(out));
-      omp(c.in.data(), out.data(), c.w, c.h, c.filter.data(), f);
-      EXPECT_EQ(out, c.ref) << d.w << "x" << d.h << " f=" << f;
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// omp's own shapes besides images(): a strip is 2 vectors of the level's width (32, 16 or 8
+// pixels), the last strip of a row is shifted left, and rows come in blocks of kBlockRows.
+// Interiors (w - f + 1) just under, at and just over one and two strips at every level, single
+// rows and columns, and heights that leave 1, 2 and 3 rows in the last block.
+std::vector<Dims2> omp_images() {
+  std::vector<Dims2> d = images();
+  for (Dims2 e : std::vector<Dims2>{{1, 37}, {40, 1}, {13, 6}, {37, 5}, {38, 7}, {39, 4},
+                                    {70, 9}, {71, 10}, {101, 11}, {3840 / 8, 21}})
+    d.push_back(e);
+  return d;
+}
+
+TEST(Conv2d, OmpMatchesSerialAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (Dims2 d : omp_images()) {
+      for (int f : kFilterSizes) {
+        Case c(d, f);
+        std::vector<float> out(c.in.size());
+        poison(std::span<float>(out));
+        omp(c.in.data(), out.data(), c.w, c.h, c.filter.data(), f);
+        EXPECT_TRUE(matches(out, c.ref))
+            << cpu_isa::name(level) << " " << d.w << "x" << d.h << " f=" << f;
+      }
     }
   }
+}
+
+// Filter sizes without a register-blocked kernel (1, 9) take the row-at-a-time path.
+TEST(Conv2d, OmpMatchesSerialForOtherFilterSizes) {
+  for (int f : {1, 9}) {
+    Case c({45, 19}, f);
+    std::vector<float> out(c.in.size());
+    poison(std::span<float>(out));
+    omp(c.in.data(), out.data(), c.w, c.h, c.filter.data(), f);
+    EXPECT_TRUE(matches(out, c.ref)) << "f=" << f;
+  }
+}
+
+// first_touch leaves every pixel written (0), with omp's partition.
+TEST(Conv2d, FirstTouchWritesEveryPixel) {
+  std::vector<float> img(37 * 11);
+  poison(std::span<float>(img));
+  first_touch(img.data(), 37, 11);
+  EXPECT_TRUE(std::all_of(img.begin(), img.end(), [](float v) { return v == 0.f; }));
 }
 
 // The tolerance must see one tap left out at a border pixel.
@@ -376,6 +419,52 @@ TEST(Conv2dMutation, HaloBugsFail) {
     std::vector<float> got = c->ref;
     for (int x = 0; x < c->w; ++x) got[x] = pixel(*c, x, 0, Border::clamp);
     EXPECT_TRUE(matches(got, c->ref)) << label(*c);
+  }
+}
+
+// The bugs omp's structure invites, each applied to omp's own (correct) output: the shifted last
+// strip of a row skipped (its pixels left at the poison), the last, partial row block skipped,
+// a row block reading its input rows one row off (src[] built from y0 + 1), and the right
+// border columns read without clamping (the taps past the row's end reading the next row's
+// first pixels, as an interior strip run to the edge would).
+TEST(Conv2dMutation, OmpStructureBugsFail) {
+  static const Case odd({257, 131}, 7), wide({516, 9}, 5), small({71, 10}, 3);
+  for (const Case* c : std::vector<const Case*>{&odd, &wide, &small, &default_case(7)}) {
+    const int r = c->f / 2;
+    std::vector<float> good(c->in.size());
+    omp(c->in.data(), good.data(), c->w, c->h, c->filter.data(), c->f);
+    ASSERT_TRUE(matches(good, c->ref)) << label(*c);
+    const auto at = [c](int y, int x) { return static_cast<std::size_t>(y) * c->w + x; };
+    const auto fails = [&](const char* what, const std::function<void(std::vector<float>&)>& bug) {
+      std::vector<float> got = good;
+      bug(got);
+      EXPECT_FALSE(matches(got, c->ref)) << label(*c) << " " << what;
+    };
+    fails("last strip of each row skipped", [&](std::vector<float>& g) {
+      for (int y = 0; y < c->h; ++y)
+        for (int x = std::max(r, c->w - r - 8); x < c->w - r; ++x) g[at(y, x)] = std::nanf("");
+    });
+    fails("last partial row block skipped", [&](std::vector<float>& g) {
+      for (int y = (c->h - 1) / kBlockRows * kBlockRows; y < c->h; ++y)
+        for (int x = 0; x < c->w; ++x) g[at(y, x)] = std::nanf("");
+    });
+    fails("row block one input row off", [&](std::vector<float>& g) {
+      const int y0 = c->h / 2 / kBlockRows * kBlockRows;
+      for (int y = y0; y < std::min(c->h, y0 + kBlockRows); ++y)
+        for (int x = 0; x < c->w; ++x) g[at(y, x)] = pixel(*c, x, std::min(y + 1, c->h - 1), Border::clamp);
+    });
+    fails("right border unclamped", [&](std::vector<float>& g) {
+      for (int y = 0; y + 1 < c->h; ++y)
+        for (int x = c->w - r; x < c->w; ++x) {
+          float sum = 0.f;
+          for (int dy = 0; dy < c->f; ++dy) {
+            const int sy = std::clamp(y + dy - r, 0, c->h - 2);
+            for (int dx = 0; dx < c->f; ++dx)
+              sum += c->filter[dy * c->f + dx] * c->in[at(sy, 0) + x + dx - r];  // may run on
+          }
+          g[at(y, x)] = sum;
+        }
+    });
   }
 }
 

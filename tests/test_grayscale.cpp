@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "cpu/grayscale.hpp"
 #include "tests/test_util.hpp"
@@ -40,14 +42,46 @@ TEST(Grayscale, SerialWeightsChannels) {
   EXPECT_FLOAT_EQ(gray[2], kB);
 }
 
-TEST(Grayscale, OmpMatchesSerial) {
-  for (Dims2 d : edge_images()) {
-    Case c(d);
-    std::vector<float> out(c.px());
-    poison(std::span<float>(out));
-    omp(c.rgb.data(), out.data(), d.w, d.h);
-    EXPECT_TRUE(c.accepts(out)) << d.w << "x" << d.h;
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+TEST(Grayscale, OmpMatchesSerialAtEveryIsaLevel) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (Dims2 d : edge_images()) {
+      Case c(d);
+      std::vector<float> out(c.px());
+      poison(std::span<float>(out));
+      omp(c.rgb.data(), out.data(), d.w, d.h);
+      EXPECT_TRUE(c.accepts(out)) << cpu_isa::name(level) << " " << d.w << "x" << d.h;
+    }
   }
+}
+
+// Mutations of omp's result that a vectorised, row-partitioned kernel invites must fail: the
+// channels read one lane off (pixel p taking g, b of p and r of p + 1: a wrong deinterleave), two
+// weights exchanged, and a row's vector tail (its last w % 16 pixels) left unwritten.
+TEST(GrayscaleMutation, OmpStructureBugsFail) {
+  Case c({37, 5});
+  std::vector<float> good(c.px());
+  omp(c.rgb.data(), good.data(), 37, 5);
+  ASSERT_TRUE(c.accepts(good));
+  std::vector<float> got(c.px());
+  for (std::size_t p = 0; p < c.px(); ++p) {
+    const std::size_t q = 3 * p + 1;  // one channel off
+    got[p] = kR * c.rgb[q] + kG * c.rgb[q + 1] + kB * c.rgb[(q + 2) % c.rgb.size()];
+  }
+  EXPECT_FALSE(c.accepts(got)) << "deinterleave one channel off";
+  for (std::size_t p = 0; p < c.px(); ++p)
+    got[p] = kG * c.rgb[3 * p] + kR * c.rgb[3 * p + 1] + kB * c.rgb[3 * p + 2];
+  EXPECT_FALSE(c.accepts(got)) << "weights exchanged";
+  got = good;
+  for (int y = 0; y < 5; ++y)
+    for (int x = 32; x < 37; ++x) got[static_cast<std::size_t>(y) * 37 + x] = std::nanf("");
+  EXPECT_FALSE(c.accepts(got)) << "row tail unwritten";
 }
 
 #if TWINBENCH_HAVE_CUDA

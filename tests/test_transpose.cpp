@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cpu_isa.hpp"
 #include "common/random.hpp"
 #include "common/validate.hpp"
 #include "cpu/transpose.hpp"
@@ -57,14 +59,93 @@ TEST(Transpose, TwiceIsIdentity) {
   EXPECT_TRUE(same(back, c.in));
 }
 
-TEST(Transpose, OmpMatchesSerial) {
-  for (auto [rows, cols] : shapes()) {
-    Case c(rows, cols);
-    std::vector<float> out(c.in.size());
-    poison(std::span<float>(out));
-    omp(c.in.data(), out.data(), rows, cols);
-    EXPECT_TRUE(same(out, c.ref)) << rows << "x" << cols;
+// Restores "no ISA limit" however a test ends.
+struct IsaLimitGuard {
+  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
+};
+
+// omp's own shapes besides shapes(): rows a multiple of 16 (the streaming path when the output
+// is aligned) with columns that leave 1 to 15 after whole 16-, 8- and 4-wide blocks, rows that
+// leave 1 and 15 after whole 16-row strips, and fewer than 16 rows (no strip at all).
+std::vector<std::pair<std::size_t, std::size_t>> omp_shapes() {
+  auto s = shapes();
+  for (std::pair<std::size_t, std::size_t> e :
+       {std::pair<std::size_t, std::size_t>{16, 16}, {32, 17}, {48, 31}, {16, 5}, {64, 100},
+        {17, 48}, {47, 33}, {15, 64}, {256, 256}, {160, 9}})
+    s.push_back(e);
+  return s;
+}
+
+// The output in an over-aligned buffer (64 bytes, so that streaming stores are allowed) with
+// guards after it that must stay untouched.
+struct AlignedOut {
+  static constexpr std::size_t kGuard = 64;
+  std::vector<float> storage;
+  float* out;
+  explicit AlignedOut(std::size_t n) : storage(n + kGuard + 16) {
+    auto p = reinterpret_cast<std::uintptr_t>(storage.data());
+    out = storage.data() + ((64 - p % 64) % 64) / sizeof(float);
+    poison(std::span<float>(out, n + kGuard));
   }
+  bool guard_intact(std::size_t n) const {
+    for (std::size_t i = n; i < n + kGuard; ++i)
+      if (!std::isnan(out[i])) return false;
+    return true;
+  }
+};
+
+TEST(Transpose, OmpMatchesSerialAtEveryIsaLevelAndStoreKind) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (Stores stores : {Stores::cached, Stores::streaming}) {
+      for (auto [rows, cols] : omp_shapes()) {
+        Case c(rows, cols);
+        AlignedOut a(c.in.size());
+        omp_with(c.in.data(), a.out, rows, cols, stores);
+        const std::vector<float> got(a.out, a.out + c.in.size());
+        EXPECT_TRUE(same(got, c.ref)) << cpu_isa::name(level) << " " << rows << "x" << cols
+                                      << (stores == Stores::cached ? " cached" : " streaming");
+        EXPECT_TRUE(a.guard_intact(c.in.size())) << rows << "x" << cols;
+      }
+    }
+  }
+}
+
+// An output that is not 64-byte aligned cannot take streaming stores: omp falls back to cached
+// stores rather than fault or write the wrong lines.
+TEST(Transpose, OmpHandlesAMisalignedOutput) {
+  IsaLimitGuard guard;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    Case c(64, 48);
+    AlignedOut a(c.in.size() + 1);
+    omp(c.in.data(), a.out + 1, 64, 48);
+    const std::vector<float> got(a.out + 1, a.out + 1 + c.in.size());
+    EXPECT_TRUE(same(got, c.ref)) << cpu_isa::name(level);
+  }
+}
+
+// Mutations of omp's own result that its structure invites must fail the (exact) check: one
+// in-register block transposed with two lanes exchanged (a wrong shuffle mask), the column tail
+// (cols % 16) left unwritten, and the row tail (rows % 16) left unwritten.
+TEST(TransposeMutation, OmpStructureBugsFail) {
+  Case c(47, 37);  // 2 strips + 15 rows, 2 blocks of 16 + 5 columns
+  std::vector<float> good(c.in.size());
+  omp(c.in.data(), good.data(), c.rows, c.cols);
+  ASSERT_TRUE(same(good, c.ref));
+  const auto at = [&c](std::size_t col, std::size_t row) { return col * c.rows + row; };
+  std::vector<float> got = good;
+  std::swap(got[at(3, 17)], got[at(3, 18)]);  // block (rows 16..31, cols 0..15): lanes 1 and 2
+  EXPECT_FALSE(same(got, c.ref)) << "two lanes exchanged";
+  got = good;
+  for (std::size_t col = 32; col < 37; ++col)
+    for (std::size_t row = 0; row < 32; ++row) got[at(col, row)] = std::nanf("");
+  EXPECT_FALSE(same(got, c.ref)) << "column tail unwritten";
+  got = good;
+  for (std::size_t col = 0; col < 37; ++col)
+    for (std::size_t row = 32; row < 47; ++row) got[at(col, row)] = 0.f;
+  EXPECT_FALSE(same(got, c.ref)) << "row tail unwritten";
 }
 
 #if TWINBENCH_HAVE_CUDA
