@@ -68,8 +68,10 @@ def cpu_figures(lines: list[su.SummaryLine], context: dict) -> str:
     if speedups:
         parts.append(f"OpenMP × serial {_median_range(speedups, su.fmt_speedup)} over "
                      f"{len(speedups)} workload(s)")
-    bandwidth = [c.pct for c in (ce.row_ceiling(line.best.cpu) for line in lines
-                                 if line.best.cpu) if c]
+    # Rows that move a few cache lines (lucas) are latency, whatever their bytes per second.
+    streams = [line.best.cpu for line in lines if line.best.cpu and
+               (line.best.cpu.counter("bytes_per_iter") or 0) >= su.MIN_STREAM_BYTES]
+    bandwidth = [c.pct for c in (ce.row_ceiling(row) for row in streams) if c]
     if bandwidth:
         parts.append(f"the best CPU row at {_median_range(bandwidth, _pct)} of its access "
                      f"pattern's bandwidth ceiling ({len(bandwidth)} workload(s))")
@@ -112,39 +114,46 @@ def no_gpu_blocks(run: Run, out_dir: str | Path | None,
 TWO_MACHINES_TITLE = "This machine's CPU beside the reference H200's GPU (two machines)"
 TWO_MACHINES_HEADERS = ["workload", "size", "this machine's CPU", "H200 GPU kernel (reference)",
                         "H200 GPU × this CPU (two machines)",
-                        "H200 GPU × its own host CPU (one machine)"]
+                        "H200 GPU × its own host CPU (one machine)",
+                        "H200 hardware ratio (one machine)"]
 
 
 def _reference_lines(reference: Run) -> dict[tuple[str, tuple[str, ...], str], su.SummaryLine]:
-    """The reference run's pairs at every size, by (workload, size, precision)."""
+    """The reference run's pairs at every size, by (workload, size, su.group_key(algorithm,
+    precision))."""
     out = {}
     by_problem = an.group_by_problem([r for r in an.usable(reference.rows) if not r.is_peer])
     impls: dict[str, set[str]] = {}
     for (workload, _), members in by_problem.items():
         impls.setdefault(workload, set()).update(r.impl for r in members)
     for (workload, size), members in by_problem.items():
-        groups = su.like_for_like(members, impls[workload])
-        for best in [su.headline(groups)] + su.other_precisions(groups, su.headline(groups)):
+        for key, best in su.like_for_like(members, impls[workload]).items():
             if best.gpu:
-                out[(workload, size, best.precision)] = su.SummaryLine(
-                    workload, size, best, None, None, "")
+                out[(workload, size, key)] = su.SummaryLine(workload, size, best, None, None, "")
     return out
+
+
+def _hardware(line: su.SummaryLine, context: dict) -> str:
+    ratio = su.hardware_ratio(line.best.gpu, line.best.cpu, context)
+    return ratio.text if ratio else "–"
 
 
 def two_machine_table(lines: list[su.SummaryLine], reference: Run) -> Table | None:
     """Per workload of this run at its headline size: its best CPU row beside the reference's
-    fastest GPU kernel of the same algorithm and precision at the same size."""
+    fastest GPU kernel of the same algorithm and precision at the same size (none where the
+    reference has no GPU row of that algorithm: aos_soa's soa when only aos ran there)."""
     theirs = _reference_lines(reference)
     rows = []
     for line in lines:
         cpu = line.best.cpu
-        ref = theirs.get((line.workload, line.size_key, line.best.precision))
+        key = su.group_key(line.best.algorithm, line.best.precision)
+        ref = theirs.get((line.workload, line.size_key, key))
         if cpu is None or ref is None or ref.best.gpu is None:
             continue
         rows.append([line.workload, " ".join(line.size_key) or "–", su.row_cell(cpu),
                      su.row_cell(ref.best.gpu),
                      su.speedup_cell(su.speedup_of(cpu, ref.best.gpu)),
-                     su.speedup_cell(ref.gpu_speedup)])
+                     su.speedup_cell(ref.gpu_speedup), _hardware(ref, reference.context)])
     return Table(TWO_MACHINES_HEADERS, rows) if rows else None
 
 
@@ -160,8 +169,8 @@ def two_machine_blocks(run: Run, lines: list[su.SummaryLine]) -> list[Block]:
     return [Heading(TWO_MACHINES_TITLE, 3),
             Paragraph(f"Two machines, not one: this run's best CPU row per workload beside the "
                       f"fastest GPU kernel of the same algorithm and precision at the same size "
-                      f"in {REFERENCE_NAME}. The ratio mixes this CPU with that GPU; the last "
-                      "column is the reference's own like-for-like figure (its GPU against its "
+                      f"in {REFERENCE_NAME}. The ratio mixes this CPU with that GPU; the last two "
+                      "columns are the reference's own like-for-like figure (its GPU against its "
                       f"host's {reference.context.get('omp_threads', '?')} OpenMP threads), the "
-                      "one to quote."),
+                      "one to quote, and the ratio of that machine's limits to read it against."),
             table]

@@ -530,6 +530,7 @@ class SummaryLine:
     hardware: ce.HardwareRatio | None = None
     fairness: str = ""             # fairness_flag of the GPU kernel speedup
     suspect: bool = False          # the CPU ceilings are impossible (see cpu_limiter)
+    cpu_roof: str = ""             # "7 % of FP32 roof": the CPU row against its compute roof
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -583,7 +584,17 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
                        limiter_text(best, members, context), numba, ratio,
                        suspect=bool(ce.suspect_cpu_ceilings(context)))
     line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
+    line.cpu_roof = _roof_share(best.cpu, context)
     return line
+
+
+def _roof_share(row: Row | None, context: dict) -> str:
+    """"7 % of FP32 roof" for a CPU row that counts FLOPs, against its precision's roof."""
+    side = ce.side_of(row) if row else None
+    pct = ce.pct_of_roof(row, context, side) if side else None
+    if pct is None:
+        return ""
+    return f"{pct:.0f} % of {ce.roof_for(row, context, side).precision} roof"
 
 
 def summary_lines(rows: list[Row], context: dict, precisions: bool = False
@@ -654,7 +665,7 @@ SUMMARY_HEADERS = [
     "hardware ratio", "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
 # A run without GPU rows: the columns a CPU can fill (the GPU ones would all be "–").
 CPU_ONLY_HEADERS = ["workload", "size", "algorithm", "serial", "OpenMP", "OpenMP × serial",
-                    "% of ceiling CPU", "energy / item CPU", "limiter"]
+                    "% of ceiling CPU", "% of compute roof CPU", "energy / item CPU", "limiter"]
 # Shown only when the run holds Numba rows, right after "best vs best".
 NUMBA_HEADER = "Numba (the articles' code)"
 NUMBA_AT = SUMMARY_HEADERS.index("best vs best (any algorithm)") + 1
@@ -678,7 +689,8 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
     if not gpu:
         return [line.workload, " ".join(line.size_key) or "–", best.label,
                 row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
-                _ceiling(best.cpu, line.suspect), cpu_energy, line.limiter]
+                _ceiling(best.cpu, line.suspect), line.cpu_roof or "–", cpu_energy,
+                line.limiter]
     cells = [
         line.workload, " ".join(line.size_key) or "–", best.label,
         row_cell(best.serial), row_cell(best.omp), row_cell(best.gpu), row_cell(best.e2e),
@@ -743,7 +755,9 @@ SUMMARY_TEXT = (
 CPU_ONLY_SUMMARY_TEXT = (
     "One row per workload at its largest size. OpenMP × serial pairs rows of the same algorithm "
     "and precision (the CPU libraries, openblas and onednn, count as OpenMP: every thread); % of "
-    f"ceiling is the CPU row's share of its access pattern's measured bandwidth. In brackets: a "
+    "ceiling is the CPU row's share of its access pattern's measured bandwidth, % of compute "
+    "roof its FLOP/s over the measured roof of its precision (rows that count FLOPs); a row near "
+    "neither is bound by latency or by code that is not at its limit. In brackets: a "
     f"distribution-free interval (order statistics, ≥ {100 * LEVEL:.0f} % unless a lower "
     "coverage is given). The limiter is read off the numbers: memory bandwidth at ≥ "
     f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the "

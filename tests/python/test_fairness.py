@@ -291,3 +291,21 @@ def test_cpu_vs_gpu_table_pairs_by_precision(side_run):
     assert pairs[("sgemm", "")] == ("openblas", "cublas")
     assert pairs[("sgemm", "bf16")] == ("onednn_bf16", "cublas_bf16")
     assert not any(gpu == "cublas_tf32" for _, gpu in pairs.values())
+
+
+def test_cpu_only_summary_gives_the_share_of_the_compute_roof(cpu_only_report):
+    table = markdown_tables(cpu_only_report.markdown.read_text())[0]
+    at = table[0].index("% of compute roof CPU")
+    cells = {row[0]: row[at] for row in table[1:]}
+    assert cells["sgemm"] == "80 % of FP32 roof" and cells["sync"] == "–"
+
+
+def test_two_machines_pair_the_same_algorithm(tmp_path):
+    """This run's soa against the reference's soa GPU row, not its headline aos one."""
+    if not REFERENCE_RUN.is_file():
+        pytest.skip("the committed H200 run is not in this checkout")
+    rows = [single("aos_soa/serial_soa/n:67108864", 134.0),
+            single("aos_soa/omp_soa/n:67108864/threads:16", 15.0)]
+    run = load_run(write_run(tmp_path / "c.json", rows, {"gpu_status": "no CUDA device"}))
+    table = ref.two_machine_table(su.summary_lines(run.rows, run.context), ref.load_reference())
+    assert table.rows[0][3].split("(")[1].startswith("cuda_soa")
