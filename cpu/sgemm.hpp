@@ -33,20 +33,21 @@ inline WorkModel work(std::size_t n) {
 
 // Tolerances are relative to the scale sum_k |a_ik * b_kj| (the `bound` of Reference), not to
 // |c_ij|, which cancellation can make arbitrarily small. Every variant sums the K products of an
-// element in a chain (serial, omp, naive, tiled and optimized each keep one fp32 accumulator
-// per element; with or without FMA), so the depth is k = K + 1 (K additions and the rounding of
-// the product). The libraries (OpenBLAS, oneDNN, cuBLAS) sum in blocks: partial sums over k
-// slices added together, or a tree. Both bounds below hold for any summation order whose depth
-// (the most roundings on any product's path to the result) is at most K + 1, and a blocked or
-// tree order is never deeper than the chain, so the same tolerance applies to them. The worst-case bound gamma_k = k u / (1 - k u), u = 2^-24 (Higham, 3.1) is
-// 2.4e-4 of the scale at K = 4096: 0.25 absolute, the size of a typical product, so it cannot
-// see a dropped term. We use the probabilistic bound of Higham and Mary (SIAM J. Sci. Comput.
-// 41(5), 2019, Thm 3.1): with rounding errors independent and of mean zero (round to nearest on
-// these random-sign data), |fl(c) - c| <= (exp(lambda sqrt(k) u + k u^2 / (1 - u)) - 1) * scale
-// with probability >= 1 - 2k exp(-lambda^2 (1 - u)^2 / 2) per element. lambda = 10: a false
-// failure anywhere in the 4096^2 output has probability < 3e-11 (union bound). At K = 4096
-// that is 3.8e-5 of the scale (0.039 absolute against ~1024): a dropped product larger than
-// that fails, and 83% of the products of these inputs are (tests/test_sgemm.cpp).
+// element in a chain (serial, omp, naive, tiled and optimized each keep one fp32 accumulator per
+// element; with or without FMA), so the depth is k = K + 1 (K additions and the rounding of the
+// product). The libraries (OpenBLAS, oneDNN, cuBLAS) sum in blocks: partial sums over k slices
+// added together, or a tree. Both bounds below hold for any summation order whose depth (the most
+// roundings on any product's path to the result) is at most K + 1, and a blocked or tree order is
+// never deeper than the chain, so the same tolerance applies to them. The worst-case bound gamma_k
+// = k u / (1 - k u), u = 2^-24 (Higham, 3.1) is 2.4e-4 of the scale at K = 4096: 0.25 absolute, the
+// size of a typical product, so it cannot see a dropped term. We use the probabilistic bound of
+// Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019, Thm 3.1): with rounding errors independent and
+// of mean zero (round to nearest on these random-sign data), |fl(c) - c| <= (exp(lambda sqrt(k) u +
+// k u^2 / (1 - u)) - 1) * scale with probability >= 1 - 2k exp(-lambda^2 (1 - u)^2 / 2) per
+// element. lambda = 10: a false failure anywhere in the 4096^2 output has probability < 3e-11
+// (union bound). At K = 4096 that is 3.8e-5 of the scale (0.039 absolute against ~1024): a dropped
+// product larger than that fails, and 83% of the products of these inputs are
+// (tests/test_sgemm.cpp).
 inline Tolerance tolerance(std::size_t k) {
   constexpr double u = 0x1p-24, lambda = 10.0;
   const double depth = static_cast<double>(k) + 1.0;

@@ -91,7 +91,8 @@ void OnednnMatmul::run(const void* a, const void* b, float* c) const {
   s.a.set_data_handle(const_cast<void*>(a));
   s.b.set_data_handle(const_cast<void*>(b));
   s.c.set_data_handle(c);
-  s.primitive.execute(s.stream, {{DNNL_ARG_SRC, s.a}, {DNNL_ARG_WEIGHTS, s.b}, {DNNL_ARG_DST, s.c}});
+  s.primitive.execute(s.stream,
+                      {{DNNL_ARG_SRC, s.a}, {DNNL_ARG_WEIGHTS, s.b}, {DNNL_ARG_DST, s.c}});
   s.stream.wait();
 }
 
@@ -108,7 +109,9 @@ struct OnednnMatmul::State {
   std::string impl;
 };
 
-OnednnMatmul::OnednnMatmul(std::size_t, bool) { throw std::runtime_error(onednn_unavailable_reason()); }
+OnednnMatmul::OnednnMatmul(std::size_t, bool) {
+  throw std::runtime_error(onednn_unavailable_reason());
+}
 void OnednnMatmul::run(const void*, const void*, float*) const {}
 const std::string& OnednnMatmul::impl() const { return state_->impl; }
 
