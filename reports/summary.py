@@ -486,9 +486,29 @@ def hardware_ratio(gpu: Row | None, cpu: Row | None, context: dict) -> ce.Hardwa
     # latency (alloc, sync, lucas): no hardware ratio speaks for them.
     bandwidth, compute = (bandwidth if bw_near is not None else None,
                           compute if c_near is not None else None)
+    # Compute-bound in a precision the CPU has no measured roof for (no BF16 unit): no ratio,
+    # the hardware the CPU lacks is the reason (cpu_lacks), not the bandwidth.
+    if compute is None and cpu_lacks(gpu, cpu, context):
+        gpu_near = ce.pct_of_roof(gpu, context, "gpu")
+        if gpu_near is not None and gpu_near > (bw_near or 0.0):
+            return None
     if bandwidth and compute:
         return compute if (c_near or 0.0) > (bw_near or 0.0) else bandwidth
     return bandwidth or compute
+
+
+def cpu_lacks(gpu: Row, cpu: Row, context: dict) -> str:
+    """"the CPU has no BF16 roof measured (no AMX or AVX512_BF16); the GPU's measured BF16
+    800 TFLOP/s": a precision the GPU has a measured roof for and the CPU not; "" otherwise."""
+    precision = gpu.precision or cpu.precision or "fp32"
+    if ce.precision_roof(context, "cpu_all", precision) is not None:
+        return ""
+    roof = ce.precision_roof(context, "gpu", precision, tensor=gpu.family == "cublas")
+    if roof is None:
+        return ""
+    why = str(context.get(f"cpu_roof_{precision}_why_not") or "").strip()
+    return (f"the CPU has no {roof.precision} roof measured" + (f" ({why})" if why else "")
+            + f"; the GPU's {roof.label}")
 
 
 def _cpu_share(cpu: Row, ratio: ce.HardwareRatio, context: dict) -> str:
@@ -584,6 +604,8 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
                        limiter_text(best, members, context), numba, ratio,
                        suspect=bool(ce.suspect_cpu_ceilings(context)))
     line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
+    if ratio is None and best.gpu and best.cpu:
+        line.fairness = cpu_lacks(best.gpu, best.cpu, context)
     line.cpu_roof = _roof_share(best.cpu, context)
     return line
 
@@ -651,7 +673,7 @@ def omp_speedup_cell(line: SummaryLine) -> str:
 def hardware_cell(line: SummaryLine) -> str:
     """"46× (read bandwidth)", and the flag when the kernel speedup is far above it."""
     if line.hardware is None:
-        return "–"
+        return f"– ({line.fairness})" if line.fairness else "–"
     return line.hardware.text + (f"; {line.fairness}" if line.fairness else "")
 
 
@@ -748,7 +770,8 @@ SUMMARY_TEXT = (
     f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
     f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof of its precision, too "
     f"few threads (low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency "
-    f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ {LAUNCH_RATIO:.0f}× "
+    f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ "
+    f"{LAUNCH_RATIO:.0f}× "
     f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / "
     "other.")
 
@@ -760,7 +783,8 @@ CPU_ONLY_SUMMARY_TEXT = (
     "neither is bound by latency or by code that is not at its limit. In brackets: a "
     f"distribution-free interval (order statistics, ≥ {100 * LEVEL:.0f} % unless a lower "
     "coverage is given). The limiter is read off the numbers: memory bandwidth at ≥ "
-    f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the "
+    f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ "
+    f"{COMPUTE_BOUND_PCT:.0f} % of the "
     "measured roof of its precision, else latency / other.")
 
 NUMBA_COLUMN_TEXT = (

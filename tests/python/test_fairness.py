@@ -101,7 +101,8 @@ def test_old_files_pair_by_name_and_hold_tf32_to_no_fp32_roof(tmp_path):
     assert ce.roof_for(tf32, run.context, "gpu") is None          # no TF32 roof measured
     assert "FP32 roof" not in su.gpu_limiter(tf32, run.context)
     # The CPU is held to its native (best-ISA) roof, not the baseline SSE2 loop's.
-    assert line.hardware.bound == "compute" and line.hardware.value == pytest.approx(6.1e13 / 1.2e12)
+    assert line.hardware.bound == "compute"
+    assert line.hardware.value == pytest.approx(6.1e13 / 1.2e12)
 
 
 def test_a_tf32_row_is_held_to_the_tf32_roof_when_measured(side_run):
@@ -193,6 +194,8 @@ def test_cpu_only_summary_has_no_gpu_columns(cpu_only_report):
 def test_reference_link_is_relative_inside_the_repository(tmp_path):
     inside = REPO_ROOT / "results" / "this-machine" / "2026-12-02" / "report"
     assert ref.reference_href(inside) == "../../../nvidia-h200/2026-12-01/report/report.md"
+    target = (REPO_ROOT / ref.REFERENCE_REPORT).resolve()
+    assert (inside / ref.reference_href(inside)).resolve() == target
     assert ref.reference_href(tmp_path) == str((REPO_ROOT / ref.REFERENCE_REPORT).resolve())
 
 
@@ -309,3 +312,16 @@ def test_two_machines_pair_the_same_algorithm(tmp_path):
     run = load_run(write_run(tmp_path / "c.json", rows, {"gpu_status": "no CUDA device"}))
     table = ref.two_machine_table(su.summary_lines(run.rows, run.context), ref.load_reference())
     assert table.rows[0][3].split("(")[1].startswith("cuda_soa")
+
+
+def test_a_precision_the_cpu_has_no_roof_for_is_named(side_run):
+    """Without a CPU BF16 roof the BF16 pair gets no ratio (not the bandwidth's): the cell names
+    the hardware the CPU lacks, measured on the GPU."""
+    context = {k: v for k, v in side_run.context.items() if k != "cpu_roof_bf16_flops"}
+    context["cpu_roof_bf16_why_not"] = "no AMX and no AVX512_BF16"
+    lines = {(l.workload, l.best.precision): l
+             for l in su.summary_lines(side_run.rows, context, precisions=True)}
+    bf16 = lines[("sgemm", "bf16")]
+    assert bf16.hardware is None
+    assert su.hardware_cell(bf16) == ("– (the CPU has no BF16 roof measured (no AMX and no "
+                                      "AVX512_BF16); the GPU's measured BF16 800 TFLOP/s)")
