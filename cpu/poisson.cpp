@@ -71,13 +71,17 @@ void generate_omp(std::int32_t* out, std::size_t n, std::uint64_t seed, Sample s
 // faster) take the scalar guided walk of the serial sampler, from the same u.
 //
 // Where it should land on the target (16 cores of an Emerald Rapids Xeon, 100M samples): the
-// AVX-512 loop is 30 instructions for 8 samples, ~21 of them on the two 512-bit ALU ports (the
+// AVX-512 loop is ~30 instructions for 8 samples, ~21 of them on the two 512-bit ALU ports (the
 // permutes and mask compares all on port 5), so >= ~1.3 cycles a sample: ~2.7 ms of compute on
-// 16 cores at 3 GHz, under the ~4.4 ms that writing the 400 MB takes at the measured write
-// ceiling (85-95 GB/s). Expected ~5 ms, write-bound, against 22.5 ms for the old omp row and the
-// 12 ms target. Measured on the 2-vCPU build machine (load average 11-16 from other builds:
-// ratios only, not results), one thread, 10M samples: serial 9-13 ns a sample, this kernel 4.5
-// (AVX-512), 12.5 (AVX2), 11 (baseline); in CPU time (perf stat, user) 1.7 against 3.6 ns.
+// 16 cores at 3 GHz. Writing the 400 MB bounds it: 7.8 ms at the plain-store write ceiling the
+// committed H200 run measured (51 GB/s: each line is read before it is overwritten), ~4.5 ms
+// with the non-temporal stores used here at that size if they reach the ~85-95 GB/s a write
+// stream without the read can (triad moved 89 GB/s there). Expected 5-8 ms, write-bound,
+// against 22.5 ms for the old omp row and the 12 ms target. Measured on the 2-vCPU build
+// machine (load average 11-17 from other builds: ratios only, not results), one thread, 10M
+// samples: serial 9-17 ns a sample, this kernel 4.1-5.1 (AVX-512), 12.5-17 (AVX2), 11-18
+// (baseline); in CPU time (perf stat, user) 1.7 against 3.6 ns for serial. Two threads, 100M:
+// 3.7-4.7 ns a sample with non-temporal stores, 5.2-6.0 with plain ones.
 constexpr std::size_t kLaneBatch = 1024;  // s0, s1, u: 24 KiB, in L1 with room to spare
 constexpr int kSearched = 15;             // 4 halvings decide among 16 counts: 0 .. 15
 static_assert(kSearched < kTableSize);
