@@ -51,6 +51,9 @@ MIN_SAMPLES_FOR_U = 4
 EXACT_LIMIT = 30
 
 MAX_LISTED = 40
+# A chart of every row of a full run (850 bars) is unreadable and takes a minute to draw: past
+# this many rows it shows the rows that changed beyond noise, the largest changes.
+MAX_CHARTED = 60
 NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
                     1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 
@@ -397,6 +400,13 @@ def side_by_side_text() -> str:
 
 # ----------------------------------------------------------------- output
 
+def charted_rows(comparisons: list[Comparison]) -> list[Comparison]:
+    """Every row of a small comparison; of a large one, the largest changes beyond noise."""
+    if len(comparisons) <= MAX_CHARTED:
+        return comparisons
+    return [c for c in changed_first(comparisons) if c.changed][:MAX_CHARTED]
+
+
 def chart_ratios(comparisons: list[Comparison]) -> Figure | None:
     if not comparisons:
         return None
@@ -617,12 +627,19 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     for run, label in ((run_a, "A"), (run_b, "B")):
         if run.partial:
             blocks.append(Paragraph(f"{label} is a partial run: " + "; ".join(run.problems), note=True))
-    figure = chart_ratios(comparisons)
+    charted = charted_rows(comparisons)
+    figure = chart_ratios(charted)
     if figure is not None:
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=110)
         (out_dir / "compare_ratios.png").write_bytes(buffer.getvalue())
+        if len(charted) < len(comparisons):
+            blocks.append(Paragraph(f"The chart shows the {len(charted)} largest changes beyond "
+                                    f"noise of {len(comparisons)} benchmarks."))
         blocks.append(Image("Time ratio B/A", "compare_ratios.png", buffer.getvalue()))
+    elif comparisons:
+        blocks.append(Paragraph(f"chart ratios left out: no change beyond noise among "
+                                f"{len(comparisons)} benchmarks (too many to chart them all)"))
     else:
         blocks.append(Paragraph("chart ratios left out: no benchmark measured in both runs"))
     if comparisons:
