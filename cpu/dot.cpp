@@ -17,6 +17,9 @@ namespace {
 // Error: lane j's chain is at most ceil((end - begin) / kLanes) + 1 adds deep, then a 5-level
 // tree: within depth_omp's per-thread term (a plain loop over the slice), so tolerance(depth_omp)
 // still holds; tests/test_dot.cpp checks a dropped element or lane fails it.
+// Measured on a shared 2-core Xeon (not results; best of many in-cache one-thread runs): 4.1 G
+// elements/s per core at avx512, 3.7 at avx2, 2.1 at the baseline (SSE2), against the target's
+// memory share of ~0.8 G elements/s per core (99 GB/s read over 16 cores, 8 bytes an element).
 constexpr std::size_t kLanes = 32;
 
 [[gnu::always_inline]] inline double dot_range(const float* a, const float* b, std::size_t begin,
