@@ -54,6 +54,11 @@ void serial(double* results, std::size_t n, std::size_t m) {
 // vector add per 8 iterations, the FMA ports' throughput, not the add latency, is the limit).
 // On the H200 host's 16 cores that is ~0.8 ms for n = 10000 (10 blocks on the busiest thread),
 // against the 2 ms target and the 8-14 ms of the previous scalar omp loop.
+// Its bound: each inner iteration is one multiply-add (the term into the sum) and one add (i*j
+// stepped), two slots of the FMA units for the 2 FLOP of the model, so the row tops out at half
+// the FP64 FMA roof in model FLOP/s (a report reading 50% of the roof is this kernel at its
+// limit). Keeping i*j as an int64 instead moves the add to the integer ports but needs an
+// int64 -> double conversion per term, which takes an FMA port too.
 void omp(double* results, std::size_t n, std::size_t m) {
   const auto rows = static_cast<std::int64_t>(n);
   const auto cols = static_cast<std::int64_t>(m);
