@@ -505,9 +505,10 @@ CHANGED_HEADERS = ["benchmark", "verdict", "B/A", "95% interval", "threshold", "
 
 
 def _changed_table(comparisons: list[Comparison]) -> Table:
+    # The threshold has its own column: the method keeps the test only.
     rows = [[c.name, c.verdict, f"{c.ratio:.3f}", _interval_text(c.interval),
              c.threshold.text if c.threshold else "–", fmt_time(c.a.time_s), fmt_time(c.b.time_s),
-             c.method] for c in comparisons]
+             c.method.split("; threshold ±", 1)[0]] for c in comparisons]
     return Table(CHANGED_HEADERS, rows)
 
 
