@@ -3,20 +3,18 @@
 // ACM TOMS 34(3), 2008; BLIS's five loops), in portable C++: GCC vector extensions rather than
 // intrinsics, compiled three times by TB_ISA_CLONES (common/cpu_isa.hpp).
 //
-// Measured (the 2-core dev Xeon, Emerald Rapids like the H200 host, shared with other builds, so
+// Measured (the 2-core dev Xeon, AVX-512 and AMX, 300 MiB L3 as on the H200 host, shared, so
 // CPU time of one thread; not results): n = 4096 at 122 GFLOP/s on one core, OpenBLAS SkylakeX's
-// sgemm 134 in the same minutes (91%); at n = 1024, 85 against the old blocked loop's 9.4
-// (baseline SSE, no packing, no FMA: 5c951b8's omp, 84 GFLOP/s on the H200 host's 16 cores). On the H200 host's 16 cores the FP32 roof is ~1.2 TFLOP/s (75 per core); the
-// kernel's aim there is >= 50% of it. What it lacks against the libraries: no prefetching, no
-// AMX or BF16, and B packed once per k slice by all threads with a barrier on each side.
+// sgemm 134 in the same minutes (91%); at n = 1024, 85 against the old blocked loop's 9.4 (baseline
+// SSE, no packing, no FMA: 5c951b8's omp, 84 GFLOP/s on the H200 host's 16 cores). On the H200
+// host's 16 cores the FP32 roof is ~1.2 TFLOP/s (75 per core); the kernel's aim there is >= 50% of
+// it. What it lacks against the libraries: no prefetching, no AMX or BF16, and B packed once per k
+// slice by all threads with a barrier on each side.
 //
-// Why the contraction pragma: the project compiles as ISO C++20, under which GCC does not fuse
-// `acc += a * b` into an FMA (-ffp-contract=off); without FMA the kernel issues twice the
-// arithmetic instructions. Fusing is allowed by the error bound (cpu/sgemm.hpp: one rounding per
-// step instead of two only shrinks it). It is set for this file alone, so every function here,
-// the clones included, is compiled alike (an always_inline body cannot be inlined across
-// different optimize options).
-#pragma GCC optimize("fp-contract=fast")
+// FMA: GCC contracts `acc += a * b` into fused multiply-adds in C++ (-ffp-contract=fast is its
+// default outside ISO C), which the error bound allows (cpu/sgemm.hpp: one rounding per step
+// instead of two only shrinks it); the AVX-512 clone's inner loop is 3 loads, 8 broadcasts and
+// 24 vfmadd231ps on zmm registers (objdump).
 
 #include <omp.h>
 
