@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "common/cpu_isa.hpp"
@@ -74,6 +79,33 @@ TEST(Streams, EveryIsaLevelGivesTheSameBits) {
       omp(in.data(), out.data(), n, kFmaLight);
       EXPECT_EQ(out, ref) << "omp " << cpu_isa::name(level) << " n=" << n;
     }
+  }
+}
+
+// The omp kernel's stores: plain up to the output's first cache-line boundary, streamed for the
+// whole blocks after it, plain for the last partial block. Outputs at every offset from a line
+// (and slices that start anywhere, on 1 to 3 threads) must all be written, with serial's bits.
+TEST(Streams, OmpWritesEveryElementAtEveryAlignment) {
+  IsaLimitGuard guard;
+  const std::size_t n = 3000;
+  const auto in = inputs(n);
+  const auto ref = reference(in, kFmaLight);
+  std::vector<float> buffer(n + 16 + 64);
+  const auto base = reinterpret_cast<std::uintptr_t>(buffer.data());
+  float* line = buffer.data() + (64 - base % 64) % 64 / sizeof(float);  // 64-byte aligned
+  const int threads_before = omp_get_max_threads();
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (int threads : {1, 2, 3})
+      for (std::size_t offset : {0u, 1u, 7u, 15u}) {
+        std::span<float> out(line + offset, n);
+        poison(out);
+        omp_set_num_threads(threads);
+        omp(in.data(), out.data(), n, kFmaLight);
+        omp_set_num_threads(threads_before);
+        EXPECT_TRUE(std::equal(out.begin(), out.end(), ref.begin()))
+            << cpu_isa::name(level) << " threads=" << threads << " offset=" << offset;
+      }
   }
 }
 
