@@ -15,6 +15,7 @@
 #include "common/l2_flush.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "gpu/ceilings.hpp"
+#include "gpu/tensor_roofs.hpp"
 #endif
 
 namespace tb {
@@ -117,6 +118,21 @@ std::size_t gpu_array_elements(const RunConfig& cfg) {
   return cfg.quick ? (std::size_t{1} << 24) : (std::size_t{1} << 26);
 }
 
+// gpu_roof_tf32_flops / gpu_roof_bf16_flops and how they were measured (gpu/tensor_roofs.hpp).
+void record_tensor_roofs(const gpu::TensorRoofs& t) {
+  if (!t.why_not.empty()) {
+    add("gpu_roof_tensor_why_not", t.why_not);
+    return;
+  }
+  add("gpu_roof_tf32_flops", number(t.tf32_flops));
+  add("gpu_roof_bf16_flops", number(t.bf16_flops));
+  add("gpu_roof_tensor_method", "best of 3 cuBLAS GEMMs at n = " + std::to_string(t.n) +
+                                    " (TF32: cublasSgemm with TF32 tensor math; BF16: "
+                                    "cublasGemmEx, FP32 accumulation)");
+  std::fprintf(stderr, "twinbench: GPU tensor roofs (cuBLAS %zu^3): TF32 %.0f, BF16 %.0f TFLOP/s\n",
+               t.n, t.tf32_flops * 1e-12, t.bf16_flops * 1e-12);
+}
+
 void record_gpu(const RunConfig& cfg) {
   const GpuInfo& g = gpu_info();
   add("gpu_l2_cache_bytes", std::to_string(l2_cache_bytes()));
@@ -136,6 +152,7 @@ void record_gpu(const RunConfig& cfg) {
     add("gpu_roof_fp64_flops", number(roofs.fp64));
     add("gpu_roof_fp16_flops", number(roofs.fp16));
     add("gpu_roof_int8_ops", number(roofs.int8));
+    record_tensor_roofs(gpu::measure_tensor_roofs());
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr,
                  "twinbench: GPU ceilings: %s; FMA roofs FP32 %.1f (datasheet %.1f), FP64 %.1f "
