@@ -34,15 +34,27 @@ TB_ISA_CLONES(aos_range_isa, aos_range)
 }
 TB_ISA_CLONES(soa_range_isa, soa_range)
 
-}  // namespace
-
-void serial_aos(const float* xyz, float* out, std::size_t n) {
+// The serial references: plain loops, compiled per ISA level (GCC vectorizes them at -O3 without
+// a pragma: no reduction, no dependence), so that one thread's row shows what plain code gets
+// from the host's vectors.
+[[gnu::always_inline]] inline void serial_aos_range(const float* xyz, float* out, std::size_t n) {
   const auto* p = reinterpret_cast<const Point*>(xyz);
   for (std::size_t i = 0; i < n; ++i) out[i] = norm(p[i].x, p[i].y, p[i].z);
 }
+TB_ISA_CLONES(serial_aos_isa, serial_aos_range)
+
+[[gnu::always_inline]] inline void serial_soa_range(const float* x, const float* y,
+                                                    const float* z, float* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = norm(x[i], y[i], z[i]);
+}
+TB_ISA_CLONES(serial_soa_isa, serial_soa_range)
+
+}  // namespace
+
+void serial_aos(const float* xyz, float* out, std::size_t n) { serial_aos_isa(xyz, out, n); }
 
 void serial_soa(const float* x, const float* y, const float* z, float* out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = norm(x[i], y[i], z[i]);
+  serial_soa_isa(x, y, z, out, n);
 }
 
 // Each thread the slice of points schedule(static) gave it when the arrays were filled (the

@@ -66,14 +66,20 @@ struct IsaLimitGuard {
   ~IsaLimitGuard() { cpu_isa::clear_limit(); }
 };
 
-// Each version of the omp kernels (common/cpu_isa.hpp): within kTolerance of the baseline serial
-// (avx2 and avx512 contract the sum of squares into FMAs).
+// Each version of the serial and omp kernels (common/cpu_isa.hpp): within kTolerance of the
+// baseline serial (avx2 and avx512 contract the sum of squares into FMAs).
 TEST(AosSoa, OmpVariantsMatchSerialAtEveryIsaLevel) {
   IsaLimitGuard guard;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
-    cpu_isa::set_limit(level);
     for (std::size_t n : test::edge_sizes()) {
-      Case c(n);
+      cpu_isa::set_limit(cpu_isa::Level::baseline);
+      const Case base(n);
+      cpu_isa::set_limit(level);
+      Case c(n);  // serial_aos at this level: the references, multiversioned too
+      EXPECT_TRUE(matches(c.ref, base.ref)) << "serial_aos " << cpu_isa::name(level) << " n=" << n;
+      std::vector<float> soa(n);
+      serial_soa(c.x.data(), c.y.data(), c.z.data(), soa.data(), n);
+      EXPECT_TRUE(matches(soa, base.ref)) << "serial_soa " << cpu_isa::name(level) << " n=" << n;
       std::vector<float> out(n);
       poison(std::span<float>(out));
       omp_aos(c.xyz.data(), out.data(), n);
