@@ -49,6 +49,22 @@ void check_args(int w, int h, int f) {
 // registers while all its taps are added, and each input vector loaded is used by every output
 // row of the block that needs it (up to kBlockRows of them): per output vector, f^2 FMAs
 // against (kBlockRows + f - 1) f / kBlockRows loads and one store.
+//
+// Bounds at 3840x2160, 7x7 on the target host (16 cores, AVX-512): 0.81 GFLOP at the measured
+// ~1.2 TFLOP/s FP32 roof is 0.68 ms; 8 B/pixel (66 MB, less than its 300 MiB L3) at the ~85-99
+// GB/s of DRAM is 0.7-0.8 ms, so 2 ms asks ~35% of the FMA roof. Measured on the 2-core dev
+// machine (1 thread, CPU time, a loaded machine: rough comparisons, not results): AVX-512 7x7
+// 12-14 ms (57-69 GFLOP/s; 5x5 61-65, 3x3 25: there the single thread's memory bandwidth
+// binds), AVX2 18-21 ms (39-45), the SSE baseline 45-65 ms (12-18), against the row-at-a-time
+// kernel's 65 ms (12 GFLOP/s). 16 cores at the AVX-512 rate would take ~0.9 ms.
+// Tried: 6 rows x 2 vectors and 4 rows x 3 vectors (12 accumulators): no better at 7x7 and
+// worse at AVX2 (spills).
+//
+// oneDNN 2.6 (Debian), measured for this single-channel filter (1 thread, same machine, 3x3 /
+// 5x5 / 7x7 on 4K): plain nchw tensors get "x64:gemm:jit" (im2col + GEMM) at 1.3 / 1.1 GFLOP/s
+// and "ref:any" at 7x7 (19 s); letting it choose the layout (format any) gets
+// "brgconv:avx512_core" at 8.1 / 8.8 / 9.0 GFLOP/s, its blocked layout padding the one channel to
+// 16, before the reorders in and out. It is built for many channels; so no onednn row.
 
 // W floats, one register of the level that runs it: 16 with AVX-512, 8 with AVX2, 4 with SSE
 // (a generic vector wider than the registers would be split by GCC, and the accumulators below
