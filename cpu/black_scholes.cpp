@@ -70,6 +70,12 @@ void serial_fp32(const float* spot, const float* strike, const float* years, flo
 // (spot / strike, / (vol sqrt(T)), 1 / (A1 A2)) and the sqrt are about a third of omp's cycles;
 // folding two divisions into one (a shared reciprocal) measured no difference within this
 // machine's noise, so the plain form stays.
+// Plain stores, not streamed (non-temporal) ones: a plain store first reads the line, so the
+// pass moves 28 B per option for the 20 the row counts, like the plain-store triad it is held to
+// (32 B for 24: at the same memory rate the row reads ~95% of that ceiling). Streamed stores
+// would cut the traffic to 20 B, but against a plain-store triad (common/host_ceilings.cpp streams
+// only its write and copy passes) the row would then read up to 4/3 of its ceiling. Worth doing
+// together with a streamed-store triad ceiling, if the H200 run shows omp under 70% of triad.
 void omp(const float* spot, const float* strike, const float* years, float* call, float* put,
          std::size_t n) {
 #pragma omp parallel
