@@ -43,8 +43,8 @@ TB_ISA_CLONES(soa_range_isa, soa_range)
 }
 TB_ISA_CLONES(serial_aos_isa, serial_aos_range)
 
-[[gnu::always_inline]] inline void serial_soa_range(const float* x, const float* y,
-                                                    const float* z, float* out, std::size_t n) {
+[[gnu::always_inline]] inline void serial_soa_range(const float* x, const float* y, const float* z,
+                                                    float* out, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out[i] = norm(x[i], y[i], z[i]);
 }
 TB_ISA_CLONES(serial_soa_isa, serial_soa_range)

@@ -53,8 +53,7 @@ TB_ISA_CLONES(axpy_range_isa, axpy_range)
 // exact, a = 0.5; the add rounds to float) and rounded to half to nearest-even as the scalar
 // conversion does, so the result is serial's, bit for bit. The tail runs the same scalar code
 // as serial.
-TB_ISA_TARGET_AVX2 void axpy_f16c_range(const f16* x, f16* y, std::size_t begin,
-                                        std::size_t end) {
+TB_ISA_TARGET_AVX2 void axpy_f16c_range(const f16* x, f16* y, std::size_t begin, std::size_t end) {
   const __m256 a = _mm256_set1_ps(static_cast<float>(kAxpyA));
   std::size_t i = begin;
   for (; i + 8 <= end; i += 8) {
@@ -76,8 +75,8 @@ constexpr __mmask32 lane_mask(std::size_t m) {
 // the GPU's __hfma2 does (serial rounds twice: to float, then to half; see axpy_tolerance).
 // The tail is a masked vector, so every element gets the same single rounding.
 [[gnu::target("arch=x86-64-v4,avx512fp16")]] void axpy_avx512fp16_range(const f16* x, f16* y,
-                                                                          std::size_t begin,
-                                                                          std::size_t end) {
+                                                                        std::size_t begin,
+                                                                        std::size_t end) {
   const __m512h a = _mm512_set1_ph(static_cast<f16>(kAxpyA));
   for (std::size_t i = begin; i < end; i += 32) {
     const __mmask32 m = lane_mask(end - i);
@@ -188,8 +187,8 @@ template <std::size_t W>
 // Outputs [begin, end) of any type at vector width W.
 template <std::size_t W, class T>
 [[gnu::always_inline]] inline void fma_outputs_w(const T* x, typename Dtype<T>::fma_out* out,
-                                                 std::size_t n, std::size_t begin,
-                                                 std::size_t end, int k) {
+                                                 std::size_t n, std::size_t begin, std::size_t end,
+                                                 int k) {
   if constexpr (std::is_same_v<T, std::int8_t>)
     fma_range_int8_w<W>(x, n, out, begin, end, k);
   else
@@ -205,9 +204,8 @@ TB_ISA_TARGET_AVX512 void fma_outputs_avx512(const T* x, typename Dtype<T>::fma_
   fma_outputs_w<64>(x, out, n, begin, end, k);
 }
 template <class T>
-TB_ISA_TARGET_AVX2 void fma_outputs_avx2(const T* x, typename Dtype<T>::fma_out* out,
-                                         std::size_t n, std::size_t begin, std::size_t end,
-                                         int k) {
+TB_ISA_TARGET_AVX2 void fma_outputs_avx2(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
+                                         std::size_t begin, std::size_t end, int k) {
   fma_outputs_w<32>(x, out, n, begin, end, k);
 }
 template <class T>
@@ -217,8 +215,8 @@ void fma_outputs_baseline(const T* x, typename Dtype<T>::fma_out* out, std::size
 }
 
 template <class T>
-void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
-                     std::size_t begin, std::size_t end, int k) {
+void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, std::size_t begin,
+                     std::size_t end, int k) {
   switch (cpu_isa::active_level()) {
     case Level::avx512:
       return fma_outputs_avx512(x, out, n, begin, end, k);
@@ -235,9 +233,8 @@ void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
 // Twice fp32's lanes per instruction, and one FMA per step where fp32 takes a multiply and an
 // add. The error bound against the float reference is in fma_tolerance.
 [[gnu::target("arch=x86-64-v4,avx512fp16")]] void fma_avx512fp16_range(const f16* x, f16* out,
-                                                                         std::size_t begin,
-                                                                         std::size_t end,
-                                                                         int k) {
+                                                                       std::size_t begin,
+                                                                       std::size_t end, int k) {
   const __m512h a = _mm512_set1_ph(static_cast<f16>(kFmaA));
   const __m512h two = _mm512_set1_ph(f16(2)), three = _mm512_set1_ph(f16(3)),
                 four = _mm512_set1_ph(f16(4));
@@ -276,11 +273,10 @@ void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
 // step is an xor and a vpdpbusd (6 cycles of latency; 8 chains in flight, two registers of 16
 // words). Exact integer arithmetic (wrapping as dp4a's does), so the result is serial's.
 [[gnu::target("arch=x86-64-v4,avx512vnni")]] void fma_avx512vnni_range(const std::int8_t* x,
-                                                                         std::size_t n,
-                                                                         std::int32_t* out,
-                                                                         std::size_t begin,
-                                                                         std::size_t end,
-                                                                         int k) {
+                                                                       std::size_t n,
+                                                                       std::int32_t* out,
+                                                                       std::size_t begin,
+                                                                       std::size_t end, int k) {
   const __m512i flip = _mm512_set1_epi32(static_cast<int>(0x80808080u));
   const __m512i ones = _mm512_set1_epi32(0x01010101);
   for (std::size_t q0 = begin; q0 < end; q0 += 32) {
@@ -308,8 +304,8 @@ void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
         for (int c = 0; c < kChains; ++c)
           v[h][c] = _mm512_dpbusd_epi32(bias[h][c], _mm512_xor_si512(v[h][c], flip), w[h]);
     for (int h = 0; h < 2; ++h) {
-      const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(v[h][0], v[h][1]),
-                                           _mm512_add_epi32(v[h][2], v[h][3]));
+      const __m512i sum =
+          _mm512_add_epi32(_mm512_add_epi32(v[h][0], v[h][1]), _mm512_add_epi32(v[h][2], v[h][3]));
       _mm512_store_si512(words + 16 * h, sum);
     }
     std::copy_n(words, m, out + q0);

@@ -8,9 +8,9 @@
 // (no chunk) gives the same thread for the same n: n / threads each, the first n % threads
 // threads one more. The inputs are filled by `omp parallel for schedule(static)` loops
 // (common/random.cpp, the bench files), so each thread streams the pages it touched first.
-#include <cstddef>
-
 #include <omp.h>
+
+#include <cstddef>
 
 namespace tb::streaming {
 

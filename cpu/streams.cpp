@@ -37,8 +37,7 @@ TB_ISA_CLONES(serial_range_isa, serial_range)
 constexpr std::size_t kBlock = 256;
 
 // The chains of one block: v[j] = in[j] through `fma` FMAs, j < m (lanes past m run on zeros).
-[[gnu::always_inline]] inline void chain_block(const float* in, std::size_t m, int fma,
-                                               float* v) {
+[[gnu::always_inline]] inline void chain_block(const float* in, std::size_t m, int fma, float* v) {
   std::fill_n(v, kBlock, 0.f);
   std::copy_n(in, m, v);
   for (int k = 0; k < fma; ++k) {
@@ -72,8 +71,7 @@ template <class Isa>
                                              std::size_t begin, std::size_t end, int fma) {
   alignas(64) float v[kBlock];
   const auto misaligned = reinterpret_cast<std::uintptr_t>(out + begin) % 64;
-  const std::size_t head_end =
-      std::min(end, begin + (64 - misaligned) % 64 / sizeof(float));
+  const std::size_t head_end = std::min(end, begin + (64 - misaligned) % 64 / sizeof(float));
   if (begin < head_end) {
     chain_block(in + begin, head_end - begin, fma, v);
     std::copy_n(v, head_end - begin, out + begin);
@@ -100,8 +98,7 @@ template <class Isa>
                                                         int fma) {
   omp_range(Avx2{}, in, out, begin, end, fma);
 }
-void omp_range_baseline(const float* in, float* out, std::size_t begin, std::size_t end,
-                        int fma) {
+void omp_range_baseline(const float* in, float* out, std::size_t begin, std::size_t end, int fma) {
   omp_range(Sse2{}, in, out, begin, end, fma);
 }
 void omp_range_isa(const float* in, float* out, std::size_t begin, std::size_t end, int fma) {

@@ -1,12 +1,12 @@
 // cpu/streaming.hpp: the per-thread slices of the streaming kernels must be exactly the ones
 // OpenMP's schedule(static) gives the threads that filled the inputs (first touch).
-#include "cpu/streaming.hpp"
-
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cstddef>
 #include <vector>
+
+#include "cpu/streaming.hpp"
 
 namespace tb::streaming {
 namespace {
