@@ -206,6 +206,7 @@ TB_ISA_CLONES(filter_block8, filter_block<8>)
 TB_ISA_CLONES(filter_block4, filter_block<4>)
 
 void filter_block_isa(const float* in, float* out, int w, int h, int b, const float* k, int f) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
   switch (cpu_isa::active_level()) {
     case cpu_isa::Level::avx512:
       return filter_block16_avx512(in, out, w, h, b, k, f);
@@ -214,6 +215,9 @@ void filter_block_isa(const float* in, float* out, int w, int h, int b, const fl
     default:
       return filter_block4_baseline(in, out, w, h, b, k, f);
   }
+#else
+  return filter_block4(in, out, w, h, b, k, f);
+#endif
 }
 
 

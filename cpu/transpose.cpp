@@ -1,6 +1,8 @@
 #include "cpu/transpose.hpp"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -86,27 +88,27 @@ template <int W>
 // in + out would fit in the last-level cache. Only whole-line (16-float, AVX-512) streaming
 // stores: 16- or 32-byte ones (SSE, AVX2) leave partial write-combining buffers, measured 3-5x
 // slower than cached stores.
-// Not always_inline, and with the intrinsic's own target: GCC inlines them into the AVX-512 /
-// AVX2 clone that calls them (the callee's ISA is a subset of the caller's), while an
+#if defined(__x86_64__) && defined(__GNUC__)
+constexpr bool kHaveStreamingStores = true;
+// Not always_inline, and with the intrinsic's own target: GCC inlines it into the AVX-512 clone
+// that calls it (the callee's ISA is a subset of the caller's), while an
 // always_inline helper would be inlined first into generic code and fail there.
 [[gnu::target("avx512f")]] inline void stream16(float* p, const Vec<16>& v) {
   _mm512_stream_ps(p, reinterpret_cast<const __m512&>(v));
 }
-[[gnu::target("avx")]] inline void stream8(float* p, const Vec<8>& v) {
-  _mm256_stream_ps(p, reinterpret_cast<const __m256&>(v));
-}
+inline void stream_fence() { _mm_sfence(); }
+#else
+constexpr bool kHaveStreamingStores = false;
+inline void stream16(float*, const Vec<16>&) {}
+inline void stream_fence() {}
+#endif
 
 template <int W, bool Stream>
 [[gnu::always_inline]] inline void store_vec(float* p, const Vec<W>& v) {
-  if constexpr (!Stream) {
-    std::memcpy(p, &v, sizeof v);
-  } else if constexpr (W == 16) {
+  if constexpr (Stream && W == 16 && kHaveStreamingStores)
     stream16(p, v);
-  } else if constexpr (W == 8) {
-    stream8(p, v);
-  } else {
-    _mm_stream_ps(p, reinterpret_cast<const __m128&>(v));
-  }
+  else
+    std::memcpy(p, &v, sizeof v);
 }
 
 // Input rows [r0, r0 + kStripRows) (all present): along the strip, kStripRows x W pieces (a
@@ -171,7 +173,8 @@ void strip_isa(int width, const float* in, float* out, std::size_t rows, std::si
 // Streaming stores need every vector store to fill a whole, aligned cache line: 16 floats, the
 // output 64-byte aligned and each output row a whole number of lines.
 bool can_stream(const float* out, std::size_t rows, int width) {
-  return width == 16 && reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && rows % 16 == 0;
+  return kHaveStreamingStores && width == 16 &&
+         reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && rows % 16 == 0;
 }
 
 }  // namespace
@@ -188,7 +191,7 @@ void omp_with(const float* in, float* out, std::size_t rows, std::size_t cols, S
     for (std::int64_t s = 0; s < strips; ++s)
       strip_isa(width, in, out, rows, cols, static_cast<std::size_t>(s) * kStripRows, stream);
     // Streaming stores are weakly ordered: each thread drains its own before the region ends.
-    if (stream) _mm_sfence();
+    if (stream) stream_fence();
   }
   // The last rows % 16 input rows (less than one strip), element by element.
   for (std::size_t r = static_cast<std::size_t>(strips) * kStripRows; r < rows; ++r)

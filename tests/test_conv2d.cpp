@@ -451,7 +451,8 @@ TEST(Conv2dMutation, OmpStructureBugsFail) {
     fails("row block one input row off", [&](std::vector<float>& g) {
       const int y0 = c->h / 2 / kBlockRows * kBlockRows;
       for (int y = y0; y < std::min(c->h, y0 + kBlockRows); ++y)
-        for (int x = 0; x < c->w; ++x) g[at(y, x)] = pixel(*c, x, std::min(y + 1, c->h - 1), Border::clamp);
+        for (int x = 0; x < c->w; ++x)
+          g[at(y, x)] = pixel(*c, x, std::min(y + 1, c->h - 1), Border::clamp);
     });
     fails("right border unclamped", [&](std::vector<float>& g) {
       for (int y = 0; y + 1 < c->h; ++y)
