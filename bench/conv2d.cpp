@@ -11,9 +11,9 @@
 #include <tuple>
 
 #include "common/harness.hpp"
-#include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"
+#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_harness.hpp"
 #include "gpu/conv2d.hpp"
@@ -76,9 +76,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, int f, C
                      kTolerance.scale_floor);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
-    });
+    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f); });
     set_work(state, work(dims, f), Side::cpu);
   });
 }

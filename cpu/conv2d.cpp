@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 
 #include "common/cpu_isa.hpp"
-
 #include "common/random.hpp"
 
 namespace tb::conv2d {
@@ -146,8 +145,8 @@ template <int F>
 // w - r (it recomputes a few pixels of its neighbour, with the same result) so that no pixel
 // needs a scalar tail.
 template <int W, int F, int R>
-[[gnu::always_inline]] inline void interior_rows(const float* const* src, float* const* outs,
-                                                 int w, const float* k) {
+[[gnu::always_inline]] inline void interior_rows(const float* const* src, float* const* outs, int w,
+                                                 const float* k) {
   constexpr int r = F / 2, kStrip = W * kVecs;
   const int x_end = w - r;
   if (x_end - r < kStrip) {
@@ -219,7 +218,6 @@ void filter_block_isa(const float* in, float* out, int w, int h, int b, const fl
   return filter_block4(in, out, w, h, b, k, f);
 #endif
 }
-
 
 }  // namespace
 

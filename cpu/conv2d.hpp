@@ -36,7 +36,8 @@ inline WorkModel work(Dims2 d, int f) {
   // One read and one write per pixel (8 bytes): the halo is re-read from cache, not DRAM.
   // 2 FLOPs per tap of the direct 2D filter (the separable variant does fewer; its FLOP rate is
   // the 2D-equivalent rate).
-  return {.read_bytes = 4.0 * px, .written_bytes = 4.0 * px, .flops = 2.0 * f * f * px, .items = px};
+  return {
+      .read_bytes = 4.0 * px, .written_bytes = 4.0 * px, .flops = 2.0 * f * f * px, .items = px};
 }
 
 // Weights seeded and random in [0.05, 1), normalised to sum 1 (f x f, row-major).

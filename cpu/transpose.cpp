@@ -173,8 +173,8 @@ void strip_isa(int width, const float* in, float* out, std::size_t rows, std::si
 // Streaming stores need every vector store to fill a whole, aligned cache line: 16 floats, the
 // output 64-byte aligned and each output row a whole number of lines.
 bool can_stream(const float* out, std::size_t rows, int width) {
-  return kHaveStreamingStores && width == 16 &&
-         reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && rows % 16 == 0;
+  return kHaveStreamingStores && width == 16 && reinterpret_cast<std::uintptr_t>(out) % 64 == 0 &&
+         rows % 16 == 0;
 }
 
 }  // namespace

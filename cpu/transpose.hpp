@@ -23,7 +23,10 @@ constexpr Dims2 kQuick{1024, 1024};
 // Bytes model: read every element once, write it once; no FLOPs.
 inline WorkModel work(std::size_t rows, std::size_t cols) {
   const double n = static_cast<double>(rows) * static_cast<double>(cols);
-  return {.read_bytes = sizeof(float) * n, .written_bytes = sizeof(float) * n, .flops = 0.0, .items = n};
+  return {.read_bytes = sizeof(float) * n,
+          .written_bytes = sizeof(float) * n,
+          .flops = 0.0,
+          .items = n};
 }
 
 // in: rows x cols, out: cols x rows, out[c * rows + r] = in[r * cols + c].

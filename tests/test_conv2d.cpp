@@ -99,8 +99,16 @@ struct IsaLimitGuard {
 // rows and columns, and heights that leave 1, 2 and 3 rows in the last block.
 std::vector<Dims2> omp_images() {
   std::vector<Dims2> d = images();
-  for (Dims2 e : std::vector<Dims2>{{1, 37}, {40, 1}, {13, 6}, {37, 5}, {38, 7}, {39, 4},
-                                    {70, 9}, {71, 10}, {101, 11}, {3840 / 8, 21}})
+  for (Dims2 e : std::vector<Dims2>{{1, 37},
+                                    {40, 1},
+                                    {13, 6},
+                                    {37, 5},
+                                    {38, 7},
+                                    {39, 4},
+                                    {70, 9},
+                                    {71, 10},
+                                    {101, 11},
+                                    {3840 / 8, 21}})
     d.push_back(e);
   return d;
 }

@@ -24,7 +24,9 @@ struct Case {
   }
   std::size_t px() const { return static_cast<std::size_t>(d.w) * d.h; }
   bool accepts(const std::vector<float>& out) const {
-    return passes(compare(std::span<const float>(out), std::span<const float>(ref), kTolerance.scale_floor), kTolerance);
+    return passes(
+        compare(std::span<const float>(out), std::span<const float>(ref), kTolerance.scale_floor),
+        kTolerance);
   }
 };
 
@@ -99,7 +101,8 @@ void expect_gpu_matches(Launch launch, const char* label) {
       s.synchronize();
       std::vector<float> out(c.px());
       download(std::span<float>(out), dgray);
-      EXPECT_TRUE(c.accepts(out)) << label << " " << d.w << "x" << d.h << " block " << b.x << "x" << b.y;
+      EXPECT_TRUE(c.accepts(out)) << label << " " << d.w << "x" << d.h << " block " << b.x << "x"
+                                  << b.y;
     }
   }
 }

@@ -69,9 +69,16 @@ struct IsaLimitGuard {
 // leave 1 and 15 after whole 16-row strips, and fewer than 16 rows (no strip at all).
 std::vector<std::pair<std::size_t, std::size_t>> omp_shapes() {
   auto s = shapes();
-  for (std::pair<std::size_t, std::size_t> e :
-       {std::pair<std::size_t, std::size_t>{16, 16}, {32, 17}, {48, 31}, {16, 5}, {64, 100},
-        {17, 48}, {47, 33}, {15, 64}, {256, 256}, {160, 9}})
+  for (std::pair<std::size_t, std::size_t> e : {std::pair<std::size_t, std::size_t>{16, 16},
+                                                {32, 17},
+                                                {48, 31},
+                                                {16, 5},
+                                                {64, 100},
+                                                {17, 48},
+                                                {47, 33},
+                                                {15, 64},
+                                                {256, 256},
+                                                {160, 9}})
     s.push_back(e);
   return s;
 }
