@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include "common/progress_eta.hpp"
 #include "common/console_reporter.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/cpu_pinning.hpp"
@@ -250,25 +251,42 @@ void print_workloads(std::FILE* out) {
   for (const auto& w : tb::workloads()) std::fprintf(out, "  %-16s %s\n", w.name.c_str(), w.summary.c_str());
 }
 
-// How many registered benchmarks the filter selects and will run, for the "k of N" progress
-// lines: GPU benchmarks skip at once where there is no GPU, so they are not counted. Google
-// Benchmark matches a regex against the name; a leading '-' negates it.
-int count_selected(const std::string& filter, bool count_gpu) {
-  const bool all = filter.empty() || filter == "all" || filter == ".";
+// The registered benchmarks the filter selects and that will run, for the "k of N" progress
+// lines and their estimate of the time left: GPU benchmarks skip at once where there is no GPU,
+// so they are left out. Google Benchmark matches the filter as a POSIX extended regex (its
+// re.h: std::regex::extended) against the name; a leading '-' negates it.
+bool filter_selects_all(const std::string& filter) {
+  return filter.empty() || filter == "all" || filter == ".";
+}
+
+// Why the filter is not a valid regex, or "" when it is (or selects all).
+std::string filter_regex_error(const std::string& filter) {
+  if (filter_selects_all(filter)) return "";
+  try {
+    std::regex(filter[0] == '-' ? filter.substr(1) : filter, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> selected_names(const std::string& filter, bool count_gpu) {
+  std::vector<std::string> names;
+  if (!filter_regex_error(filter).empty()) return names;
+  const bool all = filter_selects_all(filter);
   const bool negate = !all && filter[0] == '-';
   std::optional<std::regex> re;
-  try {
-    if (!all) re.emplace(negate ? filter.substr(1) : filter);
-  } catch (const std::regex_error&) {
-    return 0;
-  }
-  int count = 0;
+  if (!all) re.emplace(negate ? filter.substr(1) : filter, std::regex::extended);
   for (const auto& name : tb::registered_names()) {
     if (re && std::regex_search(name, *re) == negate) continue;
     if (!count_gpu && tb::is_gpu_benchmark(name)) continue;
-    ++count;
+    names.push_back(name);
   }
-  return count;
+  return names;
+}
+
+int count_selected(const std::string& filter, bool count_gpu) {
+  return static_cast<int>(selected_names(filter, count_gpu).size());
 }
 
 int count_matching(const std::string& filter) {
@@ -503,13 +521,19 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
 
   const std::string filter = benchmark::GetBenchmarkFilter();
+  if (const std::string why = filter_regex_error(filter); !why.empty()) {
+    std::fprintf(stderr, "twinbench: --benchmark_filter '%s' is not a valid regex (POSIX extended, "
+                         "as Google Benchmark reads it): %s\n", filter.c_str(), why.c_str());
+    return kExitBadInput;
+  }
   if (count_matching(filter) == 0) {
     std::fprintf(stderr, "twinbench: no benchmark matches the filter '%s'\n", filter.c_str());
     print_workloads(stderr);
     return kExitBadInput;
   }
-  const int planned = count_selected(filter, tb::gpu_info().available);
-  tb::set_progress_total(planned);
+  const std::vector<std::string> plan = selected_names(filter, tb::gpu_info().available);
+  const int planned = static_cast<int>(plan.size());
+  tb::set_progress_plan(plan);
 
   tb::set_cold_caches(!opts.warm);
   tb::record_run_context(opts.machine, opts.cfg);

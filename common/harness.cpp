@@ -1,11 +1,13 @@
 #include "common/harness.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <omp.h>
 
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include "common/ceilings.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/progress.hpp"
+#include "common/progress_eta.hpp"
 #include "common/row_fields.hpp"
 #include "common/rapl.hpp"
 #include "common/sampler.hpp"
@@ -59,6 +62,16 @@ struct Progress {
   std::chrono::steady_clock::time_point current_start = start;
   double measured_s = 0.0;  // wall time of the rows that finished without skipping
   int finished = 0;
+  // Expected costs (common/progress_eta.hpp): the estimate of the time left weighs each row.
+  std::unordered_map<std::string, double> cost;  // planned row -> expected cost
+  double unplanned_cost = 1.0;  // a row outside the plan (the plan unknown: every row 1)
+  double expected_total = 0.0;  // of the planned rows
+  double expected_done = 0.0;   // of the finished rows
+  double expected_skipped = 0.0;
+  double cost_of(const std::string& name) const {
+    const auto it = cost.find(name);
+    return it == cost.end() ? unplanned_cost : it->second;
+  }
 };
 Progress g_progress;
 int g_measured = 0;  // benchmarks that finished without an error or a skip
@@ -74,6 +87,7 @@ double seconds_between(std::chrono::steady_clock::time_point a,
 void finish_current() {
   if (g_progress.current.empty()) return;
   g_progress.measured_s += seconds_between(g_progress.current_start, std::chrono::steady_clock::now());
+  g_progress.expected_done += g_progress.cost_of(g_progress.current);
   ++g_progress.finished;
   g_progress.current.clear();
 }
@@ -95,10 +109,14 @@ void announce(const std::string& name) {
   ++g_progress.started;
   const double elapsed = seconds_between(g_progress.start, now);
   std::string eta;
-  const int left = g_progress.total - g_progress.started + 1;
-  if (g_progress.finished >= 3 && left > 0) {
-    const double per_row = g_progress.measured_s / g_progress.finished;
-    eta = " ~" + progress::format_eta(per_row * left) + " left";
+  const int left = g_progress.total - g_progress.started + 1;  // this row included
+  if (left > 0) {
+    const double expected_left = std::max(
+        0.0, g_progress.expected_total - g_progress.expected_done - g_progress.expected_skipped);
+    eta = progress_eta::format_left(
+        progress_eta::seconds_left(g_progress.measured_s, g_progress.expected_done,
+                                   g_progress.finished, expected_left),
+        true);
   }
   if (g_progress.total > 0)
     std::fprintf(stderr, "[%d/%d %s%s] %s\n", g_progress.started, g_progress.total,
@@ -115,6 +133,7 @@ void uncount_current() {
   --g_progress.started;
   --g_progress.total;
   ++g_progress.skipped;
+  g_progress.expected_skipped += g_progress.cost_of(g_progress.current);
   g_progress.current.clear();
 }
 
@@ -391,7 +410,33 @@ int omp_threads() { return omp_get_max_threads(); }
 int validation_failures() { return g_failures; }
 const std::vector<std::string>& registered_names() { return g_names; }
 bool is_gpu_benchmark(const std::string& name) { return g_gpu_names.count(name) > 0; }
-void set_progress_total(int total) { g_progress.total = total; }
+void set_progress_total(int total) {
+  g_progress.total = total;
+  g_progress.expected_total = total * g_progress.unplanned_cost;
+}
+
+// TWINBENCH_PREVIOUS_RESULTS: a results file whose row_wall_s weigh the rows (scripts/run.sh
+// names this machine's last run, else the committed reference run).
+void set_progress_plan(const std::vector<std::string>& names) {
+  progress_eta::CostModel model;
+  if (const char* path = std::getenv("TWINBENCH_PREVIOUS_RESULTS"); path && *path) {
+    std::string why;
+    model = progress_eta::CostModel::from_results_file(path, &why);
+    if (model.size() == 0)
+      std::fprintf(stderr, "twinbench: progress estimates count rows (%s)\n", why.c_str());
+    else
+      std::fprintf(stderr, "twinbench: progress estimates weigh each row by its time in %s\n", path);
+  }
+  const std::vector<double> costs = progress_eta::expected_costs(names, model);
+  g_progress.cost.clear();
+  g_progress.expected_total = 0.0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    g_progress.cost[names[i]] = costs[i];
+    g_progress.expected_total += costs[i];
+  }
+  g_progress.unplanned_cost = names.empty() ? 1.0 : g_progress.expected_total / names.size();
+  g_progress.total = static_cast<int>(names.size());
+}
 int skipped_count() { return g_progress.skipped; }
 int measured_count() { return g_measured; }
 

@@ -14,14 +14,26 @@ gpu_absent_reason() {
   if ! nvidia-smi -L >/dev/null 2>&1; then echo "nvidia-smi finds no GPU"; return; fi
 }
 
-configure_and_build() {  # $1 = build dir, then extra cmake args
+# $1 = build dir, then extra cmake args, then optionally "--target T..." (default: all targets).
+# CPU_ONLY=1 builds without CUDA even where nvcc is found.
+configure_and_build() {
   local dir=$1; shift
+  local cmake_args=() targets=()
+  while (($#)); do
+    if [ "$1" = --target ]; then shift; targets=("$@"); break; fi
+    cmake_args+=("$1"); shift
+  done
   local cuda_args=(-DTWINBENCH_WITH_CUDA=OFF)
-  if nvcc_path=$(find_nvcc); then
-    cuda_args=(-DTWINBENCH_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path")
-  else
-    echo "twinbench: nvcc not found: building the CPU variants only" >&2
+  if [ "${CPU_ONLY:-0}" != 1 ]; then
+    if nvcc_path=$(find_nvcc); then
+      cuda_args=(-DTWINBENCH_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path")
+    else
+      echo "twinbench: nvcc not found: building the CPU variants only" >&2
+    fi
   fi
-  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "$@" >/dev/null
-  cmake --build "$dir" -j"$(nproc)"
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "${cmake_args[@]}" >/dev/null
+  cmake --build "$dir" -j"$(nproc)" ${targets[@]+--target "${targets[@]}"}
 }
+
+# Whether a build folder was configured with CUDA.
+built_with_cuda() { grep -q '^TWINBENCH_WITH_CUDA:BOOL=ON' "$1/CMakeCache.txt" 2>/dev/null; }

@@ -2,7 +2,11 @@
 # The main job: install what is missing, build, run the suite on this machine (CPU always, GPU
 # when a CUDA device is present), write results/<machine>/<timestamp>.json and its report.
 #
-#   scripts/run.sh [--quick] [--workload=a,b] [--machine=NAME] [-- extra twinbench flags]
+#   scripts/run.sh [--quick] [--workload=a,b] [--machine=NAME] [--peers|--no-peers] [-- twinbench flags]
+#
+# The articles' Numba programs (scripts/peers.sh) run beside the C++ rows where there is a GPU
+# (--no-peers leaves them out); without a GPU only with --peers (their CPU rows add 4-5 minutes
+# on a 2-core machine), or later: scripts/peers.sh results/<machine>/<timestamp>.json.
 #
 # Exit status: twinbench's (0 ok, 1 a validation failed, 2 bad input, 3 results not written);
 # 130/143 interrupted (SIGINT/SIGTERM), 137 killed (SIGKILL: out of memory, most often). A run
@@ -10,14 +14,16 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-quick=() workload=() machine="" extra=()
+quick=() workload=() machine="" extra=() peers=""
 while (($#)); do
   case "$1" in
     --quick) quick=(--quick) ;;
     --workload=*) workload=("$1") ;;
     --machine=*) machine=${1#--machine=} ;;
+    --peers) peers=1 ;;
+    --no-peers) peers=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -32,7 +38,9 @@ fi
 bin=${TWINBENCH_BIN:-}
 if [ -z "$bin" ]; then
   bash "$root/scripts/deps.sh"
-  configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=OFF
+  # Configured with the tests, built without them: scripts/test.sh builds them in this folder
+  # afterwards and reuses everything else.
+  configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench
   bin="$root/build/twinbench"
 elif [ ! -x "$root/.venv/bin/python" ]; then
   bash "$root/scripts/deps.sh" --python-only
@@ -40,7 +48,12 @@ fi
 
 if reason=$(gpu_absent_reason) && [ -n "$reason" ]; then
   echo "twinbench: no GPU on this machine ($reason): running the CPU variants; GPU variants are skipped" >&2
+  if [ -z "$peers" ]; then
+    peers=0
+    echo "twinbench: the Numba peers are left out without a GPU (--peers runs their CPU rows too)" >&2
+  fi
 fi
+peers=${peers:-1}
 if [ -z "$machine" ]; then
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
   machine=$(echo "${gpu:-$(hostname -s)}" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9_.-')
@@ -50,6 +63,16 @@ mkdir -p "$out"
 # A stamp to the second plus the process id: two runs started together never share a file.
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)-$$
 json="$out/$stamp.json"
+
+# The progress lines' estimate of the time left weighs each row by its time in a previous run
+# (common/progress_eta.hpp): this machine's last complete run, else the committed reference run.
+if [ -z "${TWINBENCH_PREVIOUS_RESULTS:-}" ]; then
+  previous=$(ls -t "$out"/*.json 2>/dev/null | head -1 || true)
+  if [ -z "$previous" ]; then
+    previous=$(find "$root/results" -path '*/run.json' 2>/dev/null | sort | tail -1 || true)
+  fi
+  [ -n "$previous" ] && export TWINBENCH_PREVIOUS_RESULTS="$previous"
+fi
 
 # The cgroup's count of OOM kills, where the kernel exposes it: tells an OOM kill from another
 # SIGKILL.
@@ -101,7 +124,9 @@ fi
 # The articles' Numba programs beside the C++ rows (README: "The articles' Numba code beside the
 # C++"): their rows go into the same results file before the report reads it. Not after a run cut
 # short; peers.sh exits 0 when numba is missing (the results file says why).
-if [ -z "$why" ]; then
+if [ -z "$why" ] && ((peers)); then
+  echo "twinbench: running the articles' Numba programs beside the C++ rows (scripts/peers.sh;" \
+       "run.sh --no-peers leaves them out)" >&2
   peers_status=0
   bash "$root/scripts/peers.sh" "$json" || peers_status=$?
   case "$peers_status" in

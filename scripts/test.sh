@@ -1,24 +1,54 @@
 #!/usr/bin/env bash
-# Every test: C++ (GoogleTest through ctest; GPU tests skip without a device), the CLI's
-# behaviour on bad input, the Python reports (pytest), and report.html in headless Chromium
-# (tests/browser; deps.sh --tests installs Debian's chromium). Also builds the no-CUDA
-# configuration, so that path cannot rot.
+# Every test: the C++ tests (GoogleTest; GPU tests skip without a device, saying why once), the
+# CLI's behaviour on bad input, the Python reports (pytest), report.html in headless Chromium
+# (tests/browser; deps.sh --tests installs Debian's chromium) and the Numba peers' runner.
+#
+# Time: it builds in build/, the folder scripts/run.sh builds in, so after run.sh only the tests
+# compile (ccache, installed by deps.sh, also shares objects between folders). Where nvcc is
+# found, build/ has the CUDA variants and a second, CPU-only, build checks that the
+# TWINBENCH_WITH_CUDA=OFF code still compiles and runs (its twinbench alone: the tests are the
+# same sources); without nvcc, build/ is that build and nothing more is built.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+t0=$SECONDS
+step() { echo "== $* ($((SECONDS - t0)) s)" >&2; }
+
 bash "$root/scripts/deps.sh" --tests
-configure_and_build "$root/build-ci"
-(cd "$root/build-ci" && ctest --output-on-failure -j"$(nproc)")
+step "build: twinbench and twinbench_tests in build/"
+configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench twinbench_tests
+cpu_bin="$root/build/twinbench"
+if built_with_cuda "$root/build"; then
+  step "build: the CPU-only twinbench in build-cpu/ (TWINBENCH_WITH_CUDA=OFF)"
+  CPU_ONLY=1 configure_and_build "$root/build-cpu" -DTWINBENCH_BUILD_TESTS=OFF --target twinbench
+  cpu_bin="$root/build-cpu/twinbench"
+fi
 
-echo "== CPU-only build (TWINBENCH_WITH_CUDA=OFF)" >&2
-cmake -S "$root" -B "$root/build-cpu" -DCMAKE_BUILD_TYPE=Release -DTWINBENCH_WITH_CUDA=OFF \
-  -DTWINBENCH_BUILD_TESTS=OFF >/dev/null
-cmake --build "$root/build-cpu" -j"$(nproc)" --target twinbench
+# The test binary directly, not ctest: one process instead of one per test (ctest -j starts
+# ~700, each loading the CUDA runtime and the CPU libraries), and it can say why tests skip
+# (ctest prints "***Skipped" alone). --gtest_brief prints failures only; its closing list of
+# the skipped tests is folded into a count (the reason is printed once above it).
+step "C++ tests (build/tests/twinbench_tests)"
+set +e
+"$root/build/tests/twinbench_tests" --gtest_brief=1 2>&1 | awk '
+  /^\[  SKIPPED \] [A-Za-z0-9_\/.]+$/ { skipped_listed++; next }
+  { print }
+  END { if (skipped_listed) print "(" skipped_listed " skipped tests not listed: gtest_filter them to see each)" }'
+cxx_status=${PIPESTATUS[0]}
+set -e
+if [ "$cxx_status" -ne 0 ]; then
+  echo "test.sh: C++ tests failed (exit $cxx_status)" >&2
+  exit "$cxx_status"
+fi
 
-export TWINBENCH_BIN="$root/build-ci/twinbench" TWINBENCH_CPU_BIN="$root/build-cpu/twinbench"
+export TWINBENCH_BIN="$root/build/twinbench" TWINBENCH_CPU_BIN="$cpu_bin"
+export TWINBENCH_TESTS_BIN="$root/build/tests/twinbench_tests"
 # deps.sh --tests installed chromium: the browser tests fail rather than skip without it.
 export TWINBENCH_REQUIRE_BROWSER=1
 cd "$root"
+step "Python: reports, the twinbench CLI and report.html in Chromium (pytest tests/python tests/cli tests/browser)"
 "$root/.venv/bin/python" -m pytest -q tests/python tests/cli tests/browser
 # A process of its own: tests/peers and tests/python each have a conftest.py.
+step "Python: the Numba peers' runner (pytest tests/peers)"
 "$root/.venv/bin/python" -m pytest -q tests/peers
+step "all tests passed"

@@ -75,3 +75,109 @@ TEST(Sweeps, DefaultsAndOverrides) {
 
 }  // namespace
 }  // namespace tb
+
+// The run's progress lines (common/progress_eta.hpp) and console (common/console_reporter.hpp).
+#include <optional>
+#include <string>
+
+#include "common/console_reporter.hpp"
+#include "common/progress_eta.hpp"
+#include "tests/test_util.hpp"
+
+namespace tb {
+namespace {
+
+TEST(ProgressEta, RowsNamedAsRegistered) {
+  EXPECT_EQ(progress_eta::registered_name("dot/omp/n:1024/manual_time"), "dot/omp/n:1024");
+  EXPECT_EQ(progress_eta::registered_name("dot/omp/n:1024/real_time"), "dot/omp/n:1024");
+  EXPECT_EQ(progress_eta::registered_name("dot/omp/n:1024"), "dot/omp/n:1024");
+}
+
+TEST(ProgressEta, ExpectedCostsArePreviousTimesElseTheirMean) {
+  progress_eta::CostModel m;
+  m.add("a", 1.0);
+  m.add("b", 3.0);
+  m.add("gone", 100.0);  // in the previous run, not planned now: not in the mean
+  const auto c = progress_eta::expected_costs({"a", "b", "new"}, m);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_DOUBLE_EQ(c[0], 1.0);
+  EXPECT_DOUBLE_EQ(c[1], 3.0);
+  EXPECT_DOUBLE_EQ(c[2], 2.0);
+  // No previous run: every row costs the same (the estimate counts rows).
+  const auto flat = progress_eta::expected_costs({"x", "y"}, progress_eta::CostModel{});
+  EXPECT_DOUBLE_EQ(flat[0], 1.0);
+  EXPECT_DOUBLE_EQ(flat[1], 1.0);
+}
+
+TEST(ProgressEta, WeighsRowsByCostNotCount) {
+  // The issue's case: many small rows done quickly, one large row left. Counting rows said
+  // "~0:48 left"; weighing says the large row's share.
+  // 86 rows of expected cost 0.1 s ran in 160 s (this machine is 18.6x slower than the
+  // previous one), one row of 100 s is left: ~1860 s, not 160/86 = 1.9 s.
+  const auto left = progress_eta::seconds_left(160.0, 86 * 0.1, 86, 100.0);
+  ASSERT_TRUE(left.has_value());
+  EXPECT_NEAR(*left, 160.0 / 8.6 * 100.0, 1e-6);
+}
+
+TEST(ProgressEta, NoEstimateWhileItWouldBeAGuess) {
+  EXPECT_FALSE(progress_eta::seconds_left(1.0, 3.0, 2, 10.0));      // 2 rows finished
+  EXPECT_FALSE(progress_eta::seconds_left(0.01, 0.3, 3, 100.0));    // 0.3% of the cost done
+  EXPECT_FALSE(progress_eta::seconds_left(0.0, 0.0, 5, 10.0));      // nothing known
+  EXPECT_TRUE(progress_eta::seconds_left(10.0, 6.0, 3, 100.0));     // 5.7% done
+}
+
+TEST(ProgressEta, NeverZeroWhileRowsRemain) {
+  EXPECT_EQ(progress_eta::format_left(std::nullopt, true), "");
+  EXPECT_EQ(progress_eta::format_left(0.2, true), " ~<0:01 left");
+  EXPECT_EQ(progress_eta::format_left(0.2, false), " ~0:00 left");
+  EXPECT_EQ(progress_eta::format_left(170.0, true), " ~2:50 left");
+}
+
+TEST(ProgressEta, ReadsRowWallTimesFromAResultsFile) {
+  test::TempDir dir("progress_eta");
+  dir.write("run.json", R"({"context": {}, "benchmarks": [
+      {"name": "dot/omp/n:8/manual_time", "row_wall_s": 2.5},
+      {"name": "dot/serial/n:8/manual_time", "error_occurred": true},
+      {"name": "dot/numba_cpu/n:8", "row_wall_s": 1.5}]})");
+  std::string why;
+  auto m = progress_eta::CostModel::from_results_file(dir.path("run.json"), &why);
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.previous("dot/omp/n:8"), 2.5);
+  // The same row on a machine with another thread count.
+  m.add("dot/omp/n:8/threads:16/manual_time", 4.0);
+  EXPECT_EQ(m.previous("dot/omp/n:8/threads:2"), 4.0);
+  EXPECT_FALSE(m.previous("dot/serial/n:8"));
+  // An unreadable file: no model, and why.
+  dir.write("bad.json", "{not json");
+  const auto bad = progress_eta::CostModel::from_results_file(dir.path("bad.json"), &why);
+  EXPECT_EQ(bad.size(), 0u);
+  EXPECT_NE(why.find("bad.json"), std::string::npos);
+  const auto none = progress_eta::CostModel::from_results_file(dir.path("absent.json"), &why);
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_NE(why.find("cannot open"), std::string::npos);
+}
+
+TEST(ConsoleReporter, PctCeilingIsAPercentageNotARate) {
+  const std::string line = "dot/omp/n:8/manual_time   1.00 us   bytes_per_second=1G/s\n";
+  EXPECT_EQ(with_pct_ceiling(line, 15.4422),
+            "dot/omp/n:8/manual_time   1.00 us   bytes_per_second=1G/s pct_ceiling=15.4%\n");
+  EXPECT_EQ(with_pct_ceiling(line, 137.0).find("/s pct_ceiling=137%\n") != std::string::npos, true);
+  EXPECT_EQ(with_pct_ceiling(line, std::nullopt), line);
+  // In colour the reset code follows the newline: the percentage stays on its row.
+  EXPECT_EQ(with_pct_ceiling("row 1 us\n\033[m", 2.0), "row 1 us pct_ceiling=2%\n\033[m");
+}
+
+TEST(ConsoleReporter, DebugLibraryWarningReplacedByWhyItDoesNotApply) {
+  const std::string ctx =
+      "Run on (2 X 2000 MHz CPU s)\n***WARNING*** Library was built as DEBUG. Timings may be "
+      "affected.\nnext\n";
+  const std::string out = without_debug_warning(ctx);
+  EXPECT_EQ(out.find("***WARNING***"), std::string::npos);
+  EXPECT_NE(out.find("not affected"), std::string::npos);
+  EXPECT_NE(out.find("Run on (2 X 2000 MHz CPU s)\n"), std::string::npos);
+  EXPECT_NE(out.find("\nnext\n"), std::string::npos);
+  EXPECT_EQ(without_debug_warning("Run on\n"), "Run on\n");
+}
+
+}  // namespace
+}  // namespace tb

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,8 +77,22 @@ class TempDir {
 
 }  // namespace tb::test
 
-// GPU tests skip where there is no device (CI); they run on the GPU machine.
-#define TB_REQUIRE_GPU()                                                      \
-  do {                                                                        \
-    if (!::tb::gpu_info().available) GTEST_SKIP() << ::tb::gpu_info().status; \
+// GPU tests skip where there is no device (CI); they run on the GPU machine. The reason goes
+// with each skip (the test's output) and once per process on stderr: ctest prints only
+// "***Skipped", and scripts/test.sh runs the binary with --gtest_brief, which hides skip messages.
+namespace tb::test {
+inline bool gpu_skip_reason_printed = false;
+inline void announce_gpu_skip(const std::string& reason) {
+  if (gpu_skip_reason_printed) return;
+  gpu_skip_reason_printed = true;
+  std::fprintf(stderr, "[  SKIPPED ] GPU tests skip on this machine: %s\n", reason.c_str());
+}
+}  // namespace tb::test
+
+#define TB_REQUIRE_GPU()                                               \
+  do {                                                                 \
+    if (!::tb::gpu_info().available) {                                 \
+      ::tb::test::announce_gpu_skip(::tb::gpu_info().status);          \
+      GTEST_SKIP() << ::tb::gpu_info().status;                         \
+    }                                                                  \
   } while (0)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(os.environ.get("TWINBENCH_BIN", ROOT / "build-ci" / "twinbench"))
+BIN = Path(os.environ.get("TWINBENCH_BIN", ROOT / "build" / "twinbench"))
 CPU_BIN = Path(os.environ.get("TWINBENCH_CPU_BIN", ROOT / "build-cpu" / "twinbench"))
+TESTS_BIN = Path(os.environ.get("TWINBENCH_TESTS_BIN", ROOT / "build" / "tests" / "twinbench_tests"))
 
 
 def run(*args, binary=BIN, env=None):
@@ -39,6 +40,59 @@ def run_json(tmp_path, *args, binary=BIN, env=None):
     proc = run("--quick", *args, f"--benchmark_out={out}", "--benchmark_out_format=json",
                binary=binary, env=env)
     return proc, json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("pattern", ["dot(", "[serial", "-*omp"])
+def test_invalid_filter_regex_is_named_as_such(pattern):
+    """An invalid regex is not "no benchmark matches": the user is told the regex is invalid."""
+    proc = run(f"--benchmark_filter={pattern}")
+    assert proc.returncode == 2
+    assert "is not a valid regex" in proc.stderr, proc.stderr
+    assert "no benchmark matches" not in proc.stderr
+
+
+def test_filter_counts_what_google_benchmark_runs(tmp_path):
+    """The progress total is the rows that run: a POSIX extended regex, as Google Benchmark
+    reads it, and a negated one."""
+    for flt in ["dot/(serial|omp)/", "-cuda|thrust|cublas|numba"]:
+        proc, data = run_json(tmp_path, "--workload=dot", f"--benchmark_filter={flt}", "--no-ceilings")
+        assert proc.returncode == 0, proc.stderr
+        ran = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+        assert ran
+        assert int(data["context"]["benchmarks_planned"]) == len(ran)
+        assert f"[1/{len(ran)} " in proc.stderr  # "[k/N elapsed]": N is what runs
+
+
+def test_console_prints_pct_ceiling_as_a_percentage_and_no_debug_warning(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=omp")
+    assert proc.returncode == 0, proc.stderr
+    assert "pct_ceiling=" in proc.stdout
+    for line in proc.stdout.splitlines():
+        if "pct_ceiling=" in line:
+            value = line.split("pct_ceiling=")[1].split()[0]
+            assert value.endswith("%") and not value.endswith("/s"), line
+    assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
+    # The JSON keeps the percentage as a number (reports/ceilings.py reads it so; --quick sizes
+    # fit in the caches, so it may exceed 100).
+    pct = [b["pct_ceiling"] for b in data["benchmarks"] if "pct_ceiling" in b]
+    assert pct and all(isinstance(p, (int, float)) and p > 0 for p in pct)
+
+
+def test_gpu_tests_say_why_they_skip():
+    """Without a GPU, the C++ tests' GPU skips name the reason (once on stderr, and in each skip)."""
+    if not TESTS_BIN.exists():
+        pytest.skip(f"{TESTS_BIN} not built")
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not built")
+    proc = subprocess.run([str(TESTS_BIN), "--gtest_filter=VectorAddGpu.*"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    if "[  SKIPPED ]" not in proc.stdout:
+        pytest.skip("a GPU is present: the GPU tests ran")
+    assert "GPU tests skip on this machine: " in proc.stderr
+    reason = proc.stderr.split("GPU tests skip on this machine: ")[1].splitlines()[0]
+    assert reason.startswith(("no CUDA device", "not built", "CUDA driver")), reason
+    assert reason in proc.stdout  # each skip's message
 
 
 def test_unknown_workload_lists_known_ones():
@@ -351,8 +405,10 @@ def test_two_runs_started_together_write_separate_files(tmp_path):
     procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(2)]
     for p in procs:
-        p.communicate(timeout=300)
+        _, err = p.communicate(timeout=300)
         assert p.returncode == 0
+        # run.sh says whether the Numba peers run (README: they are opt-in without a GPU).
+        assert "the Numba peers are left out" in err or "running the articles' Numba programs" in err
     files = sorted((tmp_path / "twin").glob("*.json"))
     assert len(files) == 2
     for f in files:
