@@ -23,9 +23,19 @@ namespace {
 
 // Rows are matched by name with the thread count left out: the omp rows of a 16-core reference
 // run are named threads:16, this machine's threads:2, and they are the same rows.
+const std::regex& threads_arg() {
+  static const std::regex re("/threads:([0-9]+)");
+  return re;
+}
+
 std::string cost_key(const std::string& name) {
-  static const std::regex threads("/threads:[0-9]+");
-  return std::regex_replace(registered_name(name), threads, "/threads:*");
+  return std::regex_replace(registered_name(name), threads_arg(), "/threads:*");
+}
+
+// The row's thread count, or 0 when its name has none.
+double threads_of(const std::string& name) {
+  std::smatch m;
+  return std::regex_search(name, m, threads_arg()) ? std::stod(m[1].str()) : 0.0;
 }
 
 }  // namespace
@@ -53,13 +63,20 @@ CostModel CostModel::from_results_file(const std::string& path, std::string* why
 }
 
 void CostModel::add(const std::string& name, double seconds) {
-  if (std::isfinite(seconds) && seconds >= 0) seconds_[cost_key(name)] = seconds;
+  if (std::isfinite(seconds) && seconds >= 0) seconds_[cost_key(name)] = {seconds, threads_of(name)};
 }
 
+// A row that ran on 16 threads there and runs on 2 here is expected to take 8x its time: ideal
+// scaling, right for the compute-bound rows (sgemm/omp/n:4096: 17 s on the 16-core H200 host,
+// minutes on 2 cores) and an overestimate for the memory-bound ones, which the estimate's
+// scaling by the rows already finished corrects in part.
 std::optional<double> CostModel::previous(const std::string& name) const {
   const auto it = seconds_.find(cost_key(name));
   if (it == seconds_.end()) return std::nullopt;
-  return it->second;
+  const auto [seconds, then_threads] = it->second;
+  const double now_threads = threads_of(name);
+  if (then_threads > 0 && now_threads > 0) return seconds * then_threads / now_threads;
+  return seconds;
 }
 
 std::vector<double> expected_costs(const std::vector<std::string>& plan, const CostModel& model) {

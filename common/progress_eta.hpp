@@ -21,7 +21,7 @@ namespace progress_eta {
 
 // Previous wall times per row name (row_wall_s), the names as registered (Google Benchmark's
 // "/manual_time" suffix removed) and the thread count left out (a reference run on another
-// machine names its omp rows threads:16).
+// machine names its omp rows threads:16); a row's time is scaled by the ratio of its threads.
 class CostModel {
  public:
   // Reads a twinbench results file. An unreadable file gives an empty model and, in `why`, the
@@ -32,7 +32,11 @@ class CostModel {
   std::size_t size() const { return seconds_.size(); }
 
  private:
-  std::unordered_map<std::string, double> seconds_;
+  struct Previous {
+    double seconds;
+    double threads;  // of the row then (0: the name has none)
+  };
+  std::unordered_map<std::string, Previous> seconds_;
 };
 
 // Registered name of a results row: "x/y/manual_time" -> "x/y".

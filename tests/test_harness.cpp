@@ -143,9 +143,10 @@ TEST(ProgressEta, ReadsRowWallTimesFromAResultsFile) {
   auto m = progress_eta::CostModel::from_results_file(dir.path("run.json"), &why);
   EXPECT_EQ(m.size(), 2u);
   EXPECT_EQ(m.previous("dot/omp/n:8"), 2.5);
-  // The same row on a machine with another thread count.
+  // The same row on a machine with another thread count: its time scaled by the threads.
   m.add("dot/omp/n:8/threads:16/manual_time", 4.0);
-  EXPECT_EQ(m.previous("dot/omp/n:8/threads:2"), 4.0);
+  EXPECT_EQ(m.previous("dot/omp/n:8/threads:16"), 4.0);
+  EXPECT_EQ(m.previous("dot/omp/n:8/threads:2"), 32.0);
   EXPECT_FALSE(m.previous("dot/serial/n:8"));
   // An unreadable file: no model, and why.
   dir.write("bad.json", "{not json");
