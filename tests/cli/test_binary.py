@@ -63,6 +63,17 @@ def test_filter_counts_what_google_benchmark_runs(tmp_path):
         assert f"[1/{len(ran)} " in proc.stderr  # "[k/N elapsed]": N is what runs
 
 
+def test_progress_total_is_what_runs_host_timed_gpu_rows_included(tmp_path):
+    """alloc and sync time their CUDA rows on the host (registered as host rows): without a GPU
+    they are not counted either ("[1/153] ... [1/114]" before), and N does not change."""
+    import re
+    proc, data = run_json(tmp_path, "--workload=alloc,sync", "--no-ceilings", "--no-telemetry")
+    assert proc.returncode == 0, proc.stderr
+    ran = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    totals = {int(m) for m in re.findall(r"^\[\d+/(\d+) ", proc.stderr, re.M)}
+    assert totals == {len(ran)}, totals
+
+
 def test_console_prints_pct_ceiling_as_a_percentage_and_no_debug_warning(tmp_path):
     proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=omp")
     assert proc.returncode == 0, proc.stderr
