@@ -38,6 +38,18 @@ Level active_level();
 void set_limit(Level limit);
 void clear_limit();
 std::optional<Level> limit();
+// Puts back, when it goes out of scope, the limit in force when it was made: for code (the tests)
+// that walks the levels with set_limit.
+class RestoreLimit {
+ public:
+  RestoreLimit() : saved_(limit()) {}
+  ~RestoreLimit() { saved_ ? set_limit(*saved_) : clear_limit(); }
+  RestoreLimit(const RestoreLimit&) = delete;
+  RestoreLimit& operator=(const RestoreLimit&) = delete;
+
+ private:
+  std::optional<Level> saved_;
+};
 
 // "baseline", "avx2", "avx512"; and the x86-64 micro-architecture level each stands for.
 const char* name(Level level);

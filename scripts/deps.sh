@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # Installs what twinbench needs on a Debian/Ubuntu machine: the C++ libraries from apt and a
 # Python venv (.venv) with the report's packages from PyPI. Does nothing that is already done.
-#   scripts/deps.sh [--python-only] [--tests]
+#   scripts/deps.sh [--python-only] [--tests] [--peers]
 #     --python-only: the venv alone, no apt
 #     --tests: also what scripts/test.sh needs beyond a build: Debian's chromium, for the
-#              browser tests of report.html (tests/browser); scripts/run.sh does not need it
+#              browser tests of report.html (tests/browser), and numba (tests/peers)
+#     --peers: numba for the articles' Numba programs; installed anyway where a GPU is present
+#              (scripts/run.sh runs them there by default), skipped otherwise (a minute or more of
+#              downloads that a run without the peers does not use)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python_only=0
 tests=0
+peers=0
 for arg in "$@"; do
   case "$arg" in
     --python-only) python_only=1 ;;
-    --tests) tests=1 ;;
-    *) echo "deps: unknown option '$arg' (use --python-only, --tests)" >&2; exit 2 ;;
+    --tests) tests=1; peers=1 ;;
+    --peers) peers=1 ;;
+    *) echo "deps: unknown option '$arg' (use --python-only, --tests, --peers)" >&2; exit 2 ;;
   esac
 done
+if nvidia-smi -L >/dev/null 2>&1; then peers=1; fi
 
 # The CPU libraries: OpenBLAS (its OpenMP build, so that its threads are the suite's OpenMP
 # threads, not a second pool spinning beside them; loaded at run time, cpu/blas.hpp) and oneDNN.
@@ -67,7 +73,7 @@ fi
 # The articles' Numba code (peers/numba/, run by scripts/peers.sh) is optional: without a
 # network the install fails, the suite runs without the peers and its results say why. Short
 # pip timeouts, so that an offline machine is not held up for minutes.
-if ! "$venv/bin/python" -c 'import numba, numba.cuda' >/dev/null 2>&1; then
+if ((peers)) && ! "$venv/bin/python" -c 'import numba, numba.cuda' >/dev/null 2>&1; then
   echo "deps: installing the Numba peers' packages (peers/numba/requirements.txt)" >&2
   if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check --timeout 30 --retries 1 \
       -r "$root/peers/numba/requirements.txt"; then

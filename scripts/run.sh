@@ -37,7 +37,7 @@ fi
 # TWINBENCH_RESULTS: where results/ is (default: the repository's).
 bin=${TWINBENCH_BIN:-}
 if [ -z "$bin" ]; then
-  bash "$root/scripts/deps.sh"
+  bash "$root/scripts/deps.sh" $([ "$peers" = 1 ] && echo --peers)
   # Configured with the tests, built without them: scripts/test.sh builds them in this folder
   # afterwards and reuses everything else.
   configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench

@@ -61,15 +61,10 @@ TEST(AosSoa, CpuVariantsMatchSerialAos) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // Each version of the serial and omp kernels (common/cpu_isa.hpp): within kTolerance of the
 // baseline serial (avx2 and avx512 contract the sum of squares into FMAs).
 TEST(AosSoa, OmpVariantsMatchSerialAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     for (std::size_t n : test::edge_sizes()) {
       cpu_isa::set_limit(cpu_isa::Level::baseline);

@@ -73,10 +73,6 @@ TEST(BlackScholes, Fp32MatchesReference) {
 using Fp32Impl = void (*)(const float*, const float*, const float*, float*, float*, std::size_t);
 
 // Restores "no limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 std::vector<std::size_t> odd_sizes() { return {1, 3, 17, 1000, 4099, (1u << 16) + 7}; }
 
 // Prices the case with impl at the active level, outputs poisoned first (NaN where not written).
@@ -93,7 +89,7 @@ ErrorStats run_checked(Fp32Impl impl, const Case& c, bool swap_outputs = false,
 }
 
 TEST(BlackScholesCpu, OmpAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   std::vector<Case> cases;  // the float64 reference once per size, not once per level and row
   for (std::size_t n : odd_sizes()) cases.emplace_back(n);
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
@@ -116,7 +112,7 @@ TEST(BlackScholesCpu, OmpAtEveryIsaLevel) {
 // Mutations of the vectorized rows themselves, at every level: outputs swapped (call written to
 // put) and spot and strike swapped (an argument-order bug) each fail the check.
 TEST(BlackScholesCpu, OmpMutationsFailAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   const Case c(1000);
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);

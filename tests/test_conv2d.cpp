@@ -88,11 +88,6 @@ TEST(Conv2d, FiltersAreNormalised) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // omp's own shapes besides images(): a strip is 2 vectors of the level's width (32, 16 or 8
 // pixels), the last strip of a row is shifted left, and rows come in blocks of kBlockRows.
 // Interiors (w - f + 1) just under, at and just over one and two strips at every level, single
@@ -114,7 +109,7 @@ std::vector<Dims2> omp_images() {
 }
 
 TEST(Conv2d, OmpMatchesSerialAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     for (Dims2 d : omp_images()) {

@@ -21,11 +21,6 @@ namespace {
 }
 TB_ISA_CLONES(exp_sum_isa, exp_sum)
 
-// Restores "no limit" however a test ends.
-struct LimitGuard {
-  ~LimitGuard() { clear_limit(); }
-};
-
 TEST(CpuIsa, NamesRoundTrip) {
   for (Level l : {Level::baseline, Level::avx2, Level::avx512}) {
     EXPECT_EQ(parse(name(l)), l);
@@ -35,7 +30,7 @@ TEST(CpuIsa, NamesRoundTrip) {
 }
 
 TEST(CpuIsa, TheLimitLowersTheActiveLevelNeverRaisesIt) {
-  LimitGuard guard;
+  RestoreLimit restore_limit;
   EXPECT_EQ(active_level(), host_level());
   set_limit(Level::baseline);
   EXPECT_EQ(active_level(), Level::baseline);
@@ -44,7 +39,7 @@ TEST(CpuIsa, TheLimitLowersTheActiveLevelNeverRaisesIt) {
 }
 
 TEST(CpuIsa, EveryRunnableLevelGivesTheSameVectorMath) {
-  LimitGuard guard;
+  RestoreLimit restore_limit;
   std::vector<float> x(1001);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = -4.f + 8.f * static_cast<float>(i) / 1000.f;
   double exact = 0.0;

@@ -46,15 +46,10 @@ TEST(Dot, OmpMatchesSerial) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // Each version of the omp kernel (32 float64 lanes per thread, common/cpu_isa.hpp), on sizes
 // below, at and past one trip of the lanes, and with uneven thread slices.
 TEST(Dot, OmpPassesAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33},

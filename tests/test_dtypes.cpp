@@ -104,11 +104,6 @@ TEST(Dtypes, Int8FmaPadsTheLastWord) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 template <class T>
 void expect_cpu_omp_matches_serial() {
   using Out = typename Dtype<T>::fma_out;
@@ -135,7 +130,7 @@ void expect_cpu_omp_matches_serial() {
 // AVX512_FP16 and AVX512_VNNI at avx512 where present), on odd sizes that leave vector tails.
 template <class T>
 void expect_cpu_omp_matches_serial_at_every_level() {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     expect_cpu_omp_matches_serial<T>();
@@ -151,7 +146,7 @@ TEST(Dtypes, OmpMatchesSerialInt8) { expect_cpu_omp_matches_serial_at_every_leve
 // int8 (integers) give the baseline's bits; float chains use FMA at avx2 and avx512 (one
 // rounding a step, two on the baseline), within fma_tolerance of each other.
 TEST(Dtypes, SerialIsTheSameAtEveryLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   const std::size_t n = 4099;
   const auto x = inputs<f16>(n, kSeed);
   const auto y0 = inputs<f16>(n, kSeed + 1);
@@ -181,7 +176,7 @@ TEST(Dtypes, SerialIsTheSameAtEveryLevel) {
 // The F16C axpy computes what serial computes (float multiply, float add, round to half to
 // nearest-even): bit for bit, vector body and tail.
 TEST(Dtypes, F16cAxpyIsSerialBitForBit) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   if (cpu_isa::host_level() < cpu_isa::Level::avx2) GTEST_SKIP() << "no AVX2/F16C on this CPU";
   cpu_isa::set_limit(cpu_isa::Level::avx2);
   ASSERT_EQ(axpy_omp_path<f16>(), "avx2 + f16c");

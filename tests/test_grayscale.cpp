@@ -44,13 +44,8 @@ TEST(Grayscale, SerialWeightsChannels) {
   EXPECT_FLOAT_EQ(gray[2], kB);
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 TEST(Grayscale, OmpMatchesSerialAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     for (Dims2 d : edge_images()) {

@@ -81,13 +81,8 @@ TEST(HostCeilings, FmaRoofIsPositive) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 TEST(HostCeilings, FmaRoofRunsAtEveryLevelAndNamesIt) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     std::string isa;
@@ -101,7 +96,7 @@ TEST(HostCeilings, FmaRoofRunsAtEveryLevelAndNamesIt) {
 // The BF16 and FP16 roofs run (the AMX path included, on a CPU that has it: its tile state must be
 // granted and configured) or say why not; below AVX-512 they never run.
 TEST(HostCeilings, LowPrecisionRoofsAreMeasuredOrExplained) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   const NativeRoof bf16 = measure_bf16_roof(1);
   if (cpu_isa::has_feature("amx-bf16") || cpu_isa::has_feature("avx512bf16")) {
     EXPECT_GT(bf16.flops, 0.0) << bf16.why_not;

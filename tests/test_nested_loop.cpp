@@ -51,15 +51,11 @@ TEST(NestedLoop, OmpMatchesSerial) {
 }
 
 // Restores "no limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // omp at every ISA level this machine runs (each a separately compiled body), at sizes around its
 // 64-row blocks (63, 64, 65: a partial block, exactly one, one row over) and odd ones, and with
 // M != N (the inner count is its own argument).
 TEST(NestedLoopCpu, OmpAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   std::vector<std::size_t> ns = {1, 3, 17, 63, 64, 65, 1000, 4099};
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
@@ -80,7 +76,7 @@ TEST(NestedLoopCpu, OmpAtEveryIsaLevel) {
 // one extra (the j loop one short or one long), a row of the next block written into this one
 // (off by one at a block edge), and one row left at the poison.
 TEST(NestedLoopCpu, MutationsFail) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   const std::size_t n = 1000;
   const std::vector<double> ref = reference(n);
   const auto fails = [&](const std::vector<double>& got) {

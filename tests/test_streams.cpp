@@ -58,15 +58,10 @@ TEST(Streams, OmpMatchesSerial) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // Each version of serial and of the SIMD omp kernel (common/cpu_isa.hpp): every FMA rounds once
 // at every level, so all give the baseline serial's bits.
 TEST(Streams, EveryIsaLevelGivesTheSameBits) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (std::size_t n : test::edge_sizes()) {
     const auto in = inputs(n);
     cpu_isa::set_limit(cpu_isa::Level::baseline);
@@ -86,7 +81,7 @@ TEST(Streams, EveryIsaLevelGivesTheSameBits) {
 // whole blocks after it, plain for the last partial block. Outputs at every offset from a line
 // (and slices that start anywhere, on 1 to 3 threads) must all be written, with serial's bits.
 TEST(Streams, OmpWritesEveryElementAtEveryAlignment) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   const std::size_t n = 3000;
   const auto in = inputs(n);
   const auto ref = reference(in, kFmaLight);

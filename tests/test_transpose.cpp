@@ -59,11 +59,6 @@ TEST(Transpose, TwiceIsIdentity) {
   EXPECT_TRUE(same(back, c.in));
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // omp's own shapes besides shapes(): rows a multiple of 16 (the streaming path when the output
 // is aligned) with columns that leave 1 to 15 after whole 16-, 8- and 4-wide blocks, rows that
 // leave 1 and 15 after whole 16-row strips, and fewer than 16 rows (no strip at all).
@@ -102,7 +97,7 @@ struct AlignedOut {
 };
 
 TEST(Transpose, OmpMatchesSerialAtEveryIsaLevelAndStoreKind) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     for (Stores stores : {Stores::cached, Stores::streaming}) {
@@ -122,7 +117,7 @@ TEST(Transpose, OmpMatchesSerialAtEveryIsaLevelAndStoreKind) {
 // An output that is not 64-byte aligned cannot take streaming stores: omp falls back to cached
 // stores rather than fault or write the wrong lines.
 TEST(Transpose, OmpHandlesAMisalignedOutput) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     Case c(64, 48);

@@ -43,15 +43,10 @@ TEST(VectorAdd, OmpMatchesSerial) {
   }
 }
 
-// Restores "no ISA limit" however a test ends.
-struct IsaLimitGuard {
-  ~IsaLimitGuard() { cpu_isa::clear_limit(); }
-};
-
 // Each version of the omp kernel (common/cpu_isa.hpp), on sizes that leave vector tails and
 // uneven thread slices: one correctly rounded add per element, so the same bits as serial.
 TEST(VectorAdd, OmpMatchesSerialAtEveryIsaLevel) {
-  IsaLimitGuard guard;
+  cpu_isa::RestoreLimit restore_limit;
   for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
     cpu_isa::set_limit(level);
     for (std::size_t n : test::edge_sizes()) {
