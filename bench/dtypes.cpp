@@ -16,7 +16,7 @@
 #include "common/random.hpp"
 #include "common/row_fields.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "common/gpu_harness.hpp"
+#include "bench/gpu_harness.hpp"
 #include "gpu/dtypes.hpp"
 #endif
 

@@ -6,7 +6,7 @@
 #include "common/random.hpp"
 #include "cpu/grayscale.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "common/gpu_harness.hpp"
+#include "bench/gpu_harness.hpp"
 #include "gpu/grayscale.hpp"
 #endif
 

@@ -32,7 +32,7 @@
 #include "cpu/poisson.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "common/gpu_harness.hpp"
+#include "bench/gpu_harness.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
 #include "gpu/vector_add.hpp"
@@ -422,7 +422,7 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   double t_sum = 0.0, t_none_sum = 0.0;
   std::vector<double> pair_pct;  // (t - t_none) / t_none of each pair
   long long iters = 0;
-  // Cold, as every other GPU row (common/gpu_harness.hpp time_gpu): an L2 flush before each of
+  // Cold, as every other GPU row (bench/gpu_harness.hpp time_gpu): an L2 flush before each of
   // the two kernels, outside the events. Without it the pair ran back to back on whatever the
   // previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on the
   // H200 the `none` row timed against itself read +1.76% at 10M samples (the run of 25e23e9, in
@@ -431,7 +431,7 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   // -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/2026-12-01).
   const bool cold = cold_caches();
   const auto wall_start = std::chrono::steady_clock::now();
-  // Both kernels are queued behind a gate (common/gpu_harness.hpp) and run back to back: without
+  // Both kernels are queued behind a gate (bench/gpu_harness.hpp) and run back to back: without
   // it the first one, launched on an idle GPU, would carry the launch latency and the second,
   // enqueued while the first runs, would not. Which one goes first alternates: of two identical
   // kernels back to back the second ran 0.3-0.6% faster on the H200 (the none strategy measured

@@ -7,7 +7,7 @@
 #include "common/random.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "common/gpu_harness.hpp"
+#include "bench/gpu_harness.hpp"
 #include "gpu/vector_add.hpp"
 #endif
 

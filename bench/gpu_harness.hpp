@@ -1,6 +1,8 @@
 #pragma once
 // GPU side of the harness: manual timing with CUDA events, block-size checks and the kernel
-// counters. Host code only.
+// counters. Host code only. It lives in bench/ because it uses both common/ and gpu/ (the launch
+// gate, the kernel counters), while gpu/ uses common/: the dependencies point one way,
+// common <- gpu <- bench.
 #if TWINBENCH_HAVE_CUDA
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
