@@ -140,17 +140,9 @@ def _compare(args) -> int:
         kwargs["threshold"] = args.threshold
     if args.noise_k is not None:
         kwargs["k"] = args.noise_k
-    try:
-        result = compare(args.baseline_run, args.candidate, args.out, baseline=args.baseline,
-                         **kwargs)
-    except LoadError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except OSError as exc:
-        # An output path that is a file, lies under a file, or cannot be written.
-        where = f" {exc.filename}" if exc.filename else ""
-        print(f"error: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    # LoadError and OSError reach main()'s handler, which says what went wrong (exit 2).
+    result = compare(args.baseline_run, args.candidate, args.out, baseline=args.baseline,
+                     **kwargs)
     print(f"wrote {result.markdown}: {result.summary}")
     for c in result.changed()[:MAX_PRINTED]:
         print(f"  {c.verdict} {c.name}: B/A {c.ratio:.3f}, threshold ±{c.threshold.text}")
