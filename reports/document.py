@@ -32,12 +32,30 @@ class Paragraph:
     # Notes are things the reader must not miss (GPU skipped, partial run).
     note: bool = False
     link: Link | None = None
+    # The report's answer in a sentence (headline.py): set larger, read first.
+    lead: bool = False
 
 
 @dataclass
 class Table:
     headers: list[str]
     rows: list[list[str]]
+    # Narrow tables (the first screen's) wrap inside the page: no scroll box of their own.
+    fit: bool = False
+
+
+@dataclass
+class Detail:
+    """One folded item: a title and its (label, value) lines."""
+    title: str
+    fields: list[tuple[str, str]]
+
+
+@dataclass
+class Details:
+    """Per-item detail that HTML folds (<details>, closed) and Markdown lists (a nested list):
+    the columns the first screen's table leaves out."""
+    items: list[Detail]
 
 
 @dataclass
@@ -55,7 +73,7 @@ class Image:
     caption: bool = True
 
 
-Block = Heading | Paragraph | Table | BulletList | Image
+Block = Heading | Paragraph | Table | BulletList | Image | Details
 
 
 def _md_cell(text: str) -> str:
@@ -69,7 +87,8 @@ def to_markdown(blocks: list[Block]) -> str:
             out.append("#" * block.level + " " + block.text)
         elif isinstance(block, Paragraph):
             link = f"[{block.link.label}]({block.link.md_href})" if block.link else ""
-            out.append(("> **Note:** " if block.note else "") + block.text + link)
+            text = f"**{block.text}**" if block.lead else block.text
+            out.append(("> **Note:** " if block.note else "") + text + link)
         elif isinstance(block, Table):
             out.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
             out.append("|" + "|".join("---" for _ in block.headers) + "|")
@@ -78,6 +97,11 @@ def to_markdown(blocks: list[Block]) -> str:
             out.extend("- " + _md_cell(item) for item in block.items)
         elif isinstance(block, Image):
             out.append(f"![{block.title}]({block.filename})")
+        elif isinstance(block, Details):
+            for item in block.items:
+                out.append(f"- **{_md_cell(item.title)}**")
+                out.extend(f"  - {_md_cell(label)}: {_md_cell(value)}"
+                           for label, value in item.fields)
         out.append("")
     return "\n".join(out)
 
@@ -91,6 +115,13 @@ table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.8em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
 th { background: #f0f0f0; }
 td { font-variant-numeric: tabular-nums; }
+table.fit { font-size: 0.85em; }
+.lead { font-size: 1.2em; line-height: 1.4; max-width: 1300px; margin: 0.4em 0 0.3em; }
+figure { margin: 0.4em 0 0.8em; }
+h1 { margin: 0.2em 0 0.3em; }
+details { margin: 0.15em 0; max-width: 1300px; }
+details > summary { cursor: pointer; }
+details table { margin: 0.3em 0 0.6em 1.2em; }
 .note { background: #fff4d6; border-left: 4px solid #e0a800; padding: 0.5em 0.8em; }
 img { max-width: 100%; border: 1px solid #eee; }
 """
@@ -104,13 +135,16 @@ def to_html(blocks: list[Block], title: str) -> str:
         if isinstance(block, Heading):
             out.append(f"<h{block.level}>{esc(block.text)}</h{block.level}>")
         elif isinstance(block, Paragraph):
-            cls = " class='note'" if block.note else ""
+            cls = " class='note'" if block.note else (" class='lead'" if block.lead else "")
             link = (f"<a href='{esc(block.link.html_href or block.link.md_href)}'>"
                     f"{esc(block.link.label)}</a>" if block.link else "")
             out.append(f"<p{cls}>{esc(block.text)}{link}</p>")
         elif isinstance(block, Table):
-            # Wide tables (the summary has 14 columns) scroll inside their box, not the page.
-            out.append("<div class='wide'><table><thead><tr>"
+            # Wide tables (the ceilings, the per-size results) scroll inside their box, not the
+            # page; a narrow one (fit) wraps its cells to the page's width instead.
+            wrapper = "<div class='fit'><table class='fit'>" if block.fit \
+                else "<div class='wide'><table>"
+            out.append(wrapper + "<thead><tr>"
                        + "".join(f"<th>{esc(h)}</th>" for h in block.headers)
                        + "</tr></thead><tbody>")
             out.extend("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>"
@@ -125,5 +159,15 @@ def to_html(blocks: list[Block], title: str) -> str:
             caption = f"<figcaption>{esc(block.title)}</figcaption>" if block.caption else ""
             out.append(f"<figure><img alt='{esc(block.title)}' src='data:image/png;base64,{data}'>"
                        f"{caption}</figure>")
+        elif isinstance(block, Details):
+            out.extend(_details_html(item) for item in block.items)
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def _details_html(item: Detail) -> str:
+    esc = html.escape
+    lines = "".join(f"<tr><th>{esc(label)}</th><td>{esc(str(value))}</td></tr>"
+                    for label, value in item.fields)
+    return (f"<details><summary>{esc(item.title)}</summary>"
+            f"<table><tbody>{lines}</tbody></table></details>")

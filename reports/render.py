@@ -12,7 +12,7 @@ from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
 from .peers import numba_blocks, numba_status_note
-from .summary import summary_blocks
+from .first_screen import first_screen_blocks
 from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
                      cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
                      skipped_table, throttled_table)
@@ -197,9 +197,13 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     blocks: list[Block] = []
     if run.partial:
         blocks.append(Paragraph("PARTIAL RUN: " + "; ".join(run.problems) + ".", note=True))
-    blocks += [Heading("twinbench report", 1), Paragraph(source_line(run))]
-    # The answer first: how much faster, and why, before how it was measured.
-    blocks += summary_blocks(run, out_dir)
+    blocks.append(Heading("twinbench report", 1))
+    # The answer first (issue 30): the headline, its chart and the summary table fill a 1400x900
+    # first screen; what was run and how it was timed come right after.
+    blocks += first_screen_blocks(run, out_dir, result.charts)
+    # ---- Coordinator: the progress table (reports/progress_table.py) and the hardware-counter
+    # ---- paragraphs (reports/ncu.py) go here, after the summary and before the source line.
+    blocks.append(Paragraph(source_line(run)))
     cache = machine.cache_mode_note(run.context, run.rows)
     if cache:
         blocks.append(Paragraph(cache))

@@ -14,7 +14,8 @@ no port to pick or race for) and gives what the command-line modes cannot:
     other browser-side errors);
   * the page's state after the load event, by evaluating JavaScript in it (whether each <img>
     decoded, where the first <table> is) without editing a copy of report.html;
-  * a screenshot of the first screen (a 1280x900 viewport) from Page.captureScreenshot.
+  * a screenshot of the first screen (a 1280x900 viewport, or the one asked for) from
+    Page.captureScreenshot.
 `--dump-dom`/`--screenshot` would need a modified copy of the page to report image decoding,
 and only see console messages as free-form log lines, so they are not used.
 """
@@ -33,6 +34,7 @@ import time
 from pathlib import Path
 
 VIEWPORT = (1280, 900)  # the "first screen": a common laptop window
+FIRST_SCREEN = (1400, 900)  # issue 30's first screen: the headline, its chart, the summary
 TIMEOUT_S = 60.0        # a 1.3 MB page with data: images loads in ~1 s; this is for slow CI
 
 
@@ -54,7 +56,9 @@ class CDPError(RuntimeError):
 class ChromiumPipe:
     """A headless Chromium and a CDP session on one page, over --remote-debugging-pipe."""
 
-    def __init__(self, binary: str, profile_dir: Path):
+    def __init__(self, binary: str, profile_dir: Path,
+                 viewport: tuple[int, int] = VIEWPORT):
+        self.viewport = viewport
         to_chrome_r, self._to_chrome_w = os.pipe()
         self._from_chrome_r, from_chrome_w = os.pipe()
         # Chromium reads commands from fd 3 and writes replies to fd 4.
@@ -74,7 +78,7 @@ class ChromiumPipe:
             "--disable-sync",
             "--mute-audio",
             f"--user-data-dir={profile_dir}",
-            f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}",
+            f"--window-size={viewport[0]},{viewport[1]}",
             "about:blank",
         ]
 
@@ -162,7 +166,7 @@ class ChromiumPipe:
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable")
         self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1,
+                  {"width": self.viewport[0], "height": self.viewport[1], "deviceScaleFactor": 1,
                    "mobile": False})
 
     def close(self):
@@ -186,6 +190,12 @@ class ChromiumPipe:
 # Runs in the page after its load event: whether each image decoded, where the tables are.
 PAGE_STATE_JS = """
 (async () => {
+  const box = e => {
+    if (!e) return null;
+    const r = e.getBoundingClientRect();
+    return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY, left: r.left,
+            right: r.right, width: r.width, height: r.height};
+  };
   const imgs = Array.from(document.images);
   const decoded = await Promise.all(imgs.map(i => i.decode().then(() => true, () => false)));
   const tables = Array.from(document.querySelectorAll('table'));
@@ -206,9 +216,42 @@ PAGE_STATE_JS = """
     firstTableHeading: heading,
     innerHeight: window.innerHeight,
     innerWidth: window.innerWidth,
+    // Issue 30's first screen: page coordinates (scrollY added) of the headline and the first
+    // chart, and whether anything scrolls sideways (the page, or a table's own box).
+    scrollWidth: document.documentElement.scrollWidth,
+    lead: box(document.querySelector('p.lead')),
+    firstImage: box(imgs.length ? imgs[0] : null),
+    firstImageAlt: imgs.length ? imgs[0].alt : null,
+    firstTableBox: box(tables.length ? tables[0] : null),
+    sideScroll: Array.from(document.querySelectorAll('div.wide, div.fit'))
+      .filter(d => d.scrollWidth > d.clientWidth)
+      .map(d => ({cls: d.className, scrollWidth: d.scrollWidth, clientWidth: d.clientWidth,
+                  firstHeader: (d.querySelector('th') || {}).textContent || null})),
   };
 })()
 """
+
+
+def capture(binary: str, html: Path, profile_dir: Path, viewport: tuple[int, int] = VIEWPORT
+            ) -> tuple[dict, bytes, list[dict]]:
+    """Opens html at the viewport; (page state, PNG of the first screen, CDP events)."""
+    import base64
+
+    browser = ChromiumPipe(binary, profile_dir, viewport)
+    try:
+        browser.open_page()
+        browser.send("Page.navigate", {"url": Path(html).resolve().as_uri()})
+        browser.wait_event("Page.loadEventFired")
+        state = browser.send("Runtime.evaluate", {"expression": PAGE_STATE_JS,
+                                                  "awaitPromise": True, "returnByValue": True})
+        if "exceptionDetails" in state:
+            raise CDPError(f"page-state script failed: {state['exceptionDetails']}")
+        shot = browser.send("Page.captureScreenshot", {"format": "png"})
+        browser.send("Runtime.evaluate", {"expression": "1"})  # let late errors land
+        return state["result"]["value"], base64.b64decode(shot["data"]), list(browser.events)
+    finally:
+        browser.close()
+        shutil.rmtree(profile_dir, ignore_errors=True)
 
 
 def console_errors(events: list[dict]) -> list[str]:
