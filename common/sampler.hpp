@@ -103,7 +103,16 @@ int stop_requested();                  // the signal, or 0
 //   - rows whose sample comes from elsewhere (CUDA events around GPU work): the sampler cannot
 //     put work between another file's events, so each sample is followed by one more real
 //     sample of the same work, and PCT% of that second sample's measured time is added. The
-//     device really does the work again; its time is measured, not assumed.
+//     device really does the work again; its time is measured, not assumed. A sample source
+//     that batches (several launches between one pair of events, divided by their count)
+//     returns seconds per launch for both samples, so the extra is PCT% of the per-launch time
+//     whatever the batch. Such rows record what the hook did within the process:
+//     inject_base_median_s (the median without the extra) and inject_measured_pct (the row's
+//     median against it). The two H200 rows that came out only 2.4% and 3.9% slower than run A
+//     under a 5% hook (2026-12-02, dot/cuda n:1048576 blocks 256 and 128) were not batched
+//     (batch 1, cold L2), so batching did not cause it; (B/A)/1.05 puts their level in B's
+//     process 2.5% and 1.0% under A's, the between-run noise of 7-10 us kernels (these rows
+//     moved up to 2.1% between the three default runs). The counters measure this directly.
 // An invalid value stops the program at start-up (exit 2): a calibration run must not silently
 // run without its slowdown.
 struct InjectedSlowdown {
@@ -123,7 +132,16 @@ double injected_fraction_for(const std::string& benchmark_name);
 // the steady clock, busy-waiting `fraction` of their time inside the span (seconds per call);
 // and a sample source followed by one more sample of which `fraction` is added.
 double timed_cpu_calls(const std::function<void()>& work, long calls, double fraction);
-std::function<double()> with_extra_sample(std::function<double()> sample, double fraction);
+// base_samples, when given, receives each sample's own time (before its extra is added).
+std::function<double()> with_extra_sample(std::function<double()> sample, double fraction,
+                                          std::vector<double>* base_samples = nullptr);
+// What the hook measurably added within one process: the median of the samples without their
+// extra, and the slowed median's excess over it (0.05 for a 5% hook).
+struct InjectedEffect {
+  double base_median_s = 0;
+  double measured_fraction = 0;
+};
+InjectedEffect injected_effect(const std::vector<double>& base_samples, const SampleStats& slowed);
 
 // Samples kept per benchmark name, for the results file.
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples();
