@@ -14,6 +14,7 @@
 #include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
 #include "common/host_ceilings.hpp"
+#include "common/perf_counters.hpp"
 #include "common/progress.hpp"
 #include "git_revision.hpp"
 
@@ -114,6 +115,7 @@ void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("env_numa_nodes", env.numa_nodes);
   add("env_smt", env.smt);
   add("env_cpu_boost", env.cpu_boost);
+  perf::record_context();  // CPU hardware counters: available, or why not
   record_gpu(cfg);
 }
 
