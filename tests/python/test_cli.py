@@ -87,7 +87,8 @@ def test_gpu_report_files(gpu_report):
             "crossover.png"} <= names
     assert not gpu_report.left_out
     html = gpu_report.html.read_text()
-    assert html.count("data:image/png;base64,") == 8
+    # The eight charts and the first screen's (issue 30).
+    assert html.count("data:image/png;base64,") == 9 and "first-screen-speedup.png" in names
     assert "src='speedup.png'" not in html  # self-contained
 
 

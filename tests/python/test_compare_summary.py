@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import DATA, repeated, write_run, markdown_tables
+from summary_markdown import full_summary
 from reports import summary as sm
 from reports.compare import (NOT_COMPARABLE, ONLY_IN_A, SAME, SIDE_BY_SIDE_HEADERS, SIZES_DIFFER,
                              SLOWER, compare)
@@ -122,9 +123,7 @@ def test_what_changed_beyond_noise_leads_then_the_summaries(tmp_path):
 def test_cells_are_those_of_each_runs_own_summary(tmp_path):
     """The same headline size, pairing and speedups as the run's own report."""
     own = render([DATA / "gpu_run.json"], tmp_path / "own").markdown.read_text()
-    header, *lines = markdown_tables(own)[0]
-    assert header == sm.SUMMARY_HEADERS
-    own_rows = {cells[0]: dict(zip(header, cells)) for cells in lines}
+    own_rows = full_summary(own, sm.SUMMARY_HEADERS)
     rows = _side_by_side(compare(DATA / "gpu_run.json", DATA / "gpu_run.json", tmp_path / "c"))
     assert set(rows) == set(own_rows)
     for workload, cells in rows.items():

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, markdown_tables, single, write_run
+from summary_markdown import full_summary, narrow_summary
+from reports import first_screen as fs
 from reports import ceilings as ce
 from reports import machine
 from reports import reference as ref
@@ -186,9 +188,11 @@ def test_cpu_only_report_answers_in_its_first_15_lines(cpu_only_report):
 
 
 def test_cpu_only_summary_has_no_gpu_columns(cpu_only_report):
-    tables = markdown_tables(cpu_only_report.markdown.read_text())
-    assert tables[0][0] == su.CPU_ONLY_HEADERS
-    assert not any("GPU" in h for h in tables[0][0])
+    markdown = cpu_only_report.markdown.read_text()
+    assert narrow_summary(markdown)[0] == fs.CPU_ONLY_NARROW_HEADERS
+    assert not any("GPU" in h for h in fs.CPU_ONLY_NARROW_HEADERS)
+    for cells in full_summary(markdown, su.CPU_ONLY_HEADERS).values():
+        assert set(cells) <= set(su.CPU_ONLY_HEADERS)
 
 
 def test_reference_link_is_relative_inside_the_repository(tmp_path):
@@ -297,9 +301,8 @@ def test_cpu_vs_gpu_table_pairs_by_precision(side_run):
 
 
 def test_cpu_only_summary_gives_the_share_of_the_compute_roof(cpu_only_report):
-    table = markdown_tables(cpu_only_report.markdown.read_text())[0]
-    at = table[0].index("% of compute roof CPU")
-    cells = {row[0]: row[at] for row in table[1:]}
+    rows = full_summary(cpu_only_report.markdown.read_text(), su.CPU_ONLY_HEADERS)
+    cells = {workload: row["% of compute roof CPU"] for workload, row in rows.items()}
     assert cells["sgemm"] == "80 % of FP32 roof" and cells["sync"] == "–"
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, markdown_tables, single, write_run
+from summary_markdown import full_summary
+from reports import first_screen as fs
 from reports import analysis as an
 from reports import charts
 from reports import summary as sm
@@ -158,8 +160,10 @@ def numba_report(numba_path, tmp_path_factory):
 
 
 def _summary(markdown: str) -> tuple[list[str], dict[str, dict[str, str]]]:
-    header, *lines = markdown_tables(markdown)[0]
-    return header, {cells[0]: dict(zip(header, cells)) for cells in lines}
+    """The full summary's columns (the first screen's table and each workload's detail, issue
+    30): with the Numba column when a detail has a Numba cell."""
+    header = sm.summary_headers(numba=True)
+    return header, full_summary(markdown, header)
 
 
 # ----------------------------------------------------------------- loader
@@ -399,7 +403,8 @@ def test_skipped_line(status, said, tmp_path):
         assert markdown.count(line) == 1 and f"{line}: {said}." in markdown
         assert numba_status_note(context) == f"{line}: {said}."
     # Otherwise the report is as before: no column, no section, no chart.
-    assert markdown_tables(markdown)[0][0] == sm.SUMMARY_HEADERS
+    assert markdown_tables(markdown)[0][0] == fs.NARROW_HEADERS
+    assert sm.NUMBA_HEADER not in markdown
     assert SECTION_TITLE not in markdown
     assert not (tmp_path / "out" / CHART_FILENAME).exists()
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA, single, write_run, markdown_tables
+from summary_markdown import full_summary, narrow_summary
+from reports import first_screen as fs
 from reports import summary as sm
 from reports.charts import CHARTS
 from reports.loader import Row, load_run, parse_name, size_key_of, family_of
@@ -19,9 +21,10 @@ SPEEDUP_COLUMNS = ("OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU",
 
 
 
-def _summary(markdown: str) -> dict[str, dict[str, str]]:
-    header, *lines = markdown_tables(markdown)[0]
-    return {cells[0]: dict(zip(header, cells)) for cells in lines}
+def _summary(markdown: str, headers: list[str] = sm.SUMMARY_HEADERS
+             ) -> dict[str, dict[str, str]]:
+    """Every column of the summary (the first screen's table and each workload's detail)."""
+    return full_summary(markdown, headers)
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +40,15 @@ def cpu_only_report(tmp_path_factory):
 def test_summary_is_the_first_table(gpu_report, algorithms_report):
     for report in (gpu_report, algorithms_report):
         markdown = report.markdown.read_text()
-        assert markdown_tables(markdown)[0][0] == sm.SUMMARY_HEADERS
-        # Right after the title and the method line.
+        assert markdown_tables(markdown)[0][0] == fs.NARROW_HEADERS
+        # Right after the title, the headline and its chart (issue 30); the method line after it.
         head = markdown[:markdown.index("| workload |")]
-        assert head.index("# twinbench report") < head.index("Source: ") < \
+        assert head.index("# twinbench report") < head.index("**On ") < \
+            head.index("](first-screen-speedup.png)") < \
             head.index("## Summary: how much faster, and why")
-        assert "## Run context" not in head
+        assert "## Run context" not in head and "Source: " not in head
+        assert markdown.index("| workload |") < markdown.index("Source: ") < \
+            markdown.index("## Run context")
 
 
 def test_every_workload_with_rows_has_a_summary_row(gpu_report, algorithms_report):
@@ -221,8 +227,8 @@ def test_crossover_only_with_several_sizes(algorithms_report, tmp_path):
 def test_cpu_only_summary_has_cpu_columns_and_says_why(cpu_only_report):
     """A run without GPU rows: no empty GPU columns (issue 28), and the reason first."""
     markdown = cpu_only_report.markdown.read_text()
-    rows = _summary(markdown)
-    assert rows
+    rows = _summary(markdown, sm.CPU_ONLY_HEADERS)
+    assert rows and narrow_summary(markdown)[0] == fs.CPU_ONLY_NARROW_HEADERS
     for cells in rows.values():
         assert not any("GPU" in column for column in cells)
         assert cells["OpenMP × serial"] != "–"
