@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/ceilings.hpp"
+#include "common/cpu_cache_flush.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_ceilings.hpp"
@@ -168,13 +169,27 @@ void record_gpu(const RunConfig& cfg) {
 
 }  // namespace
 
+// The CPU's cache mode and, when cold, one timed pass of its flush (common/cpu_cache_flush.hpp).
+void record_cpu_cache_mode() {
+  if (!cold_caches()) {
+    add("cpu_cache_mode", "warm");
+    return;
+  }
+  add("cpu_cache_mode", "cold");
+  flush_cpu_caches();
+  flush_cpu_caches();  // the second pass: the first also allocated and touched the buffer
+  add("cpu_cache_flush", cpu_cache_flush_description());
+}
+
 void record_ceilings_off() {
   add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
+  record_cpu_cache_mode();
   add("ceilings", "off (--no-ceilings)");
 }
 
 void measure_and_record_ceilings(const RunConfig& cfg) {
   add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
+  record_cpu_cache_mode();
   record_cpu(cfg);
 #if TWINBENCH_HAVE_CUDA
   if (gpu_info().available) record_gpu(cfg);

@@ -63,6 +63,13 @@ std::vector<Level> runnable_levels();
 std::string extra_features();
 bool has_feature(const char* gcc_feature_name);
 
+// Which level a TB_ISA_CLONES_TAGGED body was compiled for.
+namespace tag {
+struct Baseline {};
+struct Avx2 {};
+struct Avx512 {};
+}  // namespace tag
+
 }  // namespace tb::cpu_isa
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
@@ -95,6 +102,33 @@ bool has_feature(const char* gcc_feature_name);
         return name##_baseline(a...);                                                     \
     }                                                                                     \
   }
+// As TB_ISA_CLONES, but `body` gets the level's tag (tb::cpu_isa::tag::...) as its first argument:
+// for bodies that call code written per level with intrinsics (e.g. cpu/nt_store.hpp's streamed
+// stores), which a body compiled three times from one source cannot name otherwise.
+#define TB_ISA_CLONES_TAGGED(name, body)                                                  \
+  template <class... A>                                                                   \
+  TB_ISA_TARGET_AVX512 auto name##_avx512(A... a) {                                       \
+    return body(::tb::cpu_isa::tag::Avx512{}, a...);                                      \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  TB_ISA_TARGET_AVX2 auto name##_avx2(A... a) {                                           \
+    return body(::tb::cpu_isa::tag::Avx2{}, a...);                                        \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  auto name##_baseline(A... a) {                                                          \
+    return body(::tb::cpu_isa::tag::Baseline{}, a...);                                    \
+  }                                                                                       \
+  template <class... A>                                                                   \
+  auto name(A... a) {                                                                     \
+    switch (::tb::cpu_isa::active_level()) {                                              \
+      case ::tb::cpu_isa::Level::avx512:                                                  \
+        return name##_avx512(a...);                                                       \
+      case ::tb::cpu_isa::Level::avx2:                                                    \
+        return name##_avx2(a...);                                                         \
+      default:                                                                            \
+        return name##_baseline(a...);                                                     \
+    }                                                                                     \
+  }
 #else
 #define TB_ISA_TARGET_AVX512
 #define TB_ISA_TARGET_AVX2
@@ -102,5 +136,10 @@ bool has_feature(const char* gcc_feature_name);
   template <class... A>           \
   auto name(A... a) {             \
     return body(a...);            \
+  }
+#define TB_ISA_CLONES_TAGGED(name, body)                \
+  template <class... A>                                 \
+  auto name(A... a) {                                   \
+    return body(::tb::cpu_isa::tag::Baseline{}, a...);  \
   }
 #endif

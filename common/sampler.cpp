@@ -11,7 +11,9 @@
 #include <regex>
 #include <stdexcept>
 
+#include "common/cpu_cache_flush.hpp"
 #include "common/harness.hpp"
+#include "common/l2_flush.hpp"
 
 namespace tb {
 namespace {
@@ -155,11 +157,22 @@ double timed_cpu_calls(const std::function<void()>& work, long calls, double fra
   return std::chrono::duration<double>(clock::now() - t0).count() / static_cast<double>(calls);
 }
 
-std::function<double()> with_extra_sample(std::function<double()> sample, double fraction) {
-  return [sample = std::move(sample), fraction] {
+std::function<double()> with_extra_sample(std::function<double()> sample, double fraction,
+                                          std::vector<double>* base_samples) {
+  return [sample = std::move(sample), fraction, base_samples] {
     const double s = sample();
+    if (base_samples) base_samples->push_back(s);
     return s + fraction * sample();
   };
+}
+
+InjectedEffect injected_effect(const std::vector<double>& base_samples,
+                               const SampleStats& slowed) {
+  InjectedEffect e;
+  if (base_samples.empty() || slowed.samples.empty()) return e;
+  e.base_median_s = summarize(base_samples).median;
+  if (e.base_median_s > 0) e.measured_fraction = slowed.median / e.base_median_s - 1.0;
+  return e;
 }
 
 // Default: 5 samples and 50 ms of measured time at least, 1% spread, 0.3 s of wall time at
@@ -276,8 +289,18 @@ SampleStats measure_samples(benchmark::State& state, const std::function<double(
 SampleStats measure(benchmark::State& state, const std::function<double()>& sample) {
   announce_slowdown();
   const double extra = injected_fraction_for(current_benchmark());
-  if (extra > 0) return measure_samples(state, with_extra_sample(sample, extra));
-  return measure_samples(state, sample);
+  if (!(extra > 0)) return measure_samples(state, sample);
+  // The row records what the hook did within this process (the median of its samples against
+  // the median of the same samples without the extra), so that a calibration can tell the
+  // hook's effect from how much the row's level moved between the two processes it compares.
+  std::vector<double> base;
+  const SampleStats st = measure_samples(state, with_extra_sample(sample, extra, &base));
+  const InjectedEffect e = injected_effect(base, st);
+  if (e.base_median_s > 0) {
+    state.counters["inject_base_median_s"] = e.base_median_s;
+    state.counters["inject_measured_pct"] = 100.0 * e.measured_fraction;
+  }
+  return st;
 }
 
 namespace {
@@ -315,19 +338,32 @@ SampleStats measure_samples(benchmark::State& state, const std::function<double(
 constexpr double kCpuBatchSeconds = 100e-6;
 constexpr long kMaxCpuBatch = 1'000'000;
 
+// Cold CPU samples (the default; --warm turns it off): work of kCpuBatchSeconds or more, timed
+// once after a flush, is timed one call a sample, each after a flush of the CPU's caches
+// (common/cpu_cache_flush.hpp), as the GPU's kernel rows are after an L2 flush. Shorter work
+// (lucas at small n, fork/join, atomics on a few lines) is batched as before: its data are a few
+// lines, whose place in the caches a flush would not change, and a flush per 20 ns call would
+// leave only the clock's noise; the row's llc_flushed counter says which a row got.
 void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   announce_slowdown();
   const double extra = injected_fraction_for(current_benchmark());
   long batch = 1;
+  bool cold = false;
   if (!g_classic) {
+    if (cold_caches()) flush_cpu_caches();
     const double once = timed_cpu_calls(work, 1, 0.0);
+    cold = cold_caches() && once >= kCpuBatchSeconds;
     if (once < kCpuBatchSeconds)
       batch = static_cast<long>(
           std::min<double>(kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
   }
   // The hook's extra work goes inside the timed span here, so measure() must not add its own.
-  measure_samples(state, [&] { return timed_cpu_calls(work, batch, extra); });
+  measure_samples(state, [&] {
+    if (cold) flush_cpu_caches();
+    return timed_cpu_calls(work, batch, extra);
+  });
   state.counters["batch"] = static_cast<double>(batch);
+  state.counters["llc_flushed"] = cold ? 1 : 0;
 }
 
 const std::vector<std::pair<std::string, std::vector<double>>>& kept_samples() { return g_kept; }

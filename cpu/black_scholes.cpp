@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common/cpu_isa.hpp"
+#include "cpu/nt_store.hpp"
 #include "cpu/streaming.hpp"
 #include "cpu/vector_math.hpp"
 
@@ -12,25 +13,47 @@ namespace {
 // One vector's worth of options at a time, across the options (each lane its own option):
 // price_fp32_vector (cpu/black_scholes.hpp) has no branch and no loop, so GCC turns its selects
 // into masked blends and logf / expf into libmvec's vector entry points for the level compiled.
-[[gnu::always_inline]] inline void price_range(const float* spot, const float* strike,
+// The prices of kBlock options go to two L1-resident buffers and from there out with streamed
+// stores (cpu/nt_store.hpp): 20 B of memory traffic an option instead of 28.
+constexpr std::size_t kBlock = 256;
+
+template <class Tag>
+[[gnu::always_inline]] inline void price_range(Tag tag, const float* spot, const float* strike,
                                                const float* years, float* call, float* put,
                                                std::size_t begin, std::size_t end) {
+  alignas(64) float c[kBlock], p[kBlock];
+  for (std::size_t i0 = begin; i0 < end; i0 += kBlock) {
+    const std::size_t m = end - i0 < kBlock ? end - i0 : kBlock;
 #pragma omp simd
-  for (std::size_t i = begin; i < end; ++i)
-    price_fp32_vector(spot[i], strike[i], years[i], call[i], put[i]);
+    for (std::size_t j = 0; j < m; ++j)
+      price_fp32_vector(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
+    nt::store(tag, call + i0, c, m * sizeof(float));
+    nt::store(tag, put + i0, p, m * sizeof(float));
+  }
+  nt::fence();
 }
-TB_ISA_CLONES(price_range_isa, price_range)
+TB_ISA_CLONES_TAGGED(price_range_isa, price_range)
 
 // The same loop with the library's erfcf for the normal CDF (price_fp32's formula): what the
-// accurate CDF costs, as cuda_erfc beside cuda on the GPU.
-[[gnu::always_inline]] inline void price_range_erfc(const float* spot, const float* strike,
-                                                    const float* years, float* call, float* put,
-                                                    std::size_t begin, std::size_t end) {
+// accurate CDF costs, as cuda_erfc beside cuda on the GPU. The same streamed stores, so that the
+// two rows differ by the CDF alone.
+template <class Tag>
+[[gnu::always_inline]] inline void price_range_erfc(Tag tag, const float* spot,
+                                                    const float* strike, const float* years,
+                                                    float* call, float* put, std::size_t begin,
+                                                    std::size_t end) {
+  alignas(64) float c[kBlock], p[kBlock];
+  for (std::size_t i0 = begin; i0 < end; i0 += kBlock) {
+    const std::size_t m = end - i0 < kBlock ? end - i0 : kBlock;
 #pragma omp simd
-  for (std::size_t i = begin; i < end; ++i)
-    price_fp32(spot[i], strike[i], years[i], call[i], put[i]);
+    for (std::size_t j = 0; j < m; ++j)
+      price_fp32(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
+    nt::store(tag, call + i0, c, m * sizeof(float));
+    nt::store(tag, put + i0, p, m * sizeof(float));
+  }
+  nt::fence();
 }
-TB_ISA_CLONES(price_range_erfc_isa, price_range_erfc)
+TB_ISA_CLONES_TAGGED(price_range_erfc_isa, price_range_erfc)
 
 }  // namespace
 
@@ -70,12 +93,9 @@ void serial_fp32(const float* spot, const float* strike, const float* years, flo
 // (spot / strike, / (vol sqrt(T)), 1 / (A1 A2)) and the sqrt are about a third of omp's cycles;
 // folding two divisions into one (a shared reciprocal) measured no difference within this
 // machine's noise, so the plain form stays.
-// Plain stores, not streamed (non-temporal) ones: a plain store first reads the line, so the
-// pass moves 28 B per option for the 20 the row counts, like the plain-store triad it is held to
-// (32 B for 24: at the same memory rate the row reads ~95% of that ceiling). Streamed stores
-// would cut the traffic to 20 B, but against a plain-store triad (common/host_ceilings.cpp streams
-// only its write and copy passes) the row would then read up to 4/3 of its ceiling. Worth doing
-// together with a streamed-store triad ceiling, if the H200 run shows omp under 70% of triad.
+// The stores are streamed (price_range): with plain stores the pass moved 28 B an option for
+// the 20 the row counts, and the row read 60% of its ceiling on the H200 host (2026-12-02,
+// 3.01 ms), which the ceiling's in-place add pass (no line read for a store) is measured against.
 void omp(const float* spot, const float* strike, const float* years, float* call, float* put,
          std::size_t n) {
 #pragma omp parallel

@@ -397,6 +397,24 @@ def test_warm_is_recorded_as_the_cache_mode(tmp_path):
         proc, data = run_json(tmp_path, *args)
         assert proc.returncode == 0, proc.stderr
         assert data["context"]["gpu_cache_mode"] == mode
+        assert data["context"]["cpu_cache_mode"] == mode
+
+
+def test_cpu_samples_are_cold_unless_warm(tmp_path):
+    """CPU rows of 100 us or more are timed one call a sample after a flush of the CPU caches,
+    as GPU kernel rows after an L2 flush; --warm turns it off; the context says how big the
+    flush is and what one pass took."""
+    args = ["--workload=vector_add", "--benchmark_filter=vector_add/serial", "--quick"]
+    proc, data = run_json(tmp_path, *args)
+    assert proc.returncode == 0, proc.stderr
+    assert "MiB" in data["context"]["cpu_cache_flush"]
+    assert "last pass" in data["context"]["cpu_cache_flush"]
+    rows = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/serial")]
+    assert rows and all(b["llc_flushed"] == 1 and b["batch"] == 1 for b in rows)
+    proc, data = run_json(tmp_path, *args, "--warm")
+    assert proc.returncode == 0, proc.stderr
+    assert "cpu_cache_flush" not in data["context"]
+    assert all(b["llc_flushed"] == 0 for b in data["benchmarks"])
 
 
 def test_a_size_too_large_for_memory_skips_with_the_numbers(tmp_path):

@@ -1,0 +1,36 @@
+#pragma once
+// Cold caches for CPU samples, as common/l2_flush.hpp gives the GPU's: before each timed sample of
+// a CPU row (unless --warm), every OpenMP thread reads its share of a buffer larger than the
+// CPU's caches, so that the sample finds none of its data in L2 or L3.
+//
+// Why: the GPU rows are timed after an L2 flush (nvbench's measure_cold), and the CPU rows were
+// not. The H200 host's L3 is 300 MiB (and 2 MiB of L2 a core), so a CPU row whose data fit there
+// (grayscale 4K, conv2d 3x3, the 64M fp16 and int8 axpy, every 1M row) ran from cache while its
+// GPU peer ran from memory: at 166% to 572% of the CPU's memory ceiling on 2026-12-02
+// (results/nvidia-h200/2026-12-02). A cold CPU sample is the like-for-like one.
+// The pass reads (it leaves clean lines, whose eviction costs the next sample nothing) one word
+// per 64-byte line (enough to bring each line in) of 1.5x the L3 and all L2s together: the L3 of
+// these Xeons is a victim cache of the L2s, with an adaptive replacement policy that keeps some
+// old lines through a pass of exactly its size. Measured pass time: see the context's
+// cpu_cache_flush (about 5 ms for 500 MiB on the H200 host's 16 threads).
+#include <cstddef>
+#include <string>
+
+namespace tb {
+
+// The caches' total (L3 + L2 x cores) from sysconf; 0 when the C library does not say.
+std::size_t cpu_cache_bytes();
+// The flush buffer's size: 1.5x cpu_cache_bytes(), or 64 MiB when the caches' size is unknown.
+std::size_t cpu_flush_bytes();
+
+// Reads the flush buffer with all OpenMP threads (allocates and first-touches it on first use).
+void flush_cpu_caches();
+
+// Frees the buffer (called when a workload's memory is released: the rows that need it are the
+// small ones, and the large ones should not carry it in their peak memory).
+void release_cpu_flush_buffer();
+
+// For the run context: the buffer's size and the last pass's time, or why there is none.
+std::string cpu_cache_flush_description();
+
+}  // namespace tb
