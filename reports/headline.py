@@ -78,6 +78,10 @@ def _span(values, fmt=_x) -> str:
     return f"{fmt(low).rstrip('×')}–{fmt(high)}"
 
 
+def _count(n: int, word: str = "workload") -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _names(names: list[str]) -> str:
     if len(names) <= 2:
         return " and ".join(names)
@@ -121,15 +125,16 @@ def gpu_headline(lines: list[su.SummaryLine], context: dict) -> str | None:
     if wins:
         hardware = f"; hardware ratio {_span(f.hardware)}" if f.hardware else ""
         parts.append(f"GPU kernels are {_span(wins.values())} faster like for like on "
-                     f"{len(wins)} of {len(f.kernel)} workloads (median "
+                     f"{len(wins)} of {_count(len(f.kernel))} (median "
                      f"{_x(statistics.median(wins.values()))}{hardware}{_counted_twice(lines)})")
         if f.cpu_wins:
             parts.append(f"; the CPU is faster on {_names(f.cpu_wins)}")
     else:
-        parts.append(f"no GPU kernel is faster than the CPU like for like ({len(f.kernel)} "
-                     "workloads)")
+        parts.append("no GPU kernel is faster than the CPU like for like "
+                     f"({_count(len(f.kernel))})")
     text = "".join(parts) + "."
     if f.e2e:
-        text += (f" End to end with the transfers, {len(f.e2e_slower)} of {len(f.e2e)} "
-                 f"workloads are slower on the GPU.")
+        slower = len(f.e2e_slower)
+        text += (f" End to end with the transfers, {slower} of {_count(len(f.e2e))} "
+                 f"{'is' if slower == 1 else 'are'} slower on the GPU.")
     return text

@@ -202,7 +202,9 @@ PAGE_STATE_JS = """
   const first = tables.length ? tables[0].getBoundingClientRect() : null;
   let heading = null;
   if (tables.length) {
-    for (let e = tables[0].previousElementSibling; e; e = e.previousElementSibling) {
+    // A table sits in its scroll or fit box: the heading is that box's sibling.
+    const start = tables[0].closest('div.wide, div.fit') || tables[0];
+    for (let e = start.previousElementSibling; e; e = e.previousElementSibling) {
       if (/^H[1-6]$/.test(e.tagName)) { heading = e.textContent.trim(); break; }
     }
   }
@@ -219,6 +221,7 @@ PAGE_STATE_JS = """
     // Issue 30's first screen: page coordinates (scrollY added) of the headline and the first
     // chart, and whether anything scrolls sideways (the page, or a table's own box).
     scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
     lead: box(document.querySelector('p.lead')),
     firstImage: box(imgs.length ? imgs[0] : null),
     firstImageAlt: imgs.length ? imgs[0].alt : null,

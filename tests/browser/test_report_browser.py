@@ -1,6 +1,7 @@
 """report.html as a reader sees it: opened in headless Chromium, it loads without console
 errors, every chart image decodes, the first screen is not blank, and the summary table is on
-the first screen (1280x900). How Chromium is driven: see chromium_cdp.py (CDP over
+the first screen (1280x900). Issue 30: the committed H200 run's report at 1400x900 shows the
+headline, the whole chart under it and the summary table, with nothing scrolling sideways. How Chromium is driven: see chromium_cdp.py (CDP over
 --remote-debugging-pipe: console events, JavaScript evaluated in the loaded page, a screenshot).
 
 Skips when no Chromium is installed (a developer machine); scripts/test.sh installs Debian's
@@ -24,11 +25,14 @@ import numpy as np
 import pytest
 from matplotlib import image as mpimg
 
-from chromium_cdp import (PAGE_STATE_JS, VIEWPORT, CDPError, ChromiumPipe, console_errors,
-                          find_chromium)
+from chromium_cdp import (FIRST_SCREEN, PAGE_STATE_JS, VIEWPORT, CDPError, ChromiumPipe, capture,
+                          console_errors, find_chromium)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT))  # reports, for the chart's title
 SAMPLE = REPO_ROOT / "tests" / "python" / "data" / "gpu_run.json"
+# Issue 30's first screen is that of the committed H200 report.
+H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02" / "run.json"
 
 
 @dataclass
@@ -53,16 +57,19 @@ def chromium() -> str:
     return binary
 
 
-@pytest.fixture(scope="module")
-def rendered_report(tmp_path_factory) -> Path:
-    """gpu_run.json rendered by the command a user runs (`python -m reports render`)."""
-    out = tmp_path_factory.mktemp("report")
-    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(SAMPLE), "--out", str(out)],
+def _render(run: Path, out: Path) -> Path:
+    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"render failed:\n{proc.stdout}\n{proc.stderr}"
     html = out / "report.html"
     assert html.is_file(), f"no report.html in {sorted(p.name for p in out.iterdir())}"
     return html
+
+
+@pytest.fixture(scope="module")
+def rendered_report(tmp_path_factory) -> Path:
+    """gpu_run.json rendered by the command a user runs (`python -m reports render`)."""
+    return _render(SAMPLE, tmp_path_factory.mktemp("report"))
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +145,52 @@ def test_summary_table_on_first_screen(browser_view):
         pytest.xfail("summary table first: issue 16 in progress "
                      f"(first table, under {state['firstTableHeading']!r}, starts at {top:.0f} px)")
     assert top < height
+
+
+# ----------------------------------------------------------------- issue 30: the first screen
+
+@pytest.fixture(scope="module")
+def h200_first_screen(chromium, tmp_path_factory) -> BrowserView:
+    """The committed H200 run rendered now (this checkout's report code) and opened at 1400x900."""
+    if not H200_RUN.is_file():
+        pytest.skip("the committed H200 run is not in this checkout")
+    html = _render(H200_RUN, tmp_path_factory.mktemp("h200"))
+    work = tmp_path_factory.mktemp("chromium_h200")
+    state, png, events = capture(chromium, html, work / "profile", FIRST_SCREEN)
+    screenshot = work / "first_screen.png"
+    screenshot.write_bytes(png)
+    return BrowserView(html=html, screenshot=screenshot, state=state,
+                       console_errors=console_errors(events), viewport=FIRST_SCREEN)
+
+
+def test_first_screen_has_no_horizontal_scroll(h200_first_screen):
+    state = h200_first_screen.state
+    assert (state["innerWidth"], state["innerHeight"]) == FIRST_SCREEN
+    # clientWidth: the viewport less the vertical scroll bar.
+    assert state["scrollWidth"] == state["clientWidth"], (
+        f"the page scrolls sideways: {state['scrollWidth']} px wide in {state['clientWidth']}")
+    fit = [box for box in state["sideScroll"] if "fit" in box["cls"]]
+    assert fit == [], f"the summary table scrolls inside its box: {fit}"
+    assert state["firstTableBox"]["right"] <= state["clientWidth"]
+
+
+def test_first_screen_shows_headline_chart_and_table(h200_first_screen):
+    from reports.speedup_chart import TITLE  # noqa: E402 (REPO_ROOT on the path above)
+
+    state, height = h200_first_screen.state, FIRST_SCREEN[1]
+    lead, chart = state["lead"], state["firstImage"]
+    assert lead is not None, "no headline (p.lead) in the page"
+    assert state["firstImageAlt"] == TITLE, f"the first image is {state['firstImageAlt']!r}"
+    assert lead["bottom"] <= chart["top"], "the chart is not under the headline"
+    assert lead["bottom"] < height and chart["bottom"] < height, (
+        f"below the fold: headline ends at {lead['bottom']:.0f} px, chart at "
+        f"{chart['bottom']:.0f} px (the screen is {height} px)")
+    assert chart["right"] <= state["clientWidth"]
+    assert state["firstTableHeading"] == "Summary: how much faster, and why"
+    assert chart["bottom"] < state["firstTableTop"] < height
+
+
+def test_first_screen_screenshot(h200_first_screen):
+    pixels = mpimg.imread(h200_first_screen.screenshot)
+    assert pixels.shape[:2] == (FIRST_SCREEN[1], FIRST_SCREEN[0])
+    assert h200_first_screen.console_errors == []
