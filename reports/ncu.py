@@ -1,0 +1,649 @@
+"""Nsight Compute counters behind the GPU rows (issue 29): which rows to profile, ncu's raw CSV
+-> `ncu_*` keys merged into the run's JSON rows, and the words the report's limiter and "why"
+paragraphs read off them.
+
+scripts/gpu-profile.sh runs one pass of `ncu --csv --page raw` over the rows `select` names:
+twinbench, with TWINBENCH_NCU_WINDOW=1, runs each row's work once between cudaProfilerStart and
+cudaProfilerStop inside an NVTX range "tb[<row name>]" (bench/gpu_harness.hpp ncu_window), and
+ncu (--profile-from-start off --nvtx) profiles only those kernels and writes the range beside
+each. A kernel maps back to its row by that name, never by launch order, so a row that
+launches several kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot
+shift the others.
+
+    python -m reports.ncu select RUN.json [--sweeps]      the --benchmark_filter regex
+    python -m reports.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V] [--command C]
+                                                          [--log NCU.log]
+
+Only the standard library and reports.loader/analysis: it runs on the GPU machine, which may
+lack matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import re
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import analysis as an
+from .loader import GPU_FAMILIES, TUNING_ARGS, Row, Run, load_run, strip_gb_suffixes
+
+# ----------------------------------------------------------------- which rows
+
+# Workloads whose rows are timed outside time_gpu (their own loops: allocation calls, copies,
+# launch round trips, the progress experiment): no profile window, so ncu would see nothing.
+NO_WINDOW_WORKLOADS = frozenset({"alloc", "transfers", "sync", "progress"})
+
+# An impl word that marks the articles' kernel (cuda_article, cuda_article_fast, cuda_naive).
+ARTICLE_WORDS = ("article", "naive")
+
+
+def profilable(row: Row) -> bool:
+    """A C++ GPU kernel row (not e2e: its copies would dominate; not a peer: Python) that goes
+    through time_gpu."""
+    return (row.family in GPU_FAMILIES and not row.is_peer and row.mode != "e2e"
+            and row.workload not in NO_WINDOW_WORKLOADS and row.time_s is not None
+            and not row.skipped)
+
+
+def _cpu_side(row: Row) -> bool:
+    return row.family in ("serial", "omp", "openblas", "onednn")
+
+
+def profile_sizes(rows: list[Row]) -> list[tuple[str, ...]]:
+    """A workload's sizes worth profiling: the report's headline size (the largest measured on
+    both the CPU and the GPU: summary.headline_size, recomputed here without matplotlib) and
+    the largest size its GPU kernel rows ran."""
+    usable = [r for r in an.usable(rows) if not r.is_peer]
+    gpu = [r for r in usable if profilable(r)]
+    if not gpu:
+        return []
+    cpu_sizes = {r.size_key for r in usable if _cpu_side(r)}
+    both = [r for r in usable if r.size_key in cpu_sizes and any(
+        g.size_key == r.size_key for g in gpu)]
+    sizes = [an.largest_problem(both or usable), an.largest_problem(gpu)]
+    return list(dict.fromkeys(s for s in sizes if s is not None))
+
+
+def select_rows(rows: list[Row]) -> list[Row]:
+    """Per workload, at each profile size: the fastest kernel row of every GPU impl (so the
+    fastest kernel of each family and the articles' kernels are all in), in run order."""
+    by_workload: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_workload[row.workload].append(row)
+    chosen: set[str] = set()
+    for members in by_workload.values():
+        for size in profile_sizes(members):
+            by_impl: dict[str, list[Row]] = defaultdict(list)
+            for row in members:
+                if row.size_key == size and profilable(row):
+                    by_impl[row.impl].append(row)
+            chosen.update(an.fastest(group).name for group in by_impl.values()
+                          if an.fastest(group))
+    return [r for r in rows if r.name in chosen]
+
+
+def sweep_rows(rows: list[Row]) -> list[Row]:
+    """The occupancy chart's block sweeps: every block size of each swept kernel at its largest
+    size (charts._block_sweeps' choice, redone here because charts imports matplotlib, which
+    the GPU machine may lack), for achieved beside theoretical occupancy."""
+    sweeps: dict[tuple, list[Row]] = defaultdict(list)
+    for row in an.usable(rows):
+        if "block" in row.args and profilable(row):
+            other = tuple(sorted((k, v) for k, v in row.args.items()
+                                 if k in TUNING_ARGS and k not in ("block", "mode")))
+            sweeps[(row.workload, row.impl, row.mode, other)].append(row)
+    chosen = set()
+    for members in sweeps.values():
+        size = an.largest_problem(members)
+        at_size = [r for r in members if r.size_key == size]
+        if len({r.args["block"] for r in at_size}) >= 2:
+            chosen.update(r.name for r in at_size)
+    return [r for r in rows if r.name in chosen]
+
+
+_ERE_SPECIAL = set(".[]()*+?{}|^$\\")
+
+
+def filter_regex(names: list[str]) -> str:
+    """Google Benchmark's filter (POSIX extended, matched against the name with its
+    /manual_time or /real_time suffix) for exactly these rows."""
+    escaped = ["".join("\\" + c if c in _ERE_SPECIAL else c for c in n) for n in names]
+    return "^(" + "|".join(escaped) + ")(/manual_time|/real_time|/process_time)?$"
+
+
+# ----------------------------------------------------------------- ncu's CSV
+
+# The NVTX range the harness pushes around a row's profile window.
+RANGE = re.compile(r"tb\[([^\]]+)\]")
+
+_TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3,
+               "ms": 1e-3, "second": 1.0, "s": 1.0}
+_PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+@dataclass
+class Kernel:
+    """One profiled kernel launch: its row (from the NVTX range), name and metrics."""
+    row: str
+    name: str
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def duration_s(self) -> float:
+        return self.metrics.get("gpu__time_duration.sum", 0.0)
+
+
+class NcuCsvError(Exception):
+    """The file is not ncu's raw CSV, or no kernel in it names a row."""
+
+
+def _number(text: str) -> float | None:
+    text = (text or "").strip().replace(",", "")
+    if not text or text.lower() in ("n/a", "nan", "inf", "-inf"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _scale(metric: str, unit: str) -> float:
+    """Factor to the base unit (seconds for times, bytes/s for rates; % and counts as they
+    are): --print-units base already gives base units; this guards against a CSV without it."""
+    unit = (unit or "").strip()
+    if metric.startswith("gpu__time_duration"):
+        return _TIME_UNITS.get(unit, 1e-9)
+    m = re.fullmatch(r"([KMGT]?)byte(?:/s(?:econd)?)?", unit)
+    if m:
+        return _PREFIX[m.group(1)]
+    return 1.0
+
+
+def _table(text: str) -> list[list[str]]:
+    """The CSV rows from the header on: ncu may print ==PROF== lines before it."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        raise NcuCsvError('no ncu raw CSV header ("ID",...) found')
+    return list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+
+
+def read_csv(path: str | Path) -> list[Kernel]:
+    """Every kernel of an `ncu --csv --page raw` file that ran inside a tb[...] range."""
+    table = _table(Path(path).read_text(encoding="utf-8", errors="replace"))
+    header = table[0]
+    index = {name: i for i, name in enumerate(header)}
+    if "Kernel Name" not in index:
+        raise NcuCsvError("the CSV has no Kernel Name column: not ncu's raw page")
+    # The NVTX columns ncu writes with --nvtx; Kernel Name too, for a CSV printed with
+    # --print-nvtx-rename kernel (the range then replaces the kernel's name).
+    nvtx = [i for i, name in enumerate(header) if "_Range" in name or "NVTX" in name]
+    nvtx.append(index["Kernel Name"])
+    units: list[str] = [""] * len(header)
+    kernels = []
+    for cells in table[1:]:
+        if len(cells) != len(header):
+            continue
+        if not cells[index["ID"]].strip():  # the units row
+            units = cells
+            continue
+        ranges = [m for i in nvtx for m in RANGE.findall(cells[i])]
+        if not ranges:
+            continue
+        name = cells[index["Kernel Name"]].strip()
+        kernel = Kernel(row=ranges[-1], name="" if RANGE.search(name) else name)
+        for i, metric in enumerate(header):
+            if "__" not in metric:
+                continue
+            value = _number(cells[i])
+            if value is not None:
+                kernel.metrics[metric] = value * _scale(metric, units[i])
+        kernels.append(kernel)
+    if len(table) > 2 and not kernels:
+        raise NcuCsvError("no kernel in the CSV ran inside a tb[<row>] NVTX range: was it "
+                          "profiled with --nvtx and TWINBENCH_NCU_WINDOW=1?")
+    return kernels
+
+
+# ----------------------------------------------------------------- kernels -> ncu_* keys
+
+SOL = {  # ncu_ key: metric (speed of light, % of the unit's peak)
+    "ncu_sm_pct": "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "ncu_memory_pct": "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "ncu_dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "ncu_l2_pct": "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "ncu_l1_pct": "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    "ncu_occupancy_achieved_pct": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "ncu_occupancy_theoretical_pct": "sm__maximum_warps_per_active_cycle_pct",
+    "ncu_waves_per_sm": "launch__waves_per_multiprocessor",
+    "ncu_dram_bytes_per_s": "dram__bytes.sum.per_second",
+}
+LAUNCH = {  # of the row's main (longest) kernel
+    "ncu_registers_per_thread": "launch__registers_per_thread",
+    "ncu_block_threads": "launch__block_size",
+    "ncu_grid_blocks": "launch__grid_size",
+}
+# Blocks per SM each resource allows; the smallest limits the theoretical occupancy.
+OCCUPANCY_LIMITS = {
+    "launch__occupancy_limit_registers": "registers",
+    "launch__occupancy_limit_shared_mem": "shared memory",
+    "launch__occupancy_limit_warps": "warps per SM (block size)",
+    "launch__occupancy_limit_blocks": "blocks per SM",
+    "launch__occupancy_limit_barriers": "barriers",
+}
+# Warp stall reasons, in whichever form the sections give (one form is used, the first present:
+# mixing them would add unlike units): WarpStateStats' cycles or warps per issue, else the PC
+# sampling counts. The _not_issued twins of the sampling counts are left out.
+_STALL_FORMS = (
+    re.compile(r"smsp__average_warp_latency_issue_stalled_([a-z0-9_]+)\.ratio$"),
+    re.compile(r"smsp__average_warps_issue_stalled_([a-z0-9_]+)_per_issue_active\.ratio$"),
+    re.compile(r"smsp__pcsamp_warps_issue_stalled_([a-z0-9_]+?)(?:\.sum)?$"),
+)
+_NOT_STALLS = frozenset({"selected", "not_issued"})
+# Pipe utilisation, % of peak while the SM is active.
+_PIPE = re.compile(r"sm__(?:inst_executed_pipe_([a-z0-9_]+)|pipe_([a-z0-9_]+?)_cycles_active)"
+                   r"\.avg\.pct_of_peak_sustained_active$")
+PIPE_KEYS = {"fma": "ncu_pipe_fma_pct", "fp64": "ncu_pipe_fp64_pct", "xu": "ncu_pipe_xu_pct",
+             "tensor": "ncu_pipe_tensor_pct"}
+SECTORS = {  # key: (sectors metric, requests metric, ratio metric)
+    "ncu_ld_sectors_per_request": ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                   "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"),
+    "ncu_st_sectors_per_request": ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                                   "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"),
+}
+
+
+def _weighted(kernels: list[Kernel], metric: str) -> float | None:
+    """Duration-weighted mean over a row's kernels: a % of peak of the row as a whole."""
+    pairs = [(k.duration_s or 1e-12, k.metrics[metric]) for k in kernels if metric in k.metrics]
+    total = sum(w for w, _ in pairs)
+    return sum(w * v for w, v in pairs) / total if pairs and total > 0 else None
+
+
+def _pipe_name(match: re.Match) -> str:
+    name = match.group(1) or match.group(2)
+    return "tensor" if name.startswith("tensor") else name
+
+
+def _pipes(kernels: list[Kernel]) -> dict[str, float]:
+    names: dict[str, list[str]] = defaultdict(list)
+    for k in kernels:
+        for metric in k.metrics:
+            m = _PIPE.match(metric)
+            if m:
+                names[_pipe_name(m)].append(metric)
+    out = {}
+    for pipe, metrics in names.items():
+        values = [v for v in (_weighted(kernels, m) for m in set(metrics)) if v is not None]
+        if values:
+            out[pipe] = max(values)
+    return out
+
+
+def _stalls(kernels: list[Kernel]) -> dict[str, float]:
+    """Reason -> duration-weighted stall value, from the first form of _STALL_FORMS present."""
+    for form in _STALL_FORMS:
+        totals: dict[str, float] = defaultdict(float)
+        for k in kernels:
+            for metric, value in k.metrics.items():
+                m = form.match(metric)
+                if m and m.group(1) not in _NOT_STALLS and not m.group(1).endswith("_not_issued"):
+                    totals[m.group(1)] += value * (k.duration_s or 1e-12)
+        if totals:
+            return dict(totals)
+    return {}
+
+
+def occupancy_limiter(kernel: Kernel) -> str | None:
+    """The resource that allows the fewest blocks per SM (ties named together)."""
+    limits = {word: kernel.metrics[m] for m, word in OCCUPANCY_LIMITS.items() if m in kernel.metrics}
+    if not limits:
+        return None
+    least = min(limits.values())
+    return ", ".join(word for word, v in limits.items() if v == least)
+
+
+def row_keys(kernels: list[Kernel]) -> dict[str, float | str]:
+    """The ncu_* keys of one row from its kernels: numbers become the row's counters, words
+    its text fields (reports.loader)."""
+    main = max(kernels, key=lambda k: k.duration_s)
+    out: dict[str, float | str] = {"ncu_kernels": float(len(kernels)),
+                                   "ncu_duration_s": sum(k.duration_s for k in kernels),
+                                   "ncu_kernel": main.name[:120]}
+    for key, metric in SOL.items():
+        value = _weighted(kernels, metric)
+        if value is not None:
+            out[key] = value
+    for key, metric in LAUNCH.items():
+        if metric in main.metrics:
+            out[key] = main.metrics[metric]
+    limiter = occupancy_limiter(main)
+    if limiter:
+        out["ncu_occupancy_limiter"] = limiter
+    pipes = _pipes(kernels)
+    for pipe, key in PIPE_KEYS.items():
+        if pipe in pipes:
+            out[key] = pipes[pipe]
+    if pipes:
+        top = max(pipes, key=pipes.get)
+        out["ncu_pipe_top"], out["ncu_pipe_top_pct"] = top, pipes[top]
+    stalls = _stalls(kernels)
+    if stalls and sum(stalls.values()) > 0:
+        top = max(stalls, key=stalls.get)
+        out["ncu_stall_top"] = top
+        out["ncu_stall_top_share"] = stalls[top] / sum(stalls.values())
+    for key, (sectors, requests, ratio) in SECTORS.items():
+        s = sum(k.metrics.get(sectors, 0.0) for k in kernels)
+        r = sum(k.metrics.get(requests, 0.0) for k in kernels)
+        if r > 0:
+            out[key] = s / r
+        elif (v := _weighted(kernels, ratio)) is not None:
+            out[key] = v
+    return out
+
+
+def keys_by_row(kernels: list[Kernel]) -> dict[str, dict[str, float | str]]:
+    grouped: dict[str, list[Kernel]] = defaultdict(list)
+    for k in kernels:
+        grouped[k.row].append(k)
+    return {row: row_keys(ks) for row, ks in grouped.items()}
+
+
+# ----------------------------------------------------------------- merge into the run
+
+PERMISSION_ERROR = "ERR_NVGPUCTRPERM"
+
+
+def permission_problem(log_text: str) -> str | None:
+    """ncu's words when the driver keeps the counters from this user, else None."""
+    if PERMISSION_ERROR in log_text:
+        return (f"{PERMISSION_ERROR}: the driver does not let this user read the GPU counters "
+                "(NVreg_RestrictProfilingToAdminUsers=1; run as root or set it to 0)")
+    return None
+
+
+def _entry_row_name(entry: dict) -> str:
+    return strip_gb_suffixes(entry.get("run_name") or entry.get("name", ""))
+
+
+def merge(run_path: str | Path, csv_paths: list[str | Path], out_path: str | Path | None = None,
+          version: str = "", command: str = "", log_text: str = "",
+          selected: list[str] | None = None) -> dict:
+    """Adds each profiled row's ncu_* keys to every entry of that row in the run's JSON, and
+    ncu's version, command and what it profiled to the context; writes out_path (default: the
+    run itself). Returns {"rows": merged row names, "missing": selected rows without a kernel,
+    "metrics": keys merged, "unknown": profiled names the run does not hold}."""
+    doc = json.loads(Path(run_path).read_text(encoding="utf-8"))
+    kernels = [k for p in csv_paths for k in read_csv(p)]
+    by_row = keys_by_row(kernels)
+    entries = doc.get("benchmarks", [])
+    names = {_entry_row_name(e) for e in entries}
+    merged, keys = set(), set()
+    for entry in entries:
+        extra = by_row.get(_entry_row_name(entry))
+        if extra:
+            entry.update(extra)
+            merged.add(_entry_row_name(entry))
+            keys.update(extra)
+    missing = sorted(set(selected or []) - set(by_row))
+    context = doc.setdefault("context", {})
+    context["ncu_version"] = version or "unknown"
+    context["ncu_command"] = command
+    context["ncu_rows_profiled"] = str(len(merged))
+    context["ncu_kernels_profiled"] = str(len(kernels))
+    if missing:
+        context["ncu_rows_without_kernel"] = ", ".join(missing)
+    problem = permission_problem(log_text)
+    if problem:
+        context["ncu_problem"] = problem
+    Path(out_path or run_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return {"rows": sorted(merged), "missing": missing, "metrics": sorted(keys),
+            "unknown": sorted(set(by_row) - names)}
+
+
+# ----------------------------------------------------------------- words
+
+BOUND_PCT = 60.0           # a unit at >= 60 % of its peak is what the kernel is bound by
+OCCUPANCY_LOW_PCT = 50.0   # theoretical occupancy under this: a resource caps the warps
+ACHIEVED_SHARE = 0.6       # achieved under 60 % of theoretical: blocks too few or uneven
+
+
+def has_profile(row: Row | None) -> bool:
+    return bool(row) and row.counter("ncu_sm_pct") is not None
+
+
+def _humane(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def limiter_words(row: Row) -> str | None:
+    """What the counters say holds a GPU kernel row back, or None without a profile. The words
+    name the class first (bandwidth, compute, too few threads, latency: what the summary's
+    classes read), the figures in brackets after "ncu:"."""
+    c = row.counter
+    sm, mem = c("ncu_sm_pct"), c("ncu_memory_pct")
+    if sm is None or mem is None:
+        return None
+    if mem >= BOUND_PCT and mem >= sm:
+        units = {"DRAM": c("ncu_dram_pct"), "L2": c("ncu_l2_pct"), "L1": c("ncu_l1_pct")}
+        units = {u: v for u, v in units.items() if v is not None}
+        unit = max(units, key=units.get) if units else "memory"
+        return f"{unit} bandwidth (ncu: {units.get(unit, mem):.0f} % of peak)"
+    if sm >= BOUND_PCT:
+        pipe, pipe_pct = row.fields.get("ncu_pipe_top"), c("ncu_pipe_top_pct")
+        if pipe and pipe_pct is not None:
+            return f"compute: {pipe.upper()} pipe (ncu: SM {sm:.0f} %, {pipe.upper()} {pipe_pct:.0f} % of peak)"
+        return f"compute (ncu: SM {sm:.0f} % of peak)"
+    occupancy = _occupancy_words(row)
+    if occupancy:
+        return occupancy
+    stall = row.fields.get("ncu_stall_top")
+    figures = f"ncu: SM {sm:.0f} %, memory {mem:.0f} % of peak"
+    if stall:
+        return f"latency: {_humane(stall)} stalls ({figures})"
+    return f"latency ({figures})"
+
+
+def _occupancy_words(row: Row) -> str | None:
+    c = row.counter
+    waves, grid = c("ncu_waves_per_sm"), c("ncu_grid_blocks")
+    achieved, theoretical = c("ncu_occupancy_achieved_pct"), c("ncu_occupancy_theoretical_pct")
+    if waves is not None and waves < 1 and grid is not None:
+        blocks = f"{grid:.0f} block" + ("" if grid == 1 else "s")
+        return (f"too few threads: {blocks}, {waves:.2g} of a wave "
+                f"(ncu: occupancy {achieved or 0:.0f} %)")
+    if achieved is None or theoretical is None:
+        return None
+    limiter = row.fields.get("ncu_occupancy_limiter", "")
+    if theoretical < OCCUPANCY_LOW_PCT:
+        return (f"too few threads: occupancy {achieved:.0f} % of {theoretical:.0f} % theoretical"
+                + (f": {limiter}" if limiter else "") + " (ncu)")
+    if achieved < ACHIEVED_SHARE * theoretical:
+        return (f"too few threads: occupancy {achieved:.0f} % of {theoretical:.0f} % theoretical:"
+                f" blocks few or uneven (ncu)")
+    return None
+
+
+def profiled_run(context: dict) -> bool:
+    return bool(context.get("ncu_version"))
+
+
+def unprofiled_reason(row: Row, context: dict) -> str | None:
+    """Why a row of a profiled run has no counters, in a few words, or None."""
+    if not profiled_run(context) or has_profile(row):
+        return None
+    if row.workload in NO_WINDOW_WORKLOADS:
+        return "no kernel profile: its timed work is API calls or copies"
+    if context.get("ncu_problem"):
+        return "no kernel profile: " + context["ncu_problem"].split(":")[0]
+    if row.name in str(context.get("ncu_rows_without_kernel", "")).split(", "):
+        return "profiled, but no kernel ran in its window"
+    return "not in the profile pass"
+
+
+def cpu_counters_reason(context: dict) -> str | None:
+    """"no CPU counters: a VM without a PMU", from the run's cpu_counters context; None where
+    the counters were available or the run does not say."""
+    text = str(context.get("cpu_counters", ""))
+    if not text.startswith("not available"):
+        return None
+    if "VM" in text:
+        return "no CPU counters: a VM without a PMU"
+    m = re.search(r"not available: (\w+)", text)
+    return "no CPU counters" + (f": {m.group(1)}" if m else "")
+
+
+# ----------------------------------------------------------------- why paragraphs
+
+def _article_impls(rows: list[Row], workload: str) -> list[str]:
+    """The articles' kernels of a workload: those a Numba peer names as its C++ twin, else
+    impls named article/naive."""
+    mirrored = {r.mirrors for r in rows if r.workload == workload and r.is_peer
+                and r.family == "numba_cuda" and r.mirrors}
+    named = {r.impl for r in rows if r.workload == workload and profilable(r)
+             and any(w in r.impl.split("_") for w in ARTICLE_WORDS)}
+    return sorted(mirrored or named)
+
+
+def _fmt(v: float | None, unit: str = " %") -> str:
+    return "–" if v is None else f"{v:.0f}{unit}"
+
+
+# (label, key, unit, what a difference there means)
+_COMPARED = (
+    ("DRAM", "ncu_dram_pct", " % of peak", "bandwidth"),
+    ("SM", "ncu_sm_pct", " % of peak", "pipe"),
+    ("achieved occupancy", "ncu_occupancy_achieved_pct", " %", "occupancy"),
+    ("load sectors per request", "ncu_ld_sectors_per_request", "", "coalescing"),
+    ("store sectors per request", "ncu_st_sectors_per_request", "", "coalescing"),
+)
+
+
+def _difference(fast: Row, slow: Row) -> str:
+    """The counter that differs most between the two kernels, as a clause."""
+    best, best_ratio = None, 1.0
+    for label, key, unit, meaning in _COMPARED:
+        a, b = fast.counter(key), slow.counter(key)
+        if a is None or b is None or min(a, b) <= 0:
+            continue
+        ratio = max(a, b) / min(a, b)
+        if ratio > best_ratio:
+            best, best_ratio = (label, a, b, unit, meaning), ratio
+    if best is None or best_ratio < 1.2:
+        stall_a, stall_b = fast.fields.get("ncu_stall_top"), slow.fields.get("ncu_stall_top")
+        if stall_a and stall_b and stall_a != stall_b:
+            return (f"the counters differ most in what warps wait on: {_humane(stall_a)} against "
+                    f"{_humane(stall_b)}")
+        return "the counters differ by under 20 %: the two kernels are held by the same limit"
+    label, a, b, unit, meaning = best
+    digits = ".1f" if unit == "" else ".0f"
+    return (f"the counters differ most in {meaning}: {label} {a:{digits}}{unit} against "
+            f"{b:{digits}}{unit}")
+
+
+def _label(row: Row) -> str:
+    tuning = row.tuning_label.replace("mode:kernel", "").strip()
+    return f"{row.impl} {tuning}".strip()
+
+
+def why_paragraph(fast: Row, article: Row) -> str:
+    """"vector_add (n:268435456): cuda block:256, the fastest GPU kernel, is held by DRAM
+    bandwidth (ncu: 93 % of peak); the articles' cuda_article block:256, 1.27× slower, by DRAM
+    bandwidth (ncu: 74 % of peak). The counters differ most in coalescing: ..."."""
+    head = f"{fast.workload} ({' '.join(fast.size_key)}): {_label(fast)}, the fastest GPU kernel"
+    if fast.name == article.name:
+        return f"{head} and the articles' own, is held by {limiter_words(fast)}."
+    slower = article.time_s / fast.time_s if fast.time_s and article.time_s else None
+    times = f", {slower:.2f}× slower," if slower else ""
+    difference = _difference(fast, article)
+    return (f"{head}, is held by {limiter_words(fast)}; the articles' {_label(article)}{times} "
+            f"by {limiter_words(article)}. {difference[0].upper()}{difference[1:]}.")
+
+
+def why_paragraphs(run: Run) -> list[str]:
+    """One paragraph per workload with profiles: its fastest profiled GPU kernel against the
+    articles' kernel at the same size, and what the counters say differs. Empty for a run
+    without ncu metrics."""
+    rows = an.usable(run.rows)
+    out = []
+    for workload in sorted({r.workload for r in rows if has_profile(r)}):
+        profiled = [r for r in rows if r.workload == workload and has_profile(r)]
+        fast = an.fastest(profiled)
+        articles = [r for r in profiled if r.size_key == fast.size_key
+                    and r.impl in _article_impls(run.rows, workload)]
+        article = an.fastest(articles)
+        if article is None:
+            continue
+        out.append(why_paragraph(fast, article))
+    return out
+
+
+# ----------------------------------------------------------------- command line
+
+def _cmd_select(args) -> int:
+    run = load_run(args.run)
+    rows = select_rows(run.rows)
+    if args.sweeps:  # the main pass has these rows' occupancy already
+        main = {r.name for r in rows}
+        rows = [r for r in sweep_rows(run.rows) if r.name not in main]
+    if not rows:
+        print(f"{args.run}: no GPU kernel rows to profile", file=sys.stderr)
+        return 2
+    if args.names:
+        print("\n".join(r.name for r in rows))
+    else:
+        print(filter_regex([r.name for r in rows]))
+    return 0
+
+
+def _cmd_merge(args) -> int:
+    log_text = "".join(Path(p).read_text(errors="replace") for p in args.log if Path(p).exists())
+    selected = Path(args.selected).read_text().split() if args.selected else None
+    result = merge(args.run, args.csv, args.out, args.version, args.command, log_text, selected)
+    print(f"ncu merge: {len(result['rows'])} rows merged, {len(result['metrics'])} keys "
+          f"({', '.join(k for k in result['metrics'] if k.startswith('ncu_'))[:300]})")
+    if result["missing"]:
+        print(f"ncu merge: {len(result['missing'])} selected rows without a profiled kernel: "
+              + ", ".join(result["missing"][:10]))
+    if result["unknown"]:
+        print("ncu merge: profiled rows not in the run: " + ", ".join(result["unknown"][:10]))
+    return 0 if result["rows"] else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reports.ncu", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sel = sub.add_parser("select", help="the --benchmark_filter of the rows to profile")
+    sel.add_argument("run")
+    sel.add_argument("--sweeps", action="store_true", help="the occupancy chart's block sweeps")
+    sel.add_argument("--names", action="store_true", help="one row name a line, not a regex")
+    sel.set_defaults(func=_cmd_select)
+    mrg = sub.add_parser("merge", help="ncu's raw CSV -> ncu_* keys of the run's rows")
+    mrg.add_argument("run")
+    mrg.add_argument("csv", nargs="+")
+    mrg.add_argument("-o", "--out", help="write here instead of the run itself")
+    mrg.add_argument("--version", default="")
+    mrg.add_argument("--command", default="")
+    mrg.add_argument("--log", action="append", default=[], help="ncu's log (permission errors)")
+    mrg.add_argument("--selected", help="file of the selected row names (one a line)")
+    mrg.set_defaults(func=_cmd_merge)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (NcuCsvError, OSError, json.JSONDecodeError) as exc:
+        print(f"reports.ncu: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Nsight Compute over a finished run's GPU kernels (issue 29), on the GPU machine, from the
+# repository root with bundle/ beside it (scripts/gpu-bundle.sh):
+#   scripts/gpu-profile.sh RUN.json [OUT_DIR]        (OUT_DIR: default $OUT, else ./gpu-out)
+# A separate pass after the timed run, never inside it: twinbench runs again, only the rows
+# `python -m reports.ncu select` names (per workload, at its headline and largest sizes, the
+# fastest kernel row of every GPU impl: so the fastest of each family and the articles'
+# kernels), each sampled once (--min-samples=1), with TWINBENCH_NCU_WINDOW=1: the harness then
+# runs each row's work once more between cudaProfilerStart/Stop inside an NVTX range named
+# after the row (bench/gpu_harness.hpp ncu_window). ncu --profile-from-start off profiles only
+# those kernels, once each, and --nvtx writes the range beside each kernel, which is how a
+# kernel maps back to its row.
+#   main pass:  speed of light, memory workload, occupancy, launch, warp state (stall reasons),
+#               compute workload (pipe utilisation) sections, plus DRAM/L2/L1 throughput and
+#               global load/store sectors per request.
+#   sweep pass: the occupancy chart's block sweeps (every block size of each swept kernel),
+#               Occupancy and LaunchStats only (one replay pass each): achieved occupancy
+#               beside the API's theoretical one. PROFILE_SWEEPS=0 leaves it out.
+# Writes into OUT_DIR: ncu-<pass>.ncu-rep (open in Nsight Compute), ncu-<pass>.csv (the raw
+# page, base units), ncu-<pass>.log (ncu's and twinbench's output), ncu-<pass>-run.json (the
+# pass's own timings: profiled, so not results), ncu-<pass>.command, ncu-selected*.txt (the
+# rows asked for), and RUN.json's name with the
+# ncu_* keys merged into its rows and ncu's version and command in its context (that file is
+# RUN.json itself when OUT_DIR is RUN.json's folder). Prints a summary table last.
+# Exit 2: no ncu, no RUN.json, or no GPU kernel row in it. Exit 3: ncu may not read the
+# counters (ERR_NVGPUCTRPERM). Exit 1: a pass failed or nothing merged.
+#   PROFILE_TIMEOUT=S   stop a pass after S seconds (SIGINT, so ncu saves what it has; default 170)
+#   PROFILE_SWEEPS=0    main pass only
+#   NCU_EXTRA="..."     more ncu options (split into words)
+#   NCU=PATH            the ncu to run (default: ncu on PATH, else /usr/local/cuda/bin/ncu)
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "usage: scripts/gpu-profile.sh RUN.json [OUT_DIR]" >&2
+  exit 2
+fi
+run_json=$1
+out=${2:-${OUT:-$root/gpu-out}}
+if [ ! -s "$run_json" ]; then
+  echo "gpu-profile: $run_json: no such run file" >&2
+  exit 2
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+run_json=$(cd "$(dirname "$run_json")" && pwd)/$(basename "$run_json")
+export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.0" ]; then
+  tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
+fi
+ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+if [ ! -x "$ncu" ]; then
+  echo "gpu-profile: ncu not found (Nsight Compute comes with the CUDA toolkit: /usr/local/cuda/bin/ncu)" >&2
+  exit 2
+fi
+python=${PYTHON:-python3}
+cd "$root" || exit 2
+t_start=$SECONDS
+
+# Which rows: the filter regex, and their names for the merge's "selected but no kernel" check.
+if ! main_filter=$("$python" -m reports.ncu select "$run_json"); then
+  echo "gpu-profile: $run_json has no GPU kernel rows to profile" >&2
+  exit 2
+fi
+"$python" -m reports.ncu select "$run_json" --names > "$out/ncu-selected-main.txt"
+: > "$out/ncu-selected-sweep.txt"
+sweep_filter=""
+if [ "${PROFILE_SWEEPS:-1}" != 0 ]; then
+  # The sweep rows the main pass does not hold already; none when the run has no block sweep.
+  sweep_filter=$("$python" -m reports.ncu select "$run_json" --sweeps 2>/dev/null || true)
+  "$python" -m reports.ncu select "$run_json" --sweeps --names > "$out/ncu-selected-sweep.txt" \
+    2>/dev/null
+fi
+cat "$out/ncu-selected-main.txt" "$out/ncu-selected-sweep.txt" > "$out/ncu-selected.txt"
+version=$("$ncu" --version 2>&1 | tail -n 1)
+
+main_sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy
+               --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis
+               --metrics "dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,dram__bytes.sum.per_second,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+sweep_sections=(--section Occupancy --section LaunchStats)
+
+declare -A pass_rc pass_s pass_kernels
+permission=0
+csvs=()
+
+# One pass: ncu over twinbench with the filter, then the raw page of its report as CSV.
+profile_pass() {  # name, filter, sections...
+  local name=$1 filter=$2
+  shift 2
+  local rep="$out/ncu-$name" log="$out/ncu-$name.log" csv="$out/ncu-$name.csv"
+  local t0=$SECONDS
+  local extra=()
+  read -r -a extra <<< "${NCU_EXTRA:-}"
+  local cmd=("$ncu" --profile-from-start off --nvtx --target-processes all "$@" "${extra[@]}"
+             -f -o "$rep")
+  # The pass's own run: no ceilings or telemetry (minutes of their own, nothing to profile),
+  # one sample a row (its timings are not results), no re-exec for pinning under ncu.
+  local app=("$root/bundle/twinbench" --no-ceilings --no-telemetry --min-samples=1
+             --min-time=1e-9 --max-time=1e-9 "--benchmark_filter=$filter"
+             "--benchmark_out=$out/ncu-$name-run.json" --benchmark_out_format=json)
+  echo "${cmd[*]} ${app[*]}" > "$out/ncu-$name.command"
+  TWINBENCH_NCU_WINDOW=1 TWINBENCH_NO_PIN=1 \
+    timeout --signal=INT --kill-after=20 "${PROFILE_TIMEOUT:-170}" "${cmd[@]}" "${app[@]}" \
+    > "$log" 2>&1
+  local rc=$?
+  [ "$rc" -eq 124 ] && echo "gpu-profile: $name pass stopped by PROFILE_TIMEOUT=${PROFILE_TIMEOUT:-170}" | tee -a "$log"
+  if grep -q ERR_NVGPUCTRPERM "$log"; then
+    permission=1
+    echo "gpu-profile: ERR_NVGPUCTRPERM: this user may not read the GPU counters (driver option NVreg_RestrictProfilingToAdminUsers=1: run as root, or set it to 0)" | tee -a "$log"
+  fi
+  if [ -s "$rep.ncu-rep" ]; then
+    "$ncu" --import "$rep.ncu-rep" --csv --page raw --print-units base > "$csv" 2>> "$log"
+    # Older ncu versions print the NVTX columns only on request; the rename is the last resort
+    # (the range then stands in for the kernel's name, which reports.ncu accepts).
+    if ! grep -q 'tb\[' "$csv"; then
+      "$ncu" --import "$rep.ncu-rep" --csv --page raw --print-units base --print-nvtx-rename kernel \
+        > "$csv" 2>> "$log"
+    fi
+    csvs+=("$csv")
+  fi
+  pass_rc[$name]=$rc
+  pass_s[$name]=$((SECONDS - t0))
+  pass_kernels[$name]=$( { [ -f "$csv" ] && grep -c 'tb\[' "$csv"; } || echo 0)
+}
+
+profile_pass main "$main_filter" "${main_sections[@]}"
+if [ -n "$sweep_filter" ] && [ "$permission" = 0 ]; then
+  profile_pass sweep "$sweep_filter" "${sweep_sections[@]}"
+fi
+
+merged_json="$out/$(basename "$run_json")"
+[ "$merged_json" != "$run_json" ] && cp "$run_json" "$merged_json"
+merge_status=1
+if [ ${#csvs[@]} -gt 0 ]; then
+  command_line=$(cat "$out"/ncu-*.command | tr '\n' ';' | sed 's/;$//')
+  logs=()
+  for p in "$out"/ncu-*.log; do logs+=(--log "$p"); done
+  "$python" -m reports.ncu merge "$merged_json" "${csvs[@]}" --version "$version" \
+    --command "$command_line" --selected "$out/ncu-selected.txt" "${logs[@]}"
+  merge_status=$?
+fi
+
+echo "gpu-profile: $version"
+printf 'gpu-profile: %-6s %6s %8s %8s %5s\n' pass rows kernels seconds exit
+for name in main sweep; do
+  [ -n "${pass_rc[$name]:-}" ] || continue
+  rows=$(grep -c . "$out/ncu-selected-$name.txt")
+  printf 'gpu-profile: %-6s %6s %8s %8s %5s\n' "$name" "$rows" "${pass_kernels[$name]}" "${pass_s[$name]}" "${pass_rc[$name]}"
+done
+echo "gpu-profile: total $((SECONDS - t_start)) s; merged into $merged_json (merge exit $merge_status)"
+[ "$permission" = 1 ] && exit 3
+for name in "${!pass_rc[@]}"; do
+  rc=${pass_rc[$name]}
+  # 124: stopped by the time limit; what ncu saved is merged, but the pass is not whole.
+  [ "$rc" -ne 0 ] && exit 1
+done
+[ "$merge_status" -eq 0 ] || exit 1
+exit 0
