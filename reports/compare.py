@@ -37,7 +37,8 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
 from .loader import Row, Run, load_run  # noqa: E402
 from .machine import Difference, compared_count, setting_differences  # noqa: E402
-from .noise import DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold  # noqa: E402
+from .noise import (DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold,  # noqa: E402
+                    median_log_halfwidth)
 from .summary import SummaryLine, Speedup, summary_lines  # noqa: E402
 from .units import fmt_time  # noqa: E402
 
@@ -136,27 +137,14 @@ def _tie_sizes(a: list[float], b: list[float]) -> list[int]:
 # ----------------------------------------------------------------- verdicts
 
 # The interval of the ratio of medians: 95%, from each median's distribution-free interval
-# (order statistics: the median lies between the l-th and u-th of n sorted samples with 95%
-# probability, l, u = n/2 ∓ 1.96·√n/2), combined in log space as independent errors. It needs
-# no resampling, so it costs nothing on rows of 10000 samples; with 5 samples it is [min, max]
-# on each side (93.75% coverage), wide as it should be.
-Z95 = 1.959964
-
-
-def _median_log_halfwidth(samples: list[float]) -> float | None:
-    """Half the width of the 95% interval of the median, in log space (None: not computable)."""
-    values = sorted(s for s in samples if s > 0)
-    n = len(values)
-    if n < 2:
-        return None
-    low = max(0, math.floor(n / 2 - Z95 * math.sqrt(n) / 2))
-    high = min(n - 1, math.ceil(n / 2 + Z95 * math.sqrt(n) / 2) - 1)
-    return (math.log(values[high]) - math.log(values[low])) / 2
+# (noise.median_log_halfwidth: order statistics), combined in log space as independent errors.
+# It says how precisely the two runs measured their medians, not how far a third run would land:
+# that is the threshold's between-run term.
 
 
 def ratio_interval(a: list[float], b: list[float]) -> tuple[float, float] | None:
     """95% interval of median(b) / median(a), or None with fewer than two samples a side."""
-    ha, hb = _median_log_halfwidth(a), _median_log_halfwidth(b)
+    ha, hb = median_log_halfwidth(a), median_log_halfwidth(b)
     if ha is None or hb is None:
         return None
     ratio = statistics.median(b) / statistics.median(a)
@@ -249,12 +237,31 @@ def _row_threshold(threshold: float | NoiseModel, a: Row, b: Row) -> Threshold:
     return _as_threshold(threshold)
 
 
-def regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """Rows slower beyond their noise threshold AND by more than percent (for CI), worst first.
-    A "not comparable" row (settings differ) is not judged, so never one of them."""
+def gated(c: Comparison, percent: float) -> bool:
+    """Whether --fail-on-regression PCT judges this row: its threshold is at most PCT, so its
+    noise model can tell a PCT regression from the machine (noise.py says why the others are
+    left to the report)."""
+    return c.threshold is not None and c.threshold.value <= percent / 100
+
+
+def slower_beyond(comparisons: list[Comparison], percent: float) -> list[Comparison]:
+    """Rows slower beyond their noise threshold AND by more than percent, worst first. A "not
+    comparable" row (settings differ) is not judged, so never one of them."""
     return sorted((c for c in comparisons
                    if c.verdict == SLOWER and c.ratio - 1 > percent / 100),
                   key=lambda c: -c.magnitude)
+
+
+def regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
+    """What fails a CI (--fail-on-regression PCT): rows slower beyond their noise and by more
+    than percent, among the rows whose threshold is at most percent; worst first."""
+    return [c for c in slower_beyond(comparisons, percent) if gated(c, percent)]
+
+
+def ungated_regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
+    """Rows slower beyond their noise and by more than percent whose threshold is above percent:
+    reported, not failed on (their kind moves past PCT between runs of identical code)."""
+    return [c for c in slower_beyond(comparisons, percent) if not gated(c, percent)]
 
 
 # ----------------------------------------------------------------- the summaries side by side
@@ -453,6 +460,9 @@ class CompareResult:
 
     def regressions(self, percent: float) -> list[Comparison]:
         return regressions(self.comparisons, percent)
+
+    def ungated_regressions(self, percent: float) -> list[Comparison]:
+        return ungated_regressions(self.comparisons, percent)
 
     @property
     def markdown(self) -> Path:

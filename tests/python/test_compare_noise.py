@@ -94,7 +94,7 @@ def test_the_u_test_alone_is_what_raised_the_false_alarms():
 
 @pytest.mark.parametrize("shift", [0.05, 0.10])
 def test_a_slowdown_past_the_threshold_is_caught_on_gpu_kernel_rows(shift):
-    """GPU kernel rows (noise up to 1%, threshold 3%): a 5% or 10% slowdown is reported."""
+    """GPU kernel rows (noise up to 1%, threshold 2%): a 5% or 10% slowdown is reported."""
     population = Population(3, kinds=(GPU_KERNEL,))
     slowed = {name: shift for name, *_ in population.rows}
     caught = total = 0
@@ -106,7 +106,7 @@ def test_a_slowdown_past_the_threshold_is_caught_on_gpu_kernel_rows(shift):
 
 
 def test_a_10_percent_slowdown_is_caught_on_cpu_rows_with_a_baseline():
-    """CPU rows' default thresholds (30-45%) are wide; a baseline of three runs that shows their
+    """CPU rows' default thresholds (40-43%) are wide; a baseline of three runs that shows their
     noise is 2-3% brings a 10% slowdown within reach."""
     population = Population(4, kinds=(CPU_SERIAL, CPU_PARALLEL), noise_scale=0.2)
     slowed = {name: 0.10 for name, *_ in population.rows}
@@ -142,7 +142,8 @@ def test_a_baseline_raises_the_threshold_of_a_row_it_saw_move():
     noise = NoiseModel.from_baseline(runs)
     row = next(r for r in runs[0].rows if r.name == wild)
     threshold = noise.threshold(row, row)
-    assert threshold.value > 0.3 and "this row in 3 runs" in threshold.source
+    # Its moves (1.2x, 0.9x) pooled with the kind's 1% as a prior: sigma 11.9%, threshold 24%.
+    assert threshold.value > 0.2 and "this row in 3 runs" in threshold.source
     other = next(r for r in runs[0].rows if r.name != wild)
     assert "this row" not in noise.threshold(other, other).source or noise.threshold(
         other, other).value < 0.1
