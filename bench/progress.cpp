@@ -30,11 +30,14 @@
 #include "cpu/black_scholes.hpp"
 #include "cpu/nested_loop.hpp"
 #include "cpu/poisson.hpp"
+#include "cpu/sgemm.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "bench/gpu_harness.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
+#include "gpu/progress_live.hpp"
+#include "gpu/sgemm.hpp"
 #include "gpu/vector_add.hpp"
 #endif
 
@@ -48,7 +51,12 @@ constexpr std::size_t kPoissonSmall = 10'000'000;
 constexpr std::size_t kPoissonLarge = 100'000'000;
 constexpr std::size_t kPoissonQuick = 1'000'000;
 
-enum class TargetKind { vector_add, poisson, black_scholes, nested_loop, nested_loop_warp };
+// The long compute-bound target of the live rows (issue 27): tens of ms a kernel on the H200, so
+// that the host sees its progress move (gpu/progress_live.hpp live_sgemm).
+constexpr std::size_t kSgemmSize = 8192;
+constexpr std::size_t kSgemmQuick = 512;
+
+enum class TargetKind { vector_add, poisson, black_scholes, nested_loop, nested_loop_warp, sgemm };
 const char* target_name(TargetKind t) {
   switch (t) {
     case TargetKind::vector_add:
@@ -61,6 +69,8 @@ const char* target_name(TargetKind t) {
       return "nested_loop";
     case TargetKind::nested_loop_warp:
       return "nested_loop_warp";
+    case TargetKind::sgemm:
+      return "sgemm";
   }
   return "?";
 }
@@ -75,6 +85,21 @@ bool per_thread_mapped_affordable(const RunConfig& cfg, TargetKind kind, std::si
   return (kind == TargetKind::poisson && n <= kPoissonSmall) || kind == TargetKind::nested_loop;
 }
 
+// per_warp on the mapped counter is one atomic and one system fence per warp (see
+// per_thread_mapped_affordable): 2.86 s a launch for vector_add's 2.8 million warps on the H200
+// (results/nvidia-h200/2026-12-02), 20 s of the default run for one row. By default it runs where the warps are few.
+bool per_warp_mapped_affordable(const RunConfig& cfg, TargetKind kind) {
+  return cfg.full || cfg.size || kind != TargetKind::vector_add;
+}
+
+bool registered_by_default(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy s,
+                           CounterKind ck) {
+  if (ck != CounterKind::mapped) return true;
+  if (s == Strategy::per_thread) return per_thread_mapped_affordable(cfg, kind, n);
+  if (s == Strategy::per_warp) return per_warp_mapped_affordable(cfg, kind);
+  return true;
+}
+
 // progress/<impl>/target:<kernel>/...: the suite's `<workload>/<impl>/<args>` naming, with the
 // instrumented kernel as an argument.
 std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
@@ -84,6 +109,57 @@ std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, Counter
                      {"counter", counter_name(ck)},
                      {"n", n},
                      {"block", kBlock}});
+}
+
+// Live rows (issue 27): slots in mapped host memory, 64 bytes (a cache line, the default) or
+// 8 bytes (packed) apart. impl cuda: the suite's own kernel with a live policy, against itself
+// without (the twin is the suite's kernel). impl cuda_live: a kernel written for live progress
+// (a persistent grid, or sgemm's), against its twin with the reporting compiled out; its
+// strategy:none row times that twin against the suite's fastest kernel of the target.
+enum class Impl { cuda, cuda_live };
+const char* slots_name(unsigned stride_words) { return stride_words == 1 ? "slots8" : "slots64"; }
+
+std::string live_name(Impl impl, TargetKind kind, std::size_t n, Strategy strategy,
+                      unsigned stride_words) {
+  return bench_name("progress", impl == Impl::cuda ? "cuda" : "cuda_live",
+                    {{"target", target_name(kind)},
+                     {"strategy", strategy_name(strategy)},
+                     {"counter", slots_name(stride_words)},
+                     {"n", n},
+                     {"block", kBlock}});
+}
+
+struct LiveRow {
+  Impl impl;
+  Strategy strategy;
+  unsigned stride_words;
+};
+
+// The live rows of each target. live_warp only where the grid has few warps (a store per warp
+// at least: vector_add's suite kernel has 349,525 blocks and is only offered persistent;
+// black_scholes's has 78,125 warps at 10M). live_block on packed slots beside the padded ones:
+// whether two writers' stores into one host cache line cost more than into two.
+std::vector<LiveRow> live_rows(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::vector_add:
+      return {{Impl::cuda_live, Strategy::none, 8},
+              {Impl::cuda_live, Strategy::live_block, 8},
+              {Impl::cuda_live, Strategy::live_block, 1}};
+    case TargetKind::black_scholes:
+      return {{Impl::cuda, Strategy::live_block, 8},
+              {Impl::cuda, Strategy::live_block, 1},
+              {Impl::cuda_live, Strategy::none, 8},
+              {Impl::cuda_live, Strategy::live_block, 8}};
+    case TargetKind::poisson:
+    case TargetKind::nested_loop:
+    case TargetKind::nested_loop_warp:
+      return {{Impl::cuda, Strategy::live_block, 8},
+              {Impl::cuda, Strategy::live_warp, 8},
+              {Impl::cuda, Strategy::live_block, 1}};
+    case TargetKind::sgemm:
+      return {{Impl::cuda_live, Strategy::none, 8}, {Impl::cuda_live, Strategy::live_block, 8}};
+  }
+  return {};
 }
 
 std::string article_name(TargetKind kind, std::size_t n) {
@@ -119,6 +195,18 @@ struct Target {
   // After launch_article, where its output differs from the target's own kernel's.
   virtual ErrorStats check_article() { return check(); }
   virtual gpu::KernelStats stats(Strategy s) const = 0;
+  // Live progress (gpu/progress_live.hpp): the suite's kernel with a live policy (impl cuda;
+  // none is that kernel itself), or the kernel written for it (impl cuda_live; none its twin).
+  virtual void launch_live(Impl impl, Strategy s, const SlotBoard& board, cudaStream_t stream) {
+    (void)impl;
+    (void)board;
+    if (s != Strategy::none) throw std::logic_error("progress: no live rows for this target");
+    launch(Strategy::none, CounterRef{}, stream);
+  }
+  // The suite's fastest kernel for the target, which a cuda_live twin is timed against.
+  virtual void launch_fastest(cudaStream_t stream) { launch(Strategy::none, CounterRef{}, stream); }
+  // The slots a live launch takes.
+  virtual std::size_t live_writers(Impl impl, Strategy s) const = 0;
 };
 
 class VectorAddTarget : public Target {
@@ -166,6 +254,13 @@ class VectorAddTarget : public Target {
   }
   gpu::KernelStats stats(Strategy s) const override {
     return gpu::progress_vector_add_stats(s, n_, kBlock);
+  }
+  void launch_live(Impl impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
+    if (impl != Impl::cuda_live) throw std::logic_error("progress: vector_add's live rows are cuda_live");
+    gpu::live_vector_add(s, board, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
+  }
+  std::size_t live_writers(Impl, Strategy s) const override {
+    return s == Strategy::none ? 0 : static_cast<std::size_t>(gpu::live_vector_add_grid(n_, kBlock));
   }
 
  private:
@@ -220,6 +315,13 @@ class PoissonTarget : public Target {
   }
   gpu::KernelStats stats(Strategy s) const override {
     return gpu::progress_poisson_stats(s, n_, kBlock);
+  }
+  void launch_live(Impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
+    gpu::live_poisson(s, board, dout_.data(), n_, poisson::kSeed, poisson::default_table(), kBlock,
+                      gpu::kPoissonRowsPerReport, stream);
+  }
+  std::size_t live_writers(Impl, Strategy s) const override {
+    return gpu::live_writers(s, gpu::live_poisson_grid(s, n_, kBlock), kBlock);
   }
 
  private:
@@ -279,6 +381,15 @@ class BlackScholesTarget : public Target {
   gpu::KernelStats stats(Strategy s) const override {
     return gpu::progress_black_scholes_stats(s, n_, kBlock);
   }
+  void launch_live(Impl impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
+    gpu::live_black_scholes(s, board, dspot_.data(), dstrike_.data(), dyears_.data(),
+                            dcall_.data(), dput_.data(), n_, market(), kBlock,
+                            impl == Impl::cuda_live, stream);
+  }
+  std::size_t live_writers(Impl impl, Strategy s) const override {
+    return gpu::live_writers(s, gpu::live_black_scholes_grid(n_, kBlock, impl == Impl::cuda_live),
+                             kBlock);
+  }
 
  private:
   static gpu::BlackScholesMarket market() {
@@ -319,12 +430,110 @@ class NestedLoopTarget : public Target {
     return warp_ ? gpu::progress_nested_loop_warp_stats(s, n_, kBlock)
                  : gpu::progress_nested_loop_stats(s, n_, kBlock);
   }
+  void launch_live(Impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
+    gpu::live_nested_loop(s, board, dout_.data(), n_, n_, kBlock, warp_, stream);
+  }
+  std::size_t live_writers(Impl, Strategy s) const override {
+    return gpu::live_writers(s, gpu::live_nested_loop_grid(n_, kBlock, warp_), kBlock);
+  }
 
  private:
   std::size_t n_;
   bool warp_;
   HostArray<double> ref_, out_;
   DeviceBuffer<double> dout_;
+};
+
+// C = A B at n x n (gpu/progress_live.hpp live_sgemm), only as live rows. Its check samples
+// kSgemmChecked elements of C against a float64 dot product on the host (the full reference is
+// 1.1 TFLOP at 8192), held to sgemm's tolerance (cpu/sgemm.hpp: the probabilistic bound of a
+// K-deep fp32 chain, relative to sum |a b|), and requires the instrumented kernel's C to equal
+// the twin's bit for bit (same code, same order), which catches an instrumented kernel that
+// breaks even one element. The fastest kernel of the suite is gpu::sgemm_cuda_optimized.
+constexpr std::size_t kSgemmChecked = 256;
+
+class SgemmTarget : public Target {
+ public:
+  explicit SgemmTarget(std::size_t n)
+      : n_(n), a_(n * n), b_(n * n), c_(n * n), twin_(n * n), da_(n * n), db_(n * n), dc_(n * n) {
+    fill_uniform(a_.span(), 4242, -1.f, 1.f);
+    fill_uniform(b_.span(), 4243, -1.f, 1.f);
+    CUDA_CHECK(cudaMemcpy(da_.data(), a_.data(), da_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(db_.data(), b_.data(), db_.bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  std::size_t n() const override { return n_; }
+  std::uint64_t items() const override { return static_cast<std::uint64_t>(n_) * n_ * n_; }
+  WorkModel work() const override {
+    WorkModel w = sgemm::work(n_);
+    w.items = static_cast<double>(items());
+    return w;
+  }
+  Tolerance tolerance() const override { return sgemm::tolerance(n_); }
+  void launch(Strategy, CounterRef, cudaStream_t) override {
+    throw std::logic_error("progress: sgemm has live rows only");
+  }
+  void launch_live(Impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
+    gpu::live_sgemm(s, board, da_.data(), db_.data(), dc_.data(), n_, stream);
+  }
+  void launch_fastest(cudaStream_t stream) override {
+    gpu::sgemm_cuda_optimized(da_.data(), db_.data(), dc_.data(), n_, stream);
+  }
+  std::size_t live_writers(Impl, Strategy s) const override {
+    return s == Strategy::none ? 0 : static_cast<std::size_t>(gpu::live_sgemm_grid(n_));
+  }
+  void poison(cudaStream_t stream) override {
+    poison_device(dc_, stream);
+    tb::poison(c_.span());
+  }
+  // The twin's C, computed once, for the bitwise comparison.
+  void compute_twin(const SlotBoard& board, cudaStream_t stream) {
+    if (have_twin_) return;
+    poison(stream);
+    gpu::live_sgemm(Strategy::none, board, da_.data(), db_.data(), dc_.data(), n_, stream);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    tb::download(twin_.span(), dc_);
+    have_twin_ = true;
+  }
+  ErrorStats check() override {
+    tb::download(c_.span(), dc_);
+    ErrorStats e;
+    std::uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (std::size_t s = 0; s < kSgemmChecked; ++s) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const std::size_t idx = (state >> 11) % (n_ * n_);
+      const std::size_t i = idx / n_, j = idx % n_;
+      double c = 0, bound = 0;
+      for (std::size_t k = 0; k < n_; ++k) {
+        const double p = static_cast<double>(a_[i * n_ + k]) * b_[k * n_ + j];
+        c += p;
+        bound += std::fabs(p);
+      }
+      const double err = std::fabs(static_cast<double>(c_[idx]) - c);
+      const double rel = std::isfinite(err) ? err / std::max(bound, 1e-30) : 1e30;
+      if (!(rel <= e.max_rel)) {
+        e.max_rel = rel;
+        e.max_abs = std::isfinite(err) ? err : 1e30;
+        e.worst_index = idx;
+      }
+    }
+    if (have_twin_)
+      for (std::size_t k = 0; k < n_ * n_; ++k)
+        if (!(c_[k] == twin_[k]) && !(std::isnan(c_[k]) && std::isnan(twin_[k]))) {
+          std::fprintf(stderr, "progress: sgemm C[%zu] differs from the twin's\n", k);
+          e.max_rel = 1e30;
+          e.worst_index = k;
+          break;
+        }
+    return e;
+  }
+  gpu::KernelStats stats(Strategy) const override { return {}; }
+
+ private:
+  std::size_t n_;
+  HostArray<float> a_, b_, c_, twin_;
+  DeviceBuffer<float> da_, db_, dc_;
+  bool have_twin_ = false;
 };
 
 // What each target's constructor allocates: its pageable host arrays and device buffers.
@@ -341,6 +550,8 @@ Footprint target_footprint(TargetKind kind, std::size_t n) {
     case TargetKind::nested_loop:
     case TargetKind::nested_loop_warp:  // ref, out; dout
       return {.host_bytes = 2 * f64 * count, .device_bytes = f64 * count};
+    case TargetKind::sgemm:  // a, b, c, twin; da, db, dc (n x n each)
+      return {.host_bytes = 4 * f * count * count, .device_bytes = 3 * f * count * count};
   }
   return {};
 }
@@ -359,6 +570,8 @@ Target& target(TargetKind kind, std::size_t n) {
         return std::make_unique<NestedLoopTarget>(n, false);
       case TargetKind::nested_loop_warp:
         return std::make_unique<NestedLoopTarget>(n, true);
+      case TargetKind::sgemm:
+        return std::make_unique<SgemmTarget>(n);
     }
     throw std::logic_error("progress: unknown target");
   };
@@ -370,6 +583,15 @@ Counter& counter(CounterKind kind) {
   auto& c = counters[kind == CounterKind::mapped ? 0 : 1];
   if (!c) c = std::make_unique<Counter>(kind);
   return *c;
+}
+
+// The slot boards of the live rows, one per slot stride, grown to the largest launch asked for.
+const SlotBoard& board(unsigned stride_words, std::size_t writers) {
+  static std::unique_ptr<SlotBoard> boards[2];
+  auto& b = boards[stride_words == 1 ? 0 : 1];
+  if (!b || b->capacity() < writers)
+    b = std::make_unique<SlotBoard>(std::max<std::size_t>(writers, 1024), stride_words);
+  return *b;
 }
 
 Stream& bench_stream() {
@@ -389,6 +611,9 @@ struct Setup {
   // open it (on the H200 the gate then timed out).
   bool gated = true;
   bool article = false;  // validated with Target::check_article
+  // The poller's period: the live rows read faster than the 1 ms of the others, so that a kernel
+  // of 20 ms can show 50 values and more (a read of ~10,000 slots takes some microseconds).
+  std::chrono::microseconds poll{1000};
 };
 
 ErrorStats validate(Target& t, Counter& ctr, const Setup& s) {
@@ -413,9 +638,7 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   s.baseline();
   s.instrumented();
   CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  Poller poller(
-      s.read,
-      {.interval = std::chrono::microseconds(1000), .display = Display::quiet, .out = nullptr});
+  Poller poller(s.read, {.interval = s.poll, .display = Display::quiet, .out = nullptr});
   // Let the poller see the warm-up's final value, so that it is not counted in the window.
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   poller.reset_counts();
@@ -528,13 +751,66 @@ void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
   });
 }
 
+ErrorStats validate_live(Target& t, const SlotBoard& b, const Setup& s) {
+  t.poison(s.stream);
+  const_cast<SlotBoard&>(b).reset(s.stream);
+  s.instrumented();
+  CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  ErrorStats e = t.check();
+  const std::uint64_t count = b.read();
+  if (count != s.expected_count) {
+    std::fprintf(stderr, "progress: the slots sum to %llu, expected %llu\n",
+                 static_cast<unsigned long long>(count),
+                 static_cast<unsigned long long>(s.expected_count));
+    e.max_rel = 1e30;
+    e.max_abs = std::fabs(static_cast<double>(count) - static_cast<double>(s.expected_count));
+  }
+  return e;
+}
+
+// A live row: the instrumented kernel against its twin (impl cuda: the suite's kernel; cuda_live:
+// the same kernel with the reporting compiled out), or, for cuda_live's strategy:none, the twin
+// against the suite's fastest kernel (how far the twin is from it). The poller reads the slots
+// every 50 us.
+void add_live(const RunConfig& cfg, TargetKind kind, std::size_t n, LiveRow row) {
+  const auto name = live_name(row.impl, kind, n, row.strategy, row.stride_words);
+  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+    if (!check_block(state, kBlock)) return;
+    Target& t = target(kind, n);
+    const cudaStream_t stream = bench_stream();
+    const SlotBoard& b = board(row.stride_words, t.live_writers(row.impl, row.strategy));
+    if (auto* g = dynamic_cast<SgemmTarget*>(&t)) g->compute_twin(b, stream);
+    const bool twin_row = row.impl == Impl::cuda_live && row.strategy == Strategy::none;
+    const Setup s{
+        .instrumented = [&t, &b, row, stream] { t.launch_live(row.impl, row.strategy, b, stream); },
+        .baseline =
+            [&t, &b, row, stream, twin_row] {
+              if (twin_row)
+                t.launch_fastest(stream);
+              else
+                t.launch_live(row.impl, Strategy::none, b, stream);
+            },
+        .read = [&b] { return b.read(); },
+        .stream = stream,
+        .expected_count = row.strategy == Strategy::none ? 0 : t.items(),
+        .poll = std::chrono::microseconds(50),
+    };
+    if (!validate_once(state, t.tolerance(), [&] { return validate_live(t, b, s); })) return;
+    measure_pair(state, s);
+    state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
+    state.counters["slot_bytes"] = 8.0 * row.stride_words;
+    set_work(state, t.work(), Side::gpu);
+  });
+}
+
 void add_target(const RunConfig& cfg, TargetKind kind, std::size_t n) {
-  for (CounterKind ck : kCounterKinds)
-    for (Strategy s : kStrategies)
-      if (!(s == Strategy::per_thread && ck == CounterKind::mapped) ||
-          per_thread_mapped_affordable(cfg, kind, n))
-        add_cuda(cfg, kind, n, s, ck);
-  add_article(cfg, kind, n);
+  if (kind != TargetKind::sgemm) {
+    for (CounterKind ck : kCounterKinds)
+      for (Strategy s : kStrategies)
+        if (registered_by_default(cfg, kind, n, s, ck)) add_cuda(cfg, kind, n, s, ck);
+    add_article(cfg, kind, n);
+  }
+  for (const LiveRow& row : live_rows(kind)) add_live(cfg, kind, n, row);
 }
 #endif
 
@@ -545,12 +821,15 @@ void add_all(const RunConfig& cfg, TargetKind kind, std::size_t n) {
   add_target(cfg, kind, n);
 #else
   auto skipped = [](benchmark::State&) {};
-  for (CounterKind ck : kCounterKinds)
-    for (Strategy s : kStrategies)
-      if (!(s == Strategy::per_thread && ck == CounterKind::mapped) ||
-          per_thread_mapped_affordable(cfg, kind, n))
-        add_gpu_benchmark(cfg, cuda_name(kind, n, s, ck), skipped);
-  add_gpu_benchmark(cfg, article_name(kind, n), skipped);
+  if (kind != TargetKind::sgemm) {
+    for (CounterKind ck : kCounterKinds)
+      for (Strategy s : kStrategies)
+        if (registered_by_default(cfg, kind, n, s, ck))
+          add_gpu_benchmark(cfg, cuda_name(kind, n, s, ck), skipped);
+    add_gpu_benchmark(cfg, article_name(kind, n), skipped);
+  }
+  for (const LiveRow& row : live_rows(kind))
+    add_gpu_benchmark(cfg, live_name(row.impl, kind, n, row.strategy, row.stride_words), skipped);
 #endif
 }
 
@@ -565,79 +844,10 @@ void register_benchmarks(const RunConfig& cfg) {
     add_all(cfg, TargetKind::nested_loop, n);
     add_all(cfg, TargetKind::nested_loop_warp, n);
   }
+  for (std::size_t n : sizes_1d(cfg, {kSgemmSize}, kSgemmQuick)) add_all(cfg, TargetKind::sgemm, n);
 }
 
 }  // namespace
-
-int run_demo(double seconds) {
-#if TWINBENCH_HAVE_CUDA
-  if (!gpu_info().available) {
-    std::printf("twinbench: no GPU here (%s); the progress demo needs one, nothing to do\n",
-                gpu_info().status.c_str());
-    return 0;
-  }
-  try {
-    // The job: Poisson samples in chunks of kChunk (each with its own seed) until about
-    // `seconds` have passed, all enqueued at once, so the bar shows the GPU's progress and not
-    // the host's. One kernel per chunk, counting per_block into a mapped counter.
-    constexpr std::size_t kChunk = std::size_t{1} << 28;  // 1 GiB of int32
-    Stream stream;
-    DeviceBuffer<std::int32_t> out(kChunk);
-    Counter ctr(CounterKind::mapped);
-    const auto& table = poisson::default_table();
-    auto launch = [&](std::uint64_t chunk) {
-      gpu::progress_poisson(Strategy::per_block, ctr.ref(), out.data(), kChunk,
-                            poisson::kSeed + chunk, table, kBlock, gpu::kPoissonRowsPerReport,
-                            stream);
-    };
-    Event start, stop;
-    launch(0);  // warm-up, then time one chunk to size the job
-    start.record(stream);
-    launch(0);
-    stop.record(stream);
-    stop.synchronize();
-    const double per_chunk = stop.seconds_since(start);
-    const auto chunks =
-        static_cast<std::uint64_t>(std::max(1.0, std::ceil(seconds / std::max(per_chunk, 1e-6))));
-    const std::uint64_t total = chunks * kChunk;
-    std::fprintf(stderr,
-                 "progress demo: %llu Poisson(5) samples in %llu kernels of %zu (%.2f ms each), "
-                 "about %.1f s\n",
-                 static_cast<unsigned long long>(total), static_cast<unsigned long long>(chunks),
-                 kChunk, per_chunk * 1e3, per_chunk * static_cast<double>(chunks));
-    ctr.reset(stream);
-    Poller poller([&ctr] { return ctr.read(); }, {.total = total, .label = "poisson"});
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::uint64_t c = 0; c < chunks; ++c) launch(c);
-    stream.synchronize();
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // One more poll interval, so that the poller has read the final value before it stops.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    poller.stop();
-    const PollStats ps = poller.stats();
-    std::fprintf(stderr,
-                 "progress demo: done in %.2f s; the counter reads %llu of %llu; the host saw %llu "
-                 "distinct values (%.0f per second)\n",
-                 elapsed, static_cast<unsigned long long>(ctr.read()),
-                 static_cast<unsigned long long>(total),
-                 static_cast<unsigned long long>(ps.distinct),
-                 elapsed > 0 ? ps.distinct / elapsed : 0.0);
-    if (ctr.read() != total) {
-      std::fprintf(stderr, "progress demo: the counter is wrong\n");
-      return 1;
-    }
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "progress demo failed: %s\n", e.what());
-    return 1;
-  }
-#else
-  (void)seconds;
-  std::printf("twinbench: built without CUDA; the progress demo needs a GPU, nothing to do\n");
-  return 0;
-#endif
-}
 
 TWINBENCH_WORKLOAD("progress",
                    "live progress counter: overhead of each counting strategy (GPU only)",

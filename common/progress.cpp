@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <exception>
+#include <stdexcept>
+#include <string>
 
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_check.hpp"
@@ -24,6 +27,10 @@ const char* strategy_name(Strategy s) {
       return "per_block";
     case Strategy::strided:
       return "strided";
+    case Strategy::live_block:
+      return "live_block";
+    case Strategy::live_warp:
+      return "live_warp";
   }
   return "?";
 }
@@ -44,6 +51,17 @@ bool host_native_atomics() {
 #else
   return false;
 #endif
+}
+
+std::uint64_t sum_slots(const volatile std::uint64_t* slots, std::size_t count,
+                        std::size_t stride_words) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < count; ++i) sum += slots[i * stride_words];
+  return sum;
+}
+
+double live_period_ns(std::size_t writers) {
+  return std::max(20'000.0, 100.0 * static_cast<double>(writers));
 }
 
 double eta_seconds(std::uint64_t done, std::uint64_t total, double rate_per_s) {
@@ -236,6 +254,49 @@ std::uint64_t Counter::read_legacy() const {
   return v;
 }
 
+SlotBoard::SlotBoard(std::size_t capacity, unsigned stride_words)
+    : capacity_(capacity), stride_(stride_words), in_use_(capacity) {
+  if (capacity_ == 0 || stride_ == 0)
+    throw std::invalid_argument("SlotBoard: capacity and stride must be positive");
+  const std::size_t bytes = capacity_ * stride_ * sizeof(std::uint64_t);
+  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped));
+  std::memset(host_, 0, bytes);
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  int device = 0, khz = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+  if (khz > 0) cycles_per_ns_ = khz * 1e-6;
+}
+
+SlotBoard::~SlotBoard() {
+  if (host_) CUDA_CHECK_NOEXCEPT(cudaFreeHost(host_));
+}
+
+SlotsRef SlotBoard::ref(std::size_t writers, double period_ns, unsigned items_log2) const {
+  if (writers > capacity_)
+    throw std::invalid_argument("SlotBoard: " + std::to_string(writers) + " writers, " +
+                                std::to_string(capacity_) + " slots");
+  in_use_.store(writers, std::memory_order_relaxed);
+  const double ns = period_ns > 0 ? period_ns : live_period_ns(writers);
+  SlotsRef r;
+  r.slots = device_;
+  r.stride_words = stride_;
+  r.count = static_cast<unsigned>(writers);
+  r.period_cycles = static_cast<unsigned>(std::clamp(ns * cycles_per_ns_, 0.0, 2147483647.0));
+  r.items_log2 = std::min(items_log2, 63u);
+  return r;
+}
+
+std::uint64_t SlotBoard::read() const {
+  return sum_slots(host_, in_use_.load(std::memory_order_relaxed), stride_);
+}
+
+void SlotBoard::reset(cudaStream_t stream) {
+  // The host writes the slots itself, so the kernels still storing to them must be done first.
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::memset(host_, 0, capacity_ * stride_ * sizeof(std::uint64_t));
+}
+
 void Counter::reset(cudaStream_t stream) {
   if (kind_ == CounterKind::mapped) {
     // The host writes the word itself, so the kernels still adding to it must be done first.
@@ -245,6 +306,15 @@ void Counter::reset(cudaStream_t stream) {
     CUDA_CHECK(cudaMemsetAsync(device_, 0, sizeof(*device_), stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
+}
+#endif
+
+#if !TWINBENCH_HAVE_CUDA
+// The CUDA build's run_demo is gpu/progress_demo.cu.
+int run_demo(double /*seconds*/) {
+  std::fprintf(stderr,
+               "twinbench: --progress-demo needs a GPU: this binary was built without CUDA\n");
+  return kDemoNoGpuStatus;
 }
 #endif
 

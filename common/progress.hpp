@@ -6,6 +6,7 @@
 // (benchmarks). Host code only; the counter owners need CUDA, the poller does not.
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -26,6 +27,10 @@ enum class Strategy {
   per_warp,    // the warp's sum, one atomicAdd by lane 0
   per_block,   // the block's warps' sums, one atomicAdd per round of warp reports (no barrier)
   strided,     // the block's sums, added every kStridedK-th report (and at the end)
+  // Live: no shared counter; each writer stores its running count into its own slot of mapped
+  // host memory with a plain store (gpu/progress.cuh Publisher), the host sums the slots.
+  live_block,  // a slot per block, thread 0 the writer
+  live_warp,   // a slot per warp, lane 0 the writer
 };
 inline constexpr Strategy kStrategies[] = {Strategy::none, Strategy::per_thread, Strategy::per_warp,
                                            Strategy::per_block, Strategy::strided};
@@ -55,6 +60,30 @@ struct CounterRef {
 
 // Whether the GPU can do system-scope atomics on host memory (false without a GPU).
 bool host_native_atomics();
+
+// What a kernel gets for live progress (gpu/progress.cuh Publisher): `count` slots of 64 bits,
+// slot i at slots + i * stride_words, each with one writer. A writer stores when period_cycles
+// SM clocks have passed since its last store, or when its total crosses a multiple of
+// 2^items_log2 (63: never; a power of two keeps the test a shift, no division), and at its end.
+struct SlotsRef {
+  unsigned long long* slots = nullptr;  // the device alias of mapped host memory
+  unsigned stride_words = 8;            // 8: one 64-byte line a slot; 1: packed
+  unsigned count = 0;
+  unsigned period_cycles = 0;           // < 2^31
+  unsigned items_log2 = 63;
+};
+
+// The sum of `count` slots of a slot array written by a kernel (or by a test), read with one
+// volatile load each: what SlotBoard::read returns. Monotone from call to call when every slot
+// only grows, whatever the interleaving with the writers.
+std::uint64_t sum_slots(const volatile std::uint64_t* slots, std::size_t count,
+                        std::size_t stride_words);
+
+// How often one writer of a board of `writers` stores, in ns: at least every 20 us (a 1 ms
+// kernel still shows ~50 steps), and no more than ~10 million stores a second from the whole
+// board (writers * 100 ns), so that the PCIe writes stay a small fraction of what the link
+// carries whatever the grid. 2,000 writers: 200 us each.
+double live_period_ns(std::size_t writers);
 
 enum class Display {
   automatic,  // bar if the output is a terminal, else lines
@@ -156,8 +185,45 @@ class Counter {
 };
 #endif
 
-// `twinbench --progress-demo[=SECONDS]`: a long Poisson job with a live bar (defined in
-// bench/progress.cpp). Returns the exit status (0 also when there is no GPU).
+#if TWINBENCH_HAVE_CUDA
+// Slots in mapped pinned host memory (cudaHostAlloc mapped) for live progress: the kernel stores
+// into them through ref(), any host thread sums them with read() at any time, whatever stream the
+// kernel runs on, without a CUDA call (so a poller costs the GPU nothing, and nothing is done
+// when nobody reads). Not thread-safe against reset().
+class SlotBoard {
+ public:
+  // `capacity` slots, `stride_words` 64-bit words apart (8: a 64-byte line each, 1: packed).
+  SlotBoard(std::size_t capacity, unsigned stride_words);
+  SlotBoard(const SlotBoard&) = delete;
+  SlotBoard& operator=(const SlotBoard&) = delete;
+  ~SlotBoard();
+  std::size_t capacity() const { return capacity_; }
+  unsigned stride_words() const { return stride_; }
+  // For a launch of `writers` writers (<= capacity, else std::invalid_argument): the period from
+  // live_period_ns at the device's clock (period_ns overrides it when > 0), and a store at
+  // least every 2^items_log2 items of a writer (63: no item rule).
+  SlotsRef ref(std::size_t writers, double period_ns = 0.0, unsigned items_log2 = 63) const;
+  // The sum of the first `writers` slots of the last ref() (all of them before any ref()).
+  std::uint64_t read() const;
+  // Zeroes the slots once the kernels before it on `stream` are done.
+  void reset(cudaStream_t stream);
+
+ private:
+  std::size_t capacity_;
+  unsigned stride_;
+  std::uint64_t* host_ = nullptr;
+  unsigned long long* device_ = nullptr;
+  mutable std::atomic<std::size_t> in_use_;
+  double cycles_per_ns_ = 1.0;
+};
+#endif
+
+// The status `twinbench --progress-demo` exits with when there is no GPU (or no CUDA build).
+inline constexpr int kDemoNoGpuStatus = 2;
+
+// `twinbench --progress-demo[=SECONDS]`: a long GPU job with a live bar, updated from the GPU's
+// slots (defined in bench/progress.cpp). Returns the exit status: 0 done and the count exact,
+// 1 a failure, kDemoNoGpuStatus without a GPU (with a message saying so).
 int run_demo(double seconds);
 
 }  // namespace tb::progress

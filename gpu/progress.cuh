@@ -16,6 +16,8 @@
 // one must also reach host memory rather than linger in the L2 (see CounterRef).
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+
 #include "common/progress.hpp"
 
 namespace tb::gpu::progress {
@@ -159,6 +161,153 @@ struct Strided {
   }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Live progress the host reads while the kernel runs (issue 27): slots in mapped host memory.
+//
+// Every counter above is one word that many threads add to: on the GPU that is a queue of atomics
+// on one L2 line (vector_add's 349,525 blocks, one atomic each: +33% on the H200), and in mapped
+// host memory each add must also cross PCIe, where the H200 has no atomics with the host, so it
+// is an atomic in the L2 plus a system fence that waits for the round trip (+49,000% for the same
+// kernel). The slots below need neither: each writer (a block, or a warp) owns one 64-bit slot
+// and stores its running count there with a plain store; nobody else writes that slot, so no
+// atomic is needed, and a store to host memory is posted (the SM does not wait for it). The host
+// sums the slots (common/progress.hpp SlotBoard::read): each slot only grows, so the sum of
+// slots read one after the other only grows too, and it ends at exactly the work done, since
+// every writer stores its final count before it exits.
+//
+// The store is volatile: PTX treats st.volatile as st.relaxed.sys, a store the host (a
+// system-scope observer) sees in finite time, rather than one the L2 may keep until the kernel
+// ends. No fence: the count is a hint while the kernel runs, nothing is ordered after it, and the
+// kernel's completion makes every store visible to whoever synchronises with the stream.
+//
+// A writer publishes at most once every `period` SM cycles (clock64, cheap and per-SM, and a
+// block never leaves its SM) or every `every_items` items, whichever comes first, and always at
+// the end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
+// does. The host chooses the period from the number of writers (SlotsRef, live_period_ns).
+//
+// To use it in your own kernel (the README has the host side):
+//   __global__ void k(..., tb::progress::SlotsRef slots) {
+//     tb::gpu::progress::Publisher pub;
+//     if (threadIdx.x == 0) pub.init(slots, blockIdx.x);      // one writer per block
+//     for (...tiles...) {
+//       ...work on a tile...;
+//       __syncthreads();                                       // the tile is done by every warp
+//       if (threadIdx.x == 0) pub.add(slots, tile_items);      // stores only when due
+//     }
+//     if (threadIdx.x == 0) pub.flush();                       // the final, exact count
+//   }
+// or, in a kernel written for the policies of this file, LiveBlock / LiveWarp.
+
+// The store the host sees while the kernel runs (st.volatile = st.relaxed.sys on sm_70+).
+__device__ __forceinline__ void publish(unsigned long long* slot, unsigned long long value) {
+  *reinterpret_cast<volatile unsigned long long*>(slot) = value;
+}
+
+// One writer: its slot, the total it was last offered, and when it last stored. Used by one
+// thread; the rules (period, items) are read from the SlotsRef, a kernel parameter, so that a
+// policy held by every thread of a register-capped kernel costs it 5 registers, not 12 (with the
+// rules copied in, the Poisson kernel at its 40-register cap spilled 80 bytes).
+struct Publisher {
+  unsigned long long* slot = nullptr;
+  unsigned long long count = 0;
+  unsigned last = 0;  // the low 32 bits of clock64: periods are below 2^31 cycles (~1 s)
+
+  __device__ __forceinline__ void init(const tb::progress::SlotsRef& s, unsigned index) {
+    slot = s.slots + static_cast<unsigned long long>(index) * s.stride_words;
+    count = 0;
+    last = static_cast<unsigned>(clock64());
+  }
+  // Takes the writer's running total and stores it if due: `period_cycles` have passed since the
+  // last store, or the total crossed a multiple of 2^items_log2 since the previous offer.
+  __device__ __forceinline__ void offer(const tb::progress::SlotsRef& s, unsigned long long total) {
+    const unsigned now = static_cast<unsigned>(clock64());
+    const bool due = now - last >= s.period_cycles || ((total ^ count) >> s.items_log2) != 0;
+    count = total;
+    if (due) {
+      publish(slot, total);
+      last = now;
+    }
+  }
+  __device__ __forceinline__ void add(const tb::progress::SlotsRef& s, unsigned long long n) {
+    offer(s, count + n);
+  }
+  // The final count: always stored (the host's sum is exact once every writer has flushed).
+  __device__ __forceinline__ void flush() { publish(slot, count); }
+};
+
+// The policies (start/done/finish, as above) for the suite's kernels. LiveWarp: a slot per warp
+// of the grid, slot = the warp's index in the grid; lane 0 keeps the warp's sum. No shared
+// memory, no barrier; one store per warp at least, so for grids of many warps LiveBlock writes
+// fewer. Needs blockDim.x a multiple of 32 and slots.count >= the grid's warps.
+struct LiveWarp {
+  tb::progress::SlotsRef slots;
+  Publisher pub{};
+  __device__ __forceinline__ void start() {
+    if ((threadIdx.x & 31u) == 0)
+      pub.init(slots, blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
+  }
+  __device__ __forceinline__ void done(unsigned count) {
+    const unsigned sum = warp_sum(count);
+    if ((threadIdx.x & 31u) == 0) pub.add(slots, sum);
+  }
+  __device__ __forceinline__ void finish() {
+    if ((threadIdx.x & 31u) == 0) pub.flush();
+  }
+};
+
+// The block's running total in shared memory (LiveBlock).
+__device__ __forceinline__ unsigned long long& live_tally() {
+  __shared__ unsigned long long tally;
+  return tally;
+}
+
+// LiveBlock: a slot per block (slot = blockIdx.x); each warp adds its sum to the block's tally in
+// shared memory, and thread 0 alone stores the tally when due, so the slot has one writer and
+// its stores land in program order. The tally thread 0 reads holds only counts that warps have
+// finished (a lower bound of the block's work while it runs); finish() waits for every warp
+// (one barrier a block) and stores the exact total. Needs blockDim.x a multiple of 32 and
+// slots.count >= the grid's blocks.
+struct LiveBlock {
+  tb::progress::SlotsRef slots;
+  Publisher pub{};
+  __device__ __forceinline__ void start() {
+    if (threadIdx.x == 0) {
+      live_tally() = 0;
+      pub.init(slots, blockIdx.x);
+    }
+    __syncthreads();
+  }
+  __device__ __forceinline__ void done(unsigned count) {
+    const unsigned sum = warp_sum(count);
+    if ((threadIdx.x & 31u) == 0 && sum) atomicAdd(&live_tally(), static_cast<unsigned long long>(sum));
+    if (threadIdx.x == 0) pub.offer(slots, *static_cast<volatile unsigned long long*>(&live_tally()));
+  }
+  __device__ __forceinline__ void finish() {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      pub.count = *static_cast<volatile unsigned long long*>(&live_tally());
+      pub.flush();
+    }
+  }
+};
+
+// Calls f(policy) with the live policy of strategy s (live_block, live_warp or none) on `slots`.
+template <class F>
+void dispatch_live(tb::progress::Strategy s, tb::progress::SlotsRef slots, F&& f) {
+  using tb::progress::Strategy;
+  switch (s) {
+    case Strategy::live_block:
+      f(LiveBlock{slots});
+      return;
+    case Strategy::live_warp:
+      f(LiveWarp{slots});
+      return;
+    default:
+      f(None{});
+      return;
+  }
+}
+
 // Calls f(policy) with the policy object of strategy s on `counter`: the one place where a
 // runtime strategy becomes a template argument.
 template <class F>
@@ -180,6 +329,9 @@ void dispatch(tb::progress::Strategy s, tb::progress::CounterRef counter, F&& f)
     case Strategy::strided:
       f(Strided{counter});
       return;
+    case Strategy::live_block:
+    case Strategy::live_warp:
+      throw std::invalid_argument("progress: live strategies take slots (dispatch_live)");
   }
 }
 

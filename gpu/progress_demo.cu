@@ -1,0 +1,95 @@
+// twinbench --progress-demo (bench/main.cpp parses the flag): the live progress of one long
+// kernel, drawn on the terminal from the GPU's slots as the kernel runs. Here rather than in
+// bench/ so that the tests link it (its no-GPU status is tested); host code only.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+#include "common/cuda_check.hpp"
+#include "common/cuda_raii.hpp"
+#include "common/gpu_context.hpp"
+#include "common/progress.hpp"
+#include "gpu/progress_live.hpp"
+
+namespace tb::progress {
+
+// `twinbench --progress-demo[=SECONDS]`: one sgemm kernel (gpu/progress_live.hpp live_sgemm)
+// sized to run about SECONDS, its blocks publishing their multiply-adds into slots of mapped
+// host memory, and a Poller drawing the sum as a bar with rate and ETA while the kernel runs.
+// The host makes no CUDA call while it polls: it reads host memory.
+int run_demo(double seconds) {
+  if (!gpu_info().available) {
+    std::fprintf(stderr, "twinbench: --progress-demo needs a GPU: %s\n", gpu_info().status.c_str());
+    return kDemoNoGpuStatus;
+  }
+  try {
+    Stream stream;
+    // Size the job: time one 4096^3 product (after a warm-up), then scale n by the cube root of
+    // the time asked for, within the device memory free (three n x n matrices, a quarter spare).
+    constexpr std::size_t kProbe = 4096;
+    double per_probe = 0.0;
+    {
+      DeviceBuffer<float> a(kProbe * kProbe), b(kProbe * kProbe), c(kProbe * kProbe);
+      gpu::live_fill_uniform(a.data(), kProbe * kProbe, 1, stream);
+      gpu::live_fill_uniform(b.data(), kProbe * kProbe, 2, stream);
+      SlotBoard probe_board(static_cast<std::size_t>(gpu::live_sgemm_grid(kProbe)), 8);
+      gpu::live_sgemm(Strategy::none, probe_board, a.data(), b.data(), c.data(), kProbe, stream);
+      Event start, stop;
+      start.record(stream);
+      gpu::live_sgemm(Strategy::none, probe_board, a.data(), b.data(), c.data(), kProbe, stream);
+      stop.record(stream);
+      stop.synchronize();
+      per_probe = stop.seconds_since(start);
+    }
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const double scale = std::cbrt(std::max(seconds, 0.1) / std::max(per_probe, 1e-6));
+    std::size_t n = static_cast<std::size_t>(kProbe * scale) / 128 * 128;
+    const auto fits = [&](std::size_t m) { return 3.0 * 4.0 * m * m <= 0.75 * free_bytes; };
+    while (n > 128 && !fits(n)) n -= 128;
+    n = std::max<std::size_t>(n, 128);
+    DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
+    gpu::live_fill_uniform(a.data(), n * n, 1, stream);
+    gpu::live_fill_uniform(b.data(), n * n, 2, stream);
+    SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8);
+    board.reset(stream);
+    const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
+    const double expected = per_probe * std::pow(static_cast<double>(n) / kProbe, 3.0);
+    std::fprintf(stderr,
+                 "progress demo: C = A B at n = %zu in one kernel (%.3g multiply-adds, about %.1f "
+                 "s); %lld blocks publish into mapped host memory, the host sums them\n",
+                 n, static_cast<double>(total), expected, gpu::live_sgemm_grid(n));
+    Poller poller([&board] { return board.read(); },
+                  {.interval = std::chrono::milliseconds(10), .total = total, .label = "sgemm"});
+    const auto t0 = std::chrono::steady_clock::now();
+    gpu::live_sgemm(Strategy::live_block, board, a.data(), b.data(), c.data(), n, stream);
+    stream.synchronize();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // One more poll interval, so that the poller has read the final value before it stops.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    poller.stop();
+    const PollStats ps = poller.stats();
+    const std::uint64_t final_count = board.read();
+    std::fprintf(stderr,
+                 "progress demo: done in %.2f s; the slots sum to %llu of %llu; the host saw %llu "
+                 "distinct values (%.0f per second)\n",
+                 elapsed, static_cast<unsigned long long>(final_count),
+                 static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(ps.distinct),
+                 elapsed > 0 ? ps.distinct / elapsed : 0.0);
+    if (final_count != total) {
+      std::fprintf(stderr, "progress demo: the count is wrong\n");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "progress demo failed: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace tb::progress
