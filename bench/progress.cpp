@@ -633,6 +633,18 @@ ErrorStats validate(Target& t, Counter& ctr, const Setup& s) {
   return e;
 }
 
+// A distribution-free ~95% confidence interval of the median of `v` (sorts it): the order
+// statistics of ranks n/2 -+ 0.98 sqrt(n) (the binomial(n, 1/2) quantiles, normal
+// approximation), clamped to the sample; with few pairs it widens to min..max.
+std::pair<double, double> median_interval(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  const double n = static_cast<double>(v.size());
+  const double half = 0.98 * std::sqrt(n);
+  const auto lo = static_cast<std::ptrdiff_t>(std::max(0.0, std::floor(n / 2 - half)));
+  const auto hi = static_cast<std::ptrdiff_t>(std::min(n - 1, std::ceil(n / 2 + half)));
+  return {v[static_cast<std::size_t>(lo)], v[static_cast<std::size_t>(hi)]};
+}
+
 void measure_pair(benchmark::State& state, const Setup& s) {
   Event e0, e1, e2, e3;
   s.baseline();
@@ -698,6 +710,9 @@ void measure_pair(benchmark::State& state, const Setup& s) {
     auto mid = pair_pct.begin() + static_cast<std::ptrdiff_t>(pair_pct.size() / 2);
     std::nth_element(pair_pct.begin(), mid, pair_pct.end());
     state.counters["overhead_median_pct"] = *mid;
+    const auto [lo, hi] = median_interval(pair_pct);
+    state.counters["overhead_lo_pct"] = lo;
+    state.counters["overhead_hi_pct"] = hi;
   }
   state.counters["l2_flushed"] = cold ? 1 : 0;
   state.counters["t_none_us"] = t_none_sum / iters * 1e6;

@@ -1,0 +1,267 @@
+"""The progress table (issue 27): per target, what each way of counting costs the kernel and how
+live the count is.
+
+bench/progress.cpp times every instrumented kernel against its uninstrumented twin in cold pairs
+(an L2 flush before each kernel) and writes, per row: overhead_median_pct (the median pair's
+(t - t_twin) / t_twin), overhead_lo_pct / overhead_hi_pct (a distribution-free ~95% interval of
+that median, from the pairs' order statistics; absent in runs before issue 27), t_none_us (the
+twin's mean time), distinct_updates (distinct values the host's poller saw per kernel) and
+updates_per_s (the same per second of kernel time).
+
+How the host reads the count decides whether it is live:
+- load: the count is in mapped host memory (counter:mapped, one word; counter:slots64/slots8,
+  a slot per block or warp that the host sums): a plain load, no CUDA call, while the kernel runs;
+- copy: the count is in device memory (counter:device), read with a cudaMemcpyAsync on a stream
+  of its own;
+- after: the article's way (impl cuda_article, and its Numba peer): a cudaMemcpy on the legacy
+  stream, which waits for the kernel, so the host sees final values only.
+Host-visible means `load`. Rows of impl cuda_live with strategy:none are not counting strategies:
+they time the twin of the cuda_live kernels against the suite's own kernel of the target (how far
+the kernel written for live progress is from the fastest), and the table says so.
+
+`progress_blocks(rows)` returns the section (document.py blocks); `summary_text(rows)` the text
+for the summary's progress row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reports.document import Block, Heading, Paragraph, Table
+from reports.loader import Row
+from reports.units import fmt_time
+
+HOST_LOAD_COUNTERS = frozenset({"mapped", "slots64", "slots8"})
+# Issue 27's bar: at most 1% for every target, 0.5% for targets whose kernel runs over 1 ms.
+LIMIT_PCT = 1.0
+LIMIT_LONG_PCT = 0.5
+LONG_KERNEL_S = 1e-3
+
+
+def _is_progress(row: Row) -> bool:
+    return row.workload == "progress" and not row.skipped and not row.error_message
+
+
+def is_twin_row(row: Row) -> bool:
+    """cuda_live strategy:none: the twin timed against the suite's kernel, not a strategy."""
+    return row.impl == "cuda_live" and row.args.get("strategy") == "none"
+
+
+def reads(row: Row) -> str:
+    """How the host reads the row's count: load, copy, after, or "" (nothing counted)."""
+    if row.args.get("strategy") == "none":
+        return ""
+    if row.impl.startswith("cuda_article") or row.family == "numba_cuda":
+        return "after"
+    counter = row.args.get("counter", "")
+    if counter in HOST_LOAD_COUNTERS:
+        return "load"
+    if counter == "device":
+        return "copy"
+    return ""
+
+
+def host_visible(row: Row) -> bool:
+    return reads(row) == "load"
+
+
+def overhead(row: Row) -> float | None:
+    """The median pair's overhead in %, else (older files) the overhead of the sums."""
+    value = row.counter("overhead_median_pct")
+    return value if value is not None else row.counter("overhead_pct")
+
+
+def interval(row: Row) -> tuple[float, float] | None:
+    lo, hi = row.counter("overhead_lo_pct"), row.counter("overhead_hi_pct")
+    return (lo, hi) if lo is not None and hi is not None else None
+
+
+def twin_time_s(row: Row) -> float | None:
+    t = row.counter("t_none_us")
+    return t * 1e-6 if t is not None else None
+
+
+def limit_pct(kernel_s: float | None) -> float:
+    return LIMIT_LONG_PCT if kernel_s is not None and kernel_s > LONG_KERNEL_S else LIMIT_PCT
+
+
+def _target_key(row: Row) -> tuple[str, str]:
+    return row.args.get("target", "?"), row.args.get("n", "?")
+
+
+def _n_sort(n: str) -> float:
+    try:
+        return float(n)
+    except ValueError:
+        return float("inf")
+
+
+def targets(rows: list[Row]) -> list[tuple[str, str]]:
+    keys = {_target_key(r) for r in rows if _is_progress(r)}
+    return sorted(keys, key=lambda k: (k[0], _n_sort(k[1])))
+
+
+def twin_gap(rows: list[Row], key: tuple[str, str]) -> float | None:
+    """How far the cuda_live twin of a target is from the suite's kernel, in % (None: no twin
+    row)."""
+    for r in rows:
+        if _is_progress(r) and is_twin_row(r) and _target_key(r) == key:
+            return overhead(r)
+    return None
+
+
+def vs_suite_kernel(row: Row, gap: float | None) -> float | None:
+    """The row's cost against the suite's own kernel of the target: its overhead over the twin,
+    compounded with the twin's gap for cuda_live rows (the twin of a cuda row is the suite's
+    kernel itself)."""
+    ov = overhead(row)
+    if ov is None:
+        return None
+    if row.impl != "cuda_live":
+        return ov
+    if gap is None:
+        return None
+    return ((1 + ov / 100) * (1 + gap / 100) - 1) * 100
+
+
+@dataclass
+class Best:
+    target: str
+    n: str
+    row: Row
+    overhead_pct: float
+    limit_pct: float
+    kernel_s: float | None
+
+    @property
+    def met(self) -> bool:
+        return self.overhead_pct <= self.limit_pct
+
+
+def best_host_visible(rows: list[Row], key: tuple[str, str]) -> Best | None:
+    """The host-visible strategy of the target with the lowest median overhead over its twin."""
+    mine = [r for r in rows if _is_progress(r) and _target_key(r) == key and host_visible(r)
+            and overhead(r) is not None]
+    if not mine:
+        return None
+    row = min(mine, key=lambda r: (overhead(r), r.name))
+    kernel_s = twin_time_s(row) or row.time_s
+    return Best(key[0], key[1], row, overhead(row), limit_pct(kernel_s), kernel_s)
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{value:+,.2f} %"
+
+
+def _interval_cell(row: Row) -> str:
+    iv = interval(row)
+    return "–" if iv is None else f"[{iv[0]:+.2f}, {iv[1]:+.2f}]"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if value == 0:
+        return "0"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.{digits}g}"
+
+
+def strategy_label(row: Row) -> str:
+    if is_twin_row(row):
+        return "twin (none)"
+    return row.args.get("strategy", "?")
+
+
+def _order(row: Row) -> tuple:
+    # Twin first (it qualifies every cuda_live row), then host-visible, then by overhead.
+    ov = overhead(row)
+    return (not is_twin_row(row), not host_visible(row), ov if ov is not None else float("inf"),
+            row.name)
+
+
+def target_table(rows: list[Row], key: tuple[str, str]) -> Table:
+    gap = twin_gap(rows, key)
+    best = best_host_visible(rows, key)
+    out = []
+    for r in sorted((r for r in rows if _is_progress(r) and _target_key(r) == key), key=_order):
+        how = reads(r)
+        mark = " (best)" if best is not None and r is best.row else ""
+        out.append([
+            r.impl,
+            strategy_label(r) + mark,
+            r.args.get("counter", "–"),
+            "vs the suite's kernel" if is_twin_row(r) else (how or "–"),
+            "yes" if host_visible(r) else "no",
+            _pct(overhead(r)),
+            _interval_cell(r),
+            _pct(vs_suite_kernel(r, gap)) if not is_twin_row(r) else _pct(overhead(r)),
+            _num(r.counter("updates_per_s")),
+            _num(r.counter("distinct_updates")),
+            _num(r.counter("slots")),
+            fmt_time(r.time_s),
+        ])
+    headers = ["impl", "strategy", "counter", "host reads", "host-visible",
+               "overhead (median pair)", "interval (~95%)", "vs the suite's kernel",
+               "updates seen /s", "values seen a kernel", "slots", "time"]
+    return Table(headers, out)
+
+
+def overview_table(rows: list[Row]) -> Table | None:
+    lines = []
+    for key in targets(rows):
+        best = best_host_visible(rows, key)
+        if best is None:
+            continue
+        lines.append([
+            best.target, best.n, fmt_time(best.kernel_s),
+            f"{best.row.impl} {strategy_label(best.row)} {best.row.args.get('counter', '')}".strip(),
+            _pct(best.overhead_pct), _interval_cell(best.row),
+            f"≤ {best.limit_pct:g} %", "yes" if best.met else "no",
+            _pct(twin_gap(rows, key)) if best.row.impl == "cuda_live" else "0 (the suite's)",
+            _num(best.row.counter("updates_per_s")),
+        ])
+    if not lines:
+        return None
+    return Table(["target", "n", "kernel", "best host-visible", "overhead", "interval (~95%)",
+                  "limit", "met", "twin vs suite's kernel", "updates seen /s"], lines)
+
+
+def progress_blocks(rows: list[Row]) -> list[Block]:
+    """The report's progress section: an overview (the best host-visible strategy per target
+    against issue 27's limits), then one table per target and size. Empty without progress
+    rows."""
+    keys = targets(rows)
+    if not keys:
+        return []
+    blocks: list[Block] = [
+        Heading("Live progress: what counting costs each kernel"),
+        Paragraph("Each instrumented kernel is timed against its twin (the same kernel with the "
+                  "counting compiled out) in cold pairs; overhead is the median pair's, with a "
+                  "~95% distribution-free interval of that median. Host reads: load (mapped "
+                  "host memory, a plain load while the kernel runs: host-visible), copy (device "
+                  "memory, a cudaMemcpyAsync on another stream), after (the article's legacy-"
+                  "stream copy, which waits for the kernel). cuda_live kernels were written for "
+                  "live progress (persistent grids, a long sgemm); their twin (none) row says "
+                  "how far that kernel is from the suite's own. Updates seen: distinct values "
+                  "the host's poller read, per second of kernel time and per kernel."),
+    ]
+    overview = overview_table(rows)
+    if overview is not None:
+        blocks += [Heading("Best host-visible strategy per target", 3), overview]
+    for key in keys:
+        blocks += [Heading(f"progress — target:{key[0]} n:{key[1]}", 3), target_table(rows, key)]
+    return blocks
+
+
+def summary_text(rows: list[Row]) -> str | None:
+    """For the summary's progress row: the best host-visible strategy's worst overhead over the
+    targets, e.g. "live: ≤ +0.31 % on 7 targets (worst poisson n:10000000; 6 of 7 within
+    issue 27's limit)". None without live rows."""
+    bests = [b for b in (best_host_visible(rows, k) for k in targets(rows)) if b is not None]
+    if not bests:
+        return None
+    worst = max(bests, key=lambda b: b.overhead_pct)
+    met = sum(b.met for b in bests)
+    return (f"host-visible live count: ≤ {_pct(worst.overhead_pct)} on {len(bests)} targets "
+            f"(worst {worst.target} n:{worst.n}, {strategy_label(worst.row)} "
+            f"{worst.row.args.get('counter', '')}; {met} of {len(bests)} within issue 27's limit)")
