@@ -5,13 +5,16 @@
 // common <- gpu <- bench.
 #if TWINBENCH_HAVE_CUDA
 #include <benchmark/benchmark.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -136,6 +139,35 @@ double event_sample(cudaStream_t stream, Work& work, const Event& start, const E
   return stop.seconds_since(start) / batch;
 }
 
+// The profile window for scripts/gpu-profile.sh (issue 29), only when TWINBENCH_NCU_WINDOW=1:
+// one run of `work` between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start
+// off profiles only the kernels in there), inside an NVTX range "tb[<benchmark name>]" that ncu
+// writes beside each kernel (--nvtx), so each profiled kernel maps back to its row by name, not
+// by launch order. Once per row, outside the timed samples, after the flush of a cold row (so
+// the counters see what a timed sample sees) and without the launch gate (ncu replays the
+// kernel; a gate kernel waiting for the host would be replayed too). Off, it costs one getenv.
+inline bool ncu_window_requested() {
+  static const bool on = [] {
+    const char* v = std::getenv("TWINBENCH_NCU_WINDOW");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return on;
+}
+
+template <class Work>
+void ncu_window(cudaStream_t stream, Work& work, bool cold) {
+  if (cold) flush_l2(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::string range = "tb[" + current_benchmark() + "]";
+  nvtxRangePushA(range.c_str());
+  CUDA_CHECK(cudaProfilerStart());
+  work();
+  const cudaError_t err = cudaStreamSynchronize(stream);
+  CUDA_CHECK(cudaProfilerStop());
+  nvtxRangePop();
+  CUDA_CHECK(err);
+}
+
 // Warm up once (module load, which may wait for the whole device and so must not happen
 // behind a closed gate; first-touch of device pages; clocks), then take samples with events
 // around `work`, which only enqueues on `stream`, until the stopping rule is met (see
@@ -158,6 +190,7 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
   CUDA_CHECK(cudaStreamSynchronize(stream));
   const double warm_up_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ncu_window_requested()) ncu_window(stream, work, cold);
   bool gated = timing == Timing::gated && warm_up_s < kGateWorthItSeconds;
   if (gated && !queues_behind_gate(gate, stream, work)) {
     gated = false;

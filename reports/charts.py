@@ -484,13 +484,27 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
         tuning = "".join(f" {k}:{v}" for k, v in other)
         ax.set_title(f"{workload}/{impl}{tuning}\n{' '.join(size)}", fontsize=9)
         occ = [r.counter("occupancy") for r in members]
-        if any(v is not None for v in occ):
+        # Achieved occupancy from Nsight Compute (scripts/gpu-profile.sh), where the profile
+        # pass reached this sweep: the warps that were resident on average, against the
+        # theoretical share the occupancy API allows. A gap is a tail (too few blocks for a
+        # last full wave) or uneven blocks, which the theoretical figure cannot show.
+        achieved = [r.counter("ncu_occupancy_achieved_pct") for r in members]
+        if any(v is not None for v in occ) or any(v is not None for v in achieved):
             twin = ax.twinx()
             twin.plot(positions, [v if v is not None else float("nan") for v in occ],
-                      "s--", color="#d62728", label="occupancy")
+                      "s--", color="#d62728", label="theoretical (API)")
+            if any(v is not None for v in achieved):
+                twin.plot(positions, [v / 100 if v is not None else float("nan") for v in achieved],
+                          "^:", color="#2ca02c", label="achieved (ncu)")
+                twin.legend(loc="lower right", fontsize=7)
             twin.set_ylim(0, 1.05)
-            twin.set_ylabel("theoretical occupancy (0–1)", color="#d62728")
-    fig.suptitle(f"Kernel time (blue, left axis) and theoretical occupancy (red, right axis) "
+            twin.set_ylabel("occupancy (0–1)" if any(v is not None for v in achieved)
+                            else "theoretical occupancy (0–1)", color="#d62728")
+    profiled = any(r.counter("ncu_occupancy_achieved_pct") is not None
+                   for members in sweeps.values() for r in members)
+    occupancy = ("theoretical (red) and achieved (green, ncu) occupancy, right axis," if profiled
+                 else "theoretical occupancy (red, right axis)")
+    fig.suptitle(f"Kernel time (blue, left axis) and {occupancy} "
                  f"vs block size: {len(keys)} swept kernel(s), largest size of each")
     return fig
 

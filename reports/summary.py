@@ -18,6 +18,7 @@ from functools import lru_cache
 from . import analysis as an
 from . import ceilings as ce
 from . import machine
+from . import ncu
 from .charts import crossover_series
 from .document import Block, Heading, Paragraph, Table
 from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
@@ -405,16 +406,31 @@ OTHER = "latency / other"
 
 
 def gpu_limiter(row: Row, context: dict) -> str:
-    """What holds a GPU kernel row back, first match: memory bandwidth, compute, too few
-    threads, launch latency, else latency / other."""
-    return (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
-            or _launch(row) or OTHER)
+    """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
+    them (scripts/gpu-profile.sh; reports/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
+    peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
+    memory bandwidth, compute, too few threads, launch latency, else latency / other, with the
+    reason the profile pass could not say more when the run had one."""
+    measured = ncu.limiter_words(row)
+    if measured:
+        return measured
+    ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
+             or _launch(row))
+    if ruled:
+        return ruled
+    why = ncu.unprofiled_reason(row, context)
+    return f"{OTHER} ({why})" if why else OTHER
 
 
 def cpu_limiter(row: Row, context: dict) -> str:
+    """The roofline against the CPU's measured ceilings and roofs; latency / other says why no
+    hardware counter could say more where the run recorded that (common/perf_counters)."""
     side = ce.side_of(row) or "cpu_one"
-    return (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
-            or OTHER)
+    ruled = _memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+    if ruled:
+        return ruled
+    why = ncu.cpu_counters_reason(context)
+    return f"{OTHER} ({why})" if why else OTHER
 
 
 def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
