@@ -42,19 +42,19 @@ CLASS_LABELS = {MEMORY: "memory bandwidth", COMPUTE: "compute", LATENCY: "latenc
 CLASS_COLORS = {MEMORY: "#0072B2", COMPUTE: "#D55E00", LATENCY: "#7F7F7F", LAUNCH: "#CC79A7",
                 TRANSFER: "#E69F00"}
 
-# First match wins; "too few threads" is a latency limit (not enough work in flight to hide it).
+# Read from the words before any bracket or colon ("DRAM bandwidth (ncu: 93 % of peak)",
+# "compute: FP32 pipe (...)", "latency: long scoreboard stalls (...)"): the class comes first,
+# the detail after. First match wins; "too few threads" is a latency limit (not enough work in
+# flight to hide it).
 _CLASS_WORDS = ((TRANSFER, ("pcie", "transfer")), (LAUNCH, ("launch",)),
-                (MEMORY, ("memory bandwidth", "cache bandwidth", "bandwidth")),
-                (COMPUTE, ("compute",)))
+                (MEMORY, ("bandwidth",)), (COMPUTE, ("compute",)))
 _SIDE = re.compile(r"(?:^|;\s*)(GPU|e2e|CPU):\s*")
 
 
 def limiter_class(text: str | None) -> str:
     """One side's limiter words -> a class; anything unnamed (latency / other, too few threads,
     an unknown or suspect ceiling) is latency."""
-    words = (text or "").lower()
-    if words.startswith("unknown"):
-        return LATENCY
+    words = without_brackets(text or "").lower().split(":")[0]
     for name, keys in _CLASS_WORDS:
         if any(k in words for k in keys):
             return name

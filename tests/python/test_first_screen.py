@@ -77,7 +77,14 @@ def test_limiter_words_and_classes():
                        ("cache bandwidth (300 % of add: above the memory ceiling)", sc.MEMORY),
                        ("launch latency (kernel 3 µs)", sc.LAUNCH),
                        ("too few threads (low occupancy)", sc.LATENCY),
-                       ("latency / other", sc.LATENCY), ("", sc.LATENCY)):
+                       ("latency / other", sc.LATENCY), ("", sc.LATENCY),
+                       # Nsight Compute's words (reports/ncu.py): the class before the colon.
+                       ("DRAM bandwidth (ncu: 93 % of peak)", sc.MEMORY),
+                       ("compute: FP32 pipe (ncu: SM 80 %, FP32 70 % of peak)", sc.COMPUTE),
+                       ("latency: memory bandwidth-like stalls (ncu: SM 10 %)", sc.LATENCY),
+                       ("too few threads: 1 block, 0.01 of a wave (ncu: occupancy 3 %)",
+                        sc.LATENCY),
+                       ("latency / other (not profiled: ncu not installed)", sc.LATENCY)):
         assert sc.limiter_class(words) == cls, words
     assert sc.limiter_sides("–") == {} and sc.limiter_sides("odd") == {"": "odd"}
 
