@@ -141,7 +141,7 @@ def check_ab(result: CompareResult, pattern: str, percent: float, pct: float) ->
     blocks = [Heading("A/B: A against a run with an injected slowdown"),
               Paragraph(f"{result.summary}. Injected: /{pattern}/ at {percent:g}% "
                         f"({len(injected)} rows). Rows of kinds whose threshold is above "
-                        f"{percent:g}% (CPU, end-to-end, host-side, short noisy kernels) are not "
+                        f"{percent:g}% by default (CPU, end-to-end, host-side) are not "
                         "expected to be caught without a baseline; they are listed with their "
                         "thresholds. The last two columns, where B's rows carry them (runs "
                         "after the hook recorded its effect), split B/A into what the hook did "
