@@ -17,6 +17,7 @@
 
 #include "common/ceilings.hpp"
 #include "common/cpu_isa.hpp"
+#include "common/host_ceilings.hpp"
 #include "common/progress.hpp"
 #include "common/progress_eta.hpp"
 #include "common/row_fields.hpp"
@@ -314,12 +315,19 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
   // the kernel its own dispatcher chose.
   if (side == Side::cpu)
     set_row_field(current_benchmark(), "cpu_isa", cpu_isa::name(cpu_isa::active_level()));
+  const double probe_before = host_watch ? host::probe_fma_rate(0) : 0.0;
   run_guarded(state, body);
   if (state.error_occurred()) return;
   ++g_measured;
   record_energy_per_item(state);
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
-  if (host_watch) record_host_state(state, before, telemetry::read_host_state());
+  if (host_watch) {
+    record_host_state(state, before, telemetry::read_host_state());
+    // What the CPU gave around the row (host_ceilings.hpp says why); the report compares each
+    // row's probes with the run's best.
+    state.counters["cpu_probe_flops_before"] = probe_before;
+    state.counters["cpu_probe_flops_after"] = host::probe_fma_rate(0);
+  }
 }
 
 // Every benchmark takes manual time: common/sampler.hpp takes the samples and sets the

@@ -543,21 +543,45 @@ double measure_baseline_fma_roof(Precision p, int threads) {
                       threads);
 }
 
-double measure_fma_roof(Precision p, int threads, std::string* isa) {
-  const cpu_isa::Level level = cpu_isa::active_level();
-  if (isa) *isa = cpu_isa::name(level);
-#if TB_HAVE_NATIVE_ROOF
+namespace {
+// The roof loop of the active level.
+RoofKernel active_fma_kernel(Precision p) {
   const bool fp32 = p == Precision::fp32;
+#if TB_HAVE_NATIVE_ROOF
+  const cpu_isa::Level level = cpu_isa::active_level();
   if (level == cpu_isa::Level::avx512)
-    return measure_roof(fp32 ? RoofKernel{&chains_avx512<float>, kAvx512Acc * 16}
-                             : RoofKernel{&chains_avx512<double>, kAvx512Acc * 8},
-                        threads);
+    return fp32 ? RoofKernel{&chains_avx512<float>, kAvx512Acc * 16}
+                : RoofKernel{&chains_avx512<double>, kAvx512Acc * 8};
   if (level == cpu_isa::Level::avx2)
-    return measure_roof(fp32 ? RoofKernel{&chains_avx2<float>, kAvx2Acc * 8}
-                             : RoofKernel{&chains_avx2<double>, kAvx2Acc * 4},
-                        threads);
+    return fp32 ? RoofKernel{&chains_avx2<float>, kAvx2Acc * 8}
+                : RoofKernel{&chains_avx2<double>, kAvx2Acc * 4};
 #endif
-  return measure_baseline_fma_roof(p, threads);
+  return fp32 ? baseline_kernel<float>() : baseline_kernel<double>();
+}
+}  // namespace
+
+double measure_fma_roof(Precision p, int threads, std::string* isa) {
+  if (isa) *isa = cpu_isa::name(cpu_isa::active_level());
+  return measure_roof(active_fma_kernel(p), threads);
+}
+
+double probe_fma_rate(int threads) {
+  constexpr double kProbeSeconds = 2e-3;
+  static std::int64_t iters = 0;  // calibrated by the first call, then fixed
+  static cpu_isa::Level level = cpu_isa::Level::baseline;
+  threads = resolve_threads(threads);
+  const RoofKernel k = active_fma_kernel(Precision::fp32);
+  if (iters == 0 || level != cpu_isa::active_level()) {
+    level = cpu_isa::active_level();
+    iters = 1 << 10;
+    for (double t = time_roof(k, threads, iters); t < kProbeSeconds && iters < (std::int64_t{1} << 40);
+         t = time_roof(k, threads, iters))
+      iters = static_cast<std::int64_t>(static_cast<double>(iters) *
+                                        std::clamp(kProbeSeconds / t, 1.5, 1000.0));
+  }
+  double best = INFINITY;
+  for (int rep = 0; rep < kRoofReps; ++rep) best = std::min(best, time_roof(k, threads, iters));
+  return 2.0 * k.elements * static_cast<double>(iters) * threads / best;
 }
 
 NativeRoof measure_bf16_roof(int threads) {

@@ -29,6 +29,12 @@ struct NativeRoof {
 // and add): the roof of the hand-written kernels. 2 FLOPs per element update. Best of 3 runs of
 // ~30 ms (at least 15 ms) each. `isa` (when given) receives the level's name.
 double measure_fma_roof(Precision p, int threads, std::string* isa = nullptr);
+// The same FP32 loop, short (best of three runs of ~2 ms, their length calibrated once): a probe of
+// what the CPU gives at this moment, taken before and after each CPU row (common/harness.cpp).
+// Why: on the H200 host, a VM, the same CPU rows moved up to 1.7x between processes while the
+// samples within each agreed, and this roof read 1.33, 2.59 and 1.37 TFLOP/s in three runs
+// (2026-12-02): the CPU's capacity itself moves, and a row measured in a bad moment says so.
+double probe_fma_rate(int threads);
 // The same loop at the x86-64 baseline (SSE2), whatever the CPU: what the suite's CPU side ran
 // before it chose its ISA at run time.
 double measure_baseline_fma_roof(Precision p, int threads);

@@ -93,6 +93,19 @@ TEST(HostCeilings, FmaRoofRunsAtEveryLevelAndNamesIt) {
   EXPECT_GT(measure_baseline_fma_roof(Precision::fp64, 1), 0.0);
 }
 
+// The per-row probe measures the same loop as the roof, at every level (it recalibrates when the
+// level changes): positive and finite, and on one thread no more than the core's peak at the
+// widest level (2 FMA pipes x 16 FP32 lanes x 2 FLOPs at 6 GHz), i.e. its work is really counted.
+TEST(HostCeilings, FmaProbeIsAShortRoofAtEveryLevel) {
+  cpu_isa::RestoreLimit restore_limit;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    const double flops = probe_fma_rate(1);
+    EXPECT_GT(flops, 0.0) << cpu_isa::name(level);
+    EXPECT_LT(flops, 2 * 16 * 2 * 6e9) << cpu_isa::name(level);
+  }
+}
+
 // The BF16 and FP16 roofs run (the AMX path included, on a CPU that has it: its tile state must be
 // granted and configured) or say why not; below AVX-512 they never run.
 TEST(HostCeilings, LowPrecisionRoofsAreMeasuredOrExplained) {
