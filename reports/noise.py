@@ -27,8 +27,9 @@ the RMS would be ruled by that tail, one from the median absolute move would ign
 and with k = 2 the threshold is about that 95th percentile itself: a row of identical code is
 flagged in about 5% of pairs, the issue's budget ("at least 95% same"), wherever its kind's tail
 is. k = 3 (the previous default) would put GPU kernels at 3%: past the 2.4% by which a 5%
-slowdown showed on a 7 us dot kernel of the committed A/B pair (inferred: its level in B's process 2.5%
-under A's, common/sampler.hpp), so a k that keeps 5% detectable on GPU kernels is about 2.
+slowdown showed on a 7 us dot kernel of the committed A/B pair (inferred: its level in B's
+process 2.5% under A's, common/sampler.hpp), so a k that keeps 5% detectable on GPU kernels is
+about 2.
 
 The defaults per kind: Q95 / 1.96 of |log ratio| of the medians over the three pairs of the
 three default runs of revision 7d240bb on the H200 (results/nvidia-h200/2026-12-02: run-aa,
