@@ -590,8 +590,28 @@ def why_paragraphs(run: Run) -> list[str]:
 
 # ----------------------------------------------------------------- command line
 
+def _write_selection(run: Run, folder: Path, sweeps: bool) -> int:
+    """ncu-<pass>.filter and ncu-selected-<pass>.txt for the main pass and, with sweeps, the
+    sweep pass (rows of the main pass left out: it has their occupancy); one load of the run."""
+    main = select_rows(run.rows)
+    chosen = {r.name for r in main}
+    passes = {"main": main,
+              "sweep": [r for r in sweep_rows(run.rows) if r.name not in chosen] if sweeps else []}
+    for name, rows in passes.items():
+        (folder / f"ncu-{name}.filter").write_text(
+            filter_regex([r.name for r in rows]) + "\n" if rows else "")
+        (folder / f"ncu-selected-{name}.txt").write_text("".join(r.name + "\n" for r in rows))
+    print(f"ncu select: {len(main)} rows for the main pass, {len(passes['sweep'])} for the sweeps")
+    return 0 if main else 2
+
+
 def _cmd_select(args) -> int:
     run = load_run(args.run)
+    if args.write:
+        if _write_selection(run, Path(args.write), args.sweeps) == 0:
+            return 0
+        print(f"{args.run}: no GPU kernel rows to profile", file=sys.stderr)
+        return 2
     rows = select_rows(run.rows)
     if args.sweeps:  # the main pass has these rows' occupancy already
         main = {r.name for r in rows}
@@ -627,6 +647,8 @@ def main(argv: list[str] | None = None) -> int:
     sel.add_argument("run")
     sel.add_argument("--sweeps", action="store_true", help="the occupancy chart's block sweeps")
     sel.add_argument("--names", action="store_true", help="one row name a line, not a regex")
+    sel.add_argument("--write", metavar="DIR", help="write ncu-<pass>.filter and "
+                     "ncu-selected-<pass>.txt there (both passes with --sweeps)")
     sel.set_defaults(func=_cmd_select)
     mrg = sub.add_parser("merge", help="ncu's raw CSV -> ncu_* keys of the run's rows")
     mrg.add_argument("run")

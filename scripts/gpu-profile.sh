@@ -24,7 +24,9 @@
 # RUN.json itself when OUT_DIR is RUN.json's folder). Prints a summary table last.
 # Exit 2: no ncu, no RUN.json, or no GPU kernel row in it. Exit 3: ncu may not read the
 # counters (ERR_NVGPUCTRPERM). Exit 1: a pass failed or nothing merged.
-#   PROFILE_TIMEOUT=S   stop a pass after S seconds (SIGINT, so ncu saves what it has; default 170)
+#   PROFILE_BUDGET=S    seconds for both passes (default 170: the issue's bound is 3 minutes):
+#                       the main pass is stopped at S (SIGINT, then SIGKILL 20 s later), the
+#                       sweep pass gets what is left and is skipped under 20 s
 #   PROFILE_SWEEPS=0    main pass only
 #   NCU_EXTRA="..."     more ncu options (split into words)
 #   NCU=PATH            the ncu to run (default: ncu on PATH, else /usr/local/cuda/bin/ncu)
@@ -56,20 +58,16 @@ python=${PYTHON:-python3}
 cd "$root" || exit 2
 t_start=$SECONDS
 
-# Which rows: the filter regex, and their names for the merge's "selected but no kernel" check.
-if ! main_filter=$("$python" -m reports.ncu select "$run_json"); then
+# Which rows: a filter regex per pass, and their names for the merge's "asked for, no kernel"
+# check (the sweep pass: none with PROFILE_SWEEPS=0, or when the run has no block sweep).
+sweeps=(--sweeps)
+[ "${PROFILE_SWEEPS:-1}" = 0 ] && sweeps=()
+if ! "$python" -m reports.ncu select "$run_json" --write "$out" "${sweeps[@]}"; then
   echo "gpu-profile: $run_json has no GPU kernel rows to profile" >&2
   exit 2
 fi
-"$python" -m reports.ncu select "$run_json" --names > "$out/ncu-selected-main.txt"
-: > "$out/ncu-selected-sweep.txt"
-sweep_filter=""
-if [ "${PROFILE_SWEEPS:-1}" != 0 ]; then
-  # The sweep rows the main pass does not hold already; none when the run has no block sweep.
-  sweep_filter=$("$python" -m reports.ncu select "$run_json" --sweeps 2>/dev/null || true)
-  "$python" -m reports.ncu select "$run_json" --sweeps --names > "$out/ncu-selected-sweep.txt" \
-    2>/dev/null
-fi
+main_filter=$(cat "$out/ncu-main.filter")
+sweep_filter=$(cat "$out/ncu-sweep.filter")
 cat "$out/ncu-selected-main.txt" "$out/ncu-selected-sweep.txt" > "$out/ncu-selected.txt"
 version=$("$ncu" --version 2>&1 | tail -n 1)
 
@@ -83,9 +81,9 @@ permission=0
 csvs=()
 
 # One pass: ncu over twinbench with the filter, then the raw page of its report as CSV.
-profile_pass() {  # name, filter, sections...
-  local name=$1 filter=$2
-  shift 2
+profile_pass() {  # name, seconds, filter, sections...
+  local name=$1 limit=$2 filter=$3
+  shift 3
   local rep="$out/ncu-$name" log="$out/ncu-$name.log" csv="$out/ncu-$name.csv"
   local t0=$SECONDS
   local extra=()
@@ -99,10 +97,9 @@ profile_pass() {  # name, filter, sections...
              "--benchmark_out=$out/ncu-$name-run.json" --benchmark_out_format=json)
   echo "${cmd[*]} ${app[*]}" > "$out/ncu-$name.command"
   TWINBENCH_NCU_WINDOW=1 TWINBENCH_NO_PIN=1 \
-    timeout --signal=INT --kill-after=20 "${PROFILE_TIMEOUT:-170}" "${cmd[@]}" "${app[@]}" \
-    > "$log" 2>&1
+    timeout --signal=INT --kill-after=20 "$limit" "${cmd[@]}" "${app[@]}" > "$log" 2>&1
   local rc=$?
-  [ "$rc" -eq 124 ] && echo "gpu-profile: $name pass stopped by PROFILE_TIMEOUT=${PROFILE_TIMEOUT:-170}" | tee -a "$log"
+  [ "$rc" -eq 124 ] && echo "gpu-profile: $name pass stopped after ${limit} s (PROFILE_BUDGET=$budget)" | tee -a "$log"
   if grep -q ERR_NVGPUCTRPERM "$log"; then
     permission=1
     echo "gpu-profile: ERR_NVGPUCTRPERM: this user may not read the GPU counters (driver option NVreg_RestrictProfilingToAdminUsers=1: run as root, or set it to 0)" | tee -a "$log"
@@ -122,9 +119,15 @@ profile_pass() {  # name, filter, sections...
   pass_kernels[$name]=$( { [ -f "$csv" ] && grep -c 'tb\[' "$csv"; } || echo 0)
 }
 
-profile_pass main "$main_filter" "${main_sections[@]}"
+budget=${PROFILE_BUDGET:-170}
+profile_pass main "$budget" "$main_filter" "${main_sections[@]}"
+left=$((budget - (SECONDS - t_start)))
 if [ -n "$sweep_filter" ] && [ "$permission" = 0 ]; then
-  profile_pass sweep "$sweep_filter" "${sweep_sections[@]}"
+  if [ "$left" -ge 20 ]; then
+    profile_pass sweep "$left" "$sweep_filter" "${sweep_sections[@]}"
+  else
+    echo "gpu-profile: sweep pass skipped: ${left} s left of PROFILE_BUDGET=$budget"
+  fi
 fi
 
 merged_json="$out/$(basename "$run_json")"

@@ -42,6 +42,12 @@ if [ "${FAKE_NCU_PERM:-0}" = 1 ]; then
   "${app[@]}"
   exit 0
 fi
+if [ "${FAKE_NCU_HANG:-0}" = 1 ]; then
+  sleep 600 &
+  sleeper=$!
+  trap 'kill $sleeper; echo "==PROF== Received signal: stopping"; echo "fake report" > "$rep.ncu-rep"; exit 130' INT
+  wait
+fi
 "${app[@]}"
 rc=$?
 echo "fake report" > "$rep.ncu-rep"
@@ -159,3 +165,12 @@ def test_usage_without_a_run(tree):
     assert proc.returncode == 2 and "usage" in proc.stderr
     proc = profile(tree, tree / "nothing.json")
     assert proc.returncode == 2 and "no such run file" in proc.stderr
+
+
+def test_the_budget_stops_a_pass_and_skips_the_sweeps(tree):
+    proc = profile(tree, tree / "run.json", tree / "out", PROFILE_BUDGET="3", FAKE_NCU_HANG="1")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "main pass stopped after 3 s (PROFILE_BUDGET=3)" in proc.stdout
+    assert "sweep pass skipped" in proc.stdout
+    # what ncu saved is still merged
+    assert "merge exit 0" in proc.stdout.strip().splitlines()[-1]
