@@ -503,6 +503,22 @@ def cpu_counters_reason(context: dict) -> str | None:
     return "no CPU counters" + (f": {m.group(1)}" if m else "")
 
 
+def summary_note(context: dict) -> str | None:
+    """The summary's sentence on who named each limiter, for a run with a profile pass."""
+    if not profiled_run(context):
+        return None
+    rows = context.get("ncu_rows_profiled", "?")
+    return (f"Limiters with \"ncu:\" in brackets are Nsight Compute's ({context['ncu_version']}, "
+            f"scripts/gpu-profile.sh: {rows} GPU rows profiled in a separate pass after the timed "
+            f"run, each kernel once): a memory unit at ≥ {BOUND_PCT:.0f} % of its peak names "
+            f"the bandwidth (DRAM, L2 or L1), the SM at ≥ {BOUND_PCT:.0f} % names compute and its "
+            f"busiest pipe, else too few threads (under one wave, theoretical occupancy under "
+            f"{OCCUPANCY_LOW_PCT:.0f} % and what limits it, or achieved under "
+            f"{100 * ACHIEVED_SHARE:.0f} % of theoretical), else latency and the warps' top stall "
+            f"reason. The other limiters are the rules above; where they say latency / other, the "
+            f"brackets say why no counter could say more.")
+
+
 # ----------------------------------------------------------------- why paragraphs
 
 def _article_impls(rows: list[Row], workload: str) -> list[str]:
@@ -556,24 +572,25 @@ def _label(row: Row) -> str:
     return f"{row.impl} {tuning}".strip()
 
 
-def why_paragraph(fast: Row, article: Row) -> str:
+def why_paragraph(fast: Row, other: Row, role: str = "the articles'") -> str:
     """"vector_add (n:268435456): cuda block:256, the fastest GPU kernel, is held by DRAM
     bandwidth (ncu: 93 % of peak); the articles' cuda_article block:256, 1.27× slower, by DRAM
-    bandwidth (ncu: 74 % of peak). The counters differ most in coalescing: ..."."""
+    bandwidth (ncu: 74 % of peak). The counters differ most in coalescing: ...". role names
+    the other kernel: the articles', or the slowest profiled one where no article kernel is."""
     head = f"{fast.workload} ({' '.join(fast.size_key)}): {_label(fast)}, the fastest GPU kernel"
-    if fast.name == article.name:
+    if fast.name == other.name:
         return f"{head} and the articles' own, is held by {limiter_words(fast)}."
-    slower = article.time_s / fast.time_s if fast.time_s and article.time_s else None
+    slower = other.time_s / fast.time_s if fast.time_s and other.time_s else None
     times = f", {slower:.2f}× slower," if slower else ""
-    difference = _difference(fast, article)
-    return (f"{head}, is held by {limiter_words(fast)}; the articles' {_label(article)}{times} "
-            f"by {limiter_words(article)}. {difference[0].upper()}{difference[1:]}.")
+    difference = _difference(fast, other)
+    return (f"{head}, is held by {limiter_words(fast)}; {role} {_label(other)}{times} "
+            f"by {limiter_words(other)}. {difference[0].upper()}{difference[1:]}.")
 
 
 def why_paragraphs(run: Run) -> list[str]:
     """One paragraph per workload with profiles: its fastest profiled GPU kernel against the
-    articles' kernel at the same size, and what the counters say differs. Empty for a run
-    without ncu metrics."""
+    articles' kernel at the same size (else the slowest profiled kernel there), and what the
+    counters say differs. Empty for a run without ncu metrics."""
     rows = an.usable(run.rows)
     out = []
     for workload in sorted({r.workload for r in rows if has_profile(r)}):
@@ -582,9 +599,15 @@ def why_paragraphs(run: Run) -> list[str]:
         articles = [r for r in profiled if r.size_key == fast.size_key
                     and r.impl in _article_impls(run.rows, workload)]
         article = an.fastest(articles)
-        if article is None:
+        if article is not None:
+            out.append(why_paragraph(fast, article))
             continue
-        out.append(why_paragraph(fast, article))
+        # No article kernel here (aos_soa, atomics, scan...): the slowest profiled kernel of
+        # the same size, which the counters set apart from the fastest just as well.
+        same = [r for r in profiled if r.size_key == fast.size_key and r.name != fast.name]
+        if same:
+            slowest = max(same, key=lambda r: r.time_s)
+            out.append(why_paragraph(fast, slowest, "the slowest profiled kernel,"))
     return out
 
 

@@ -260,3 +260,18 @@ def test_the_occupancy_chart_draws_achieved_beside_theoretical(merged, h200):
     assert "achieved (ncu)" in labels and "theoretical (API)" in labels
     plain = charts.chart_occupancy(h200.rows, h200.context)
     assert "achieved" not in plain._suptitle.get_text()
+
+
+def test_without_an_article_kernel_the_slowest_profiled_one_is_the_foil(merged, monkeypatch):
+    run, _, _ = merged
+    monkeypatch.setattr(ncu, "_article_impls", lambda rows, workload: [])
+    paragraphs = {p.split(" ")[0]: p for p in ncu.why_paragraphs(run)}
+    assert "the slowest profiled kernel, cuda_naive block:16x16, 8.89× slower," in paragraphs["conv2d"]
+    assert "poisson" not in paragraphs  # one profiled kernel: nothing to set it against
+
+
+def test_the_summary_note_names_the_profiler_only_for_a_profiled_run(merged, h200):
+    run, _, _ = merged
+    note = ncu.summary_note(run.context)
+    assert "Version 2025.3.0.0" in note and "9 GPU rows profiled" in note
+    assert ncu.summary_note(h200.context) is None
