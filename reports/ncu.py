@@ -675,7 +675,8 @@ def main(argv: list[str] | None = None) -> int:
     sel.set_defaults(func=_cmd_select)
     mrg = sub.add_parser("merge", help="ncu's raw CSV -> ncu_* keys of the run's rows")
     mrg.add_argument("run")
-    mrg.add_argument("csv", nargs="+")
+    mrg.add_argument("csv", nargs="*", help="none: only the context (a pass that profiled "
+                     "nothing, e.g. refused the counters, still says so in the run)")
     mrg.add_argument("-o", "--out", help="write here instead of the run itself")
     mrg.add_argument("--version", default="")
     mrg.add_argument("--command", default="")

@@ -95,7 +95,9 @@ profile_pass() {  # name, seconds, filter, sections...
   local app=("$root/bundle/twinbench" --no-ceilings --no-telemetry --min-samples=1
              --min-time=1e-9 --max-time=1e-9 "--benchmark_filter=$filter"
              "--benchmark_out=$out/ncu-$name-run.json" --benchmark_out_format=json)
-  echo "${cmd[*]} ${app[*]}" > "$out/ncu-$name.command"
+  # The command as run, the filter by name (ncu-<pass>.filter holds it: thousands of characters).
+  echo "${cmd[*]} ${app[*]}" | sed "s|--benchmark_filter=[^ ]*|--benchmark_filter=\$(cat ncu-$name.filter)|" \
+    > "$out/ncu-$name.command"
   TWINBENCH_NCU_WINDOW=1 TWINBENCH_NO_PIN=1 \
     timeout --signal=INT --kill-after=20 "$limit" "${cmd[@]}" "${app[@]}" > "$log" 2>&1
   local rc=$?
@@ -116,7 +118,8 @@ profile_pass() {  # name, seconds, filter, sections...
   fi
   pass_rc[$name]=$rc
   pass_s[$name]=$((SECONDS - t0))
-  pass_kernels[$name]=$( { [ -f "$csv" ] && grep -c 'tb\[' "$csv"; } || echo 0)
+  pass_kernels[$name]=0
+  [ -f "$csv" ] && pass_kernels[$name]=$(grep -c 'tb\[' "$csv")
 }
 
 budget=${PROFILE_BUDGET:-170}
@@ -132,15 +135,13 @@ fi
 
 merged_json="$out/$(basename "$run_json")"
 [ "$merged_json" != "$run_json" ] && cp "$run_json" "$merged_json"
-merge_status=1
-if [ ${#csvs[@]} -gt 0 ]; then
-  command_line=$(cat "$out"/ncu-*.command | tr '\n' ';' | sed 's/;$//')
-  logs=()
-  for p in "$out"/ncu-*.log; do logs+=(--log "$p"); done
-  "$python" -m reports.ncu merge "$merged_json" "${csvs[@]}" --version "$version" \
-    --command "$command_line" --selected "$out/ncu-selected.txt" "${logs[@]}"
-  merge_status=$?
-fi
+# Merged even when no pass left a CSV: the run's context then says what ncu said (a refusal).
+command_line=$(cat "$out"/ncu-*.command | tr '\n' ';' | sed 's/;$//')
+logs=()
+for p in "$out"/ncu-*.log; do logs+=(--log "$p"); done
+"$python" -m reports.ncu merge "$merged_json" "${csvs[@]}" --version "$version" \
+  --command "$command_line" --selected "$out/ncu-selected.txt" "${logs[@]}"
+merge_status=$?
 
 echo "gpu-profile: $version"
 printf 'gpu-profile: %-6s %6s %8s %8s %5s\n' pass rows kernels seconds exit

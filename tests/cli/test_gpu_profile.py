@@ -156,8 +156,11 @@ def test_no_permission_to_the_counters_exits_3_and_says_why(tree):
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "ERR_NVGPUCTRPERM" in proc.stdout
     assert "NVreg_RestrictProfilingToAdminUsers" in proc.stdout
-    # no sweep pass after a refusal
+    # no sweep pass after a refusal, and the run's copy says why it has no counters
     assert len([c for c in calls(tree) if c.startswith("ncu --profile-from-start")]) == 1
+    context = json.loads((tree / "out" / "run.json").read_text())["context"]
+    assert context["ncu_problem"].startswith("ERR_NVGPUCTRPERM")
+    assert context["ncu_rows_profiled"] == "0"
 
 
 def test_usage_without_a_run(tree):
