@@ -1,7 +1,8 @@
 """A tiny document model written out as Markdown and as self-contained HTML.
 
 Reports are assembled once as a list of blocks so report.md and report.html
-cannot drift apart.
+cannot drift apart. The report's order is render.build_document's (the place for the progress
+table and the hardware-counter paragraphs, after the summary, is marked there).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """report.html as a reader sees it: opened in headless Chromium, it loads without console
 errors, every chart image decodes, the first screen is not blank, and the summary table is on
 the first screen (1280x900). Issue 30: the committed H200 run's report at 1400x900 shows the
-headline, the whole chart under it and the summary table, with nothing scrolling sideways. How Chromium is driven: see chromium_cdp.py (CDP over
+headline, the whole chart under it and the summary table, with nothing scrolling sideways.
+How Chromium is driven: see chromium_cdp.py (CDP over
 --remote-debugging-pipe: console events, JavaScript evaluated in the loaded page, a screenshot).
 
 Skips when no Chromium is installed (a developer machine); scripts/test.sh installs Debian's

@@ -84,7 +84,8 @@ def test_a_workload_in_two_precisions_is_said(tmp_path):
     rows = [single("sgemm/openblas/n:4096/threads:16", 100.0), single("sgemm/cublas/n:4096", 2.0),
             single("sgemm/cublas/n:4096/mode:e2e", 5.0),
             single("sgemm/onednn_bf16/n:4096/threads:16", 40.0),
-            single("sgemm/cublas_bf16/n:4096", 0.2), single("sgemm/cublas_bf16/n:4096/mode:e2e", 4.0)]
+            single("sgemm/cublas_bf16/n:4096", 0.2),
+            single("sgemm/cublas_bf16/n:4096/mode:e2e", 4.0)]
     run = load_run(write_run(tmp_path / "run.json", rows, {"gpu_name": "G", "cpu_model": "C"}))
     lines = _lines(run)
     f = hl.gpu_figures(lines)
