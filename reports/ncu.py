@@ -10,7 +10,9 @@ each. A kernel maps back to its row by that name, never by launch order, so a ro
 launches several kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot
 shift the others.
 
-    python -m reports.ncu select RUN.json [--sweeps]      the --benchmark_filter regex
+    python -m reports.ncu select RUN.json [--sweeps] [--names | --write DIR]
+                                                          the --benchmark_filter regex (or names;
+                                                          or both passes' files into DIR)
     python -m reports.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V] [--command C]
                                                           [--log NCU.log]
 
@@ -181,12 +183,13 @@ def read_csv(path: str | Path) -> list[Kernel]:
     table = _table(Path(path).read_text(encoding="utf-8", errors="replace"))
     header = table[0]
     index = {name: i for i, name in enumerate(header)}
-    if "Kernel Name" not in index:
+    name_column = next((c for c in ("Kernel Name", "Function Name", "Name") if c in index), None)
+    if name_column is None:
         raise NcuCsvError("the CSV has no Kernel Name column: not ncu's raw page")
     # The NVTX columns ncu writes with --nvtx; Kernel Name too, for a CSV printed with
     # --print-nvtx-rename kernel (the range then replaces the kernel's name).
     nvtx = [i for i, name in enumerate(header) if "_Range" in name or "NVTX" in name]
-    nvtx.append(index["Kernel Name"])
+    nvtx.append(index[name_column])
     units: list[str] = [""] * len(header)
     kernels = []
     for cells in table[1:]:
@@ -198,7 +201,7 @@ def read_csv(path: str | Path) -> list[Kernel]:
         ranges = [m for i in nvtx for m in RANGE.findall(cells[i])]
         if not ranges:
             continue
-        name = cells[index["Kernel Name"]].strip()
+        name = cells[index[name_column]].strip()
         kernel = Kernel(row=ranges[-1], name="" if RANGE.search(name) else name)
         for i, metric in enumerate(header):
             if "__" not in metric:
