@@ -275,6 +275,8 @@ def thread_ratio(line: su.SummaryLine, context: dict) -> float | None:
         every = ce.precision_roof(context, "cpu_all", what)
         one = ce.precision_roof(context, "cpu_one", what)
         return every.value / one.value if every and one and one.value else None
+    if what in ce.suspect_cpu_ceilings(context):  # all threads below one: measured while busy
+        return None
     every = ce.pattern_bandwidths(context, "cpu_all").get(what)
     one = ce.pattern_bandwidths(context, "cpu_one").get(what)
     return every / one if every and one else None

@@ -148,3 +148,12 @@ def test_cpu_only_first_screen(tmp_path):
         markdown.index("| workload |")
     assert (tmp_path / "out" / sc.CPU_FILENAME).is_file()
     assert markdown_tables(markdown)[0][0] == fs.CPU_ONLY_NARROW_HEADERS
+
+
+def test_cpu_chart_leaves_out_a_suspect_thread_ratio():
+    """All threads measured below one thread (a busy machine): no ratio, not a 0.86× one."""
+    run = load_run(DATA / "cpu_side_cpu_only_run.json")
+    lines = {line.workload: line for line in su.summary_lines(run.rows, run.context)}
+    assert sc.thread_ratio(lines["vector_add"], run.context) is None    # add: suspect
+    assert sc.thread_ratio(lines["sgemm"], run.context) == pytest.approx(16.0, rel=0.01)
+    assert sc.cpu_chart(list(lines.values()), run.context) is not None
