@@ -193,7 +193,8 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
   // Under the profile pass the timings are not results: no gate (its spin kernel would only
   // cost time under ncu), so no batching or launch_included_us either.
   if (ncu_window_requested()) ncu_window(stream, work, cold);
-  bool gated = timing == Timing::gated && warm_up_s < kGateWorthItSeconds && !ncu_window_requested();
+  bool gated =
+      timing == Timing::gated && warm_up_s < kGateWorthItSeconds && !ncu_window_requested();
   if (gated && !queues_behind_gate(gate, stream, work)) {
     gated = false;
     std::fprintf(stderr,

@@ -135,7 +135,8 @@ Reading Group::stop() {
   // PERF_FORMAT_GROUP: nr, time_enabled, time_running, then one value per event.
   std::uint64_t buf[3 + 3] = {};
   const ssize_t got = ::read(fds_[0], buf, sizeof buf);
-  if (got < static_cast<ssize_t>(sizeof(std::uint64_t) * (3 + fds_.size())) || buf[0] != fds_.size())
+  const auto expected = static_cast<ssize_t>(sizeof(std::uint64_t) * (3 + fds_.size()));
+  if (got < expected || buf[0] != fds_.size())
     throw std::runtime_error("perf_event read returned a short group");
   const std::uint64_t enabled = buf[1], running = buf[2];
   // Multiplexed: the group counted part of the time; scale to the whole, as perf stat does.

@@ -309,7 +309,8 @@ def _stalls(kernels: list[Kernel]) -> dict[str, float]:
 
 def occupancy_limiter(kernel: Kernel) -> str | None:
     """The resource that allows the fewest blocks per SM (ties named together)."""
-    limits = {word: kernel.metrics[m] for m, word in OCCUPANCY_LIMITS.items() if m in kernel.metrics}
+    limits = {word: kernel.metrics[m] for m, word in OCCUPANCY_LIMITS.items()
+              if m in kernel.metrics}
     if not limits:
         return None
     least = min(limits.values())
@@ -445,7 +446,8 @@ def limiter_words(row: Row) -> str | None:
     if sm >= BOUND_PCT:
         pipe, pipe_pct = row.fields.get("ncu_pipe_top"), c("ncu_pipe_top_pct")
         if pipe and pipe_pct is not None:
-            return f"compute: {pipe.upper()} pipe (ncu: SM {sm:.0f} %, {pipe.upper()} {pipe_pct:.0f} % of peak)"
+            name = pipe.upper()
+            return f"compute: {name} pipe (ncu: SM {sm:.0f} %, {name} {pipe_pct:.0f} % of peak)"
         return f"compute (ncu: SM {sm:.0f} % of peak)"
     occupancy = _occupancy_words(row)
     if occupancy:
@@ -667,7 +669,8 @@ def _cmd_merge(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.ncu", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m reports.ncu",
+                                     description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     sel = sub.add_parser("select", help="the --benchmark_filter of the rows to profile")
     sel.add_argument("run")
