@@ -22,8 +22,8 @@ from .units import fmt_time
 
 # ----------------------------------------------------------------- the narrow table
 
-NARROW_HEADERS = ["workload", "size", "best CPU", "best GPU", "GPU × CPU (interval)",
-                  "CPU % of limit", "GPU % of limit", "limiter"]
+NARROW_HEADERS = ["workload", "size", "best CPU", "best GPU kernel",
+                  "GPU kernel × CPU (interval)", "CPU % of limit", "GPU % of limit", "limiter"]
 CPU_ONLY_NARROW_HEADERS = ["workload", "size", "serial", "best CPU", "OpenMP × serial (interval)",
                            "CPU % of limit", "limiter"]
 # A row's share of its own memory ceiling above this came from a cache (summary.CACHE_PCT).

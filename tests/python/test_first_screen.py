@@ -31,8 +31,8 @@ def synthetic_report(tmp_path_factory):
 def test_narrow_columns(synthetic_report):
     _, report = synthetic_report
     header, lines = narrow_summary(report.markdown.read_text())
-    assert header == ["workload", "size", "best CPU", "best GPU", "GPU × CPU (interval)",
-                      "CPU % of limit", "GPU % of limit", "limiter"]
+    assert header == ["workload", "size", "best CPU", "best GPU kernel",
+                      "GPU kernel × CPU (interval)", "CPU % of limit", "GPU % of limit", "limiter"]
     rows = {cells[0]: cells for cells in lines}
     assert rows["a"] == ["a", "n:1000", "10 ms omp", "500 µs cuda",
                          "20.0× (no interval: 1 sample)", "80 % of add", "95 % of add",
