@@ -204,13 +204,13 @@ __device__ __forceinline__ void publish(unsigned long long* slot, unsigned long 
 }
 
 // One writer: its slot, the total it was last offered, and when it last stored. Used by one
-// thread; the rules (period, items) are read from the SlotsRef, a kernel parameter, so that a
-// policy held by every thread of a register-capped kernel costs it 5 registers, not 12 (with the
-// rules copied in, the Poisson kernel at its 40-register cap spilled 80 bytes).
+// thread. The rules (period, items) are read from the SlotsRef, a kernel parameter. Trivially
+// constructible, so that the policies below can keep it in shared memory (init() sets every
+// field).
 struct Publisher {
-  unsigned long long* slot = nullptr;
-  unsigned long long count = 0;
-  unsigned last = 0;  // the low 32 bits of clock64: periods are below 2^31 cycles (~1 s)
+  unsigned long long* slot;
+  unsigned long long count;
+  unsigned last;  // the low 32 bits of clock64: periods are below 2^31 cycles (~1 s)
 
   __device__ __forceinline__ void init(const tb::progress::SlotsRef& s, unsigned index) {
     slot = s.slots + static_cast<unsigned long long>(index) * s.stride_words;
@@ -235,23 +235,37 @@ struct Publisher {
   __device__ __forceinline__ void flush() { publish(slot, count); }
 };
 
-// The policies (start/done/finish, as above) for the suite's kernels. LiveWarp: a slot per warp
-// of the grid, slot = the warp's index in the grid; lane 0 keeps the warp's sum. No shared
-// memory, no barrier; one store per warp at least, so for grids of many warps LiveBlock writes
-// fewer. Needs blockDim.x a multiple of 32 and slots.count >= the grid's warps.
+// The policies (start/done/finish, as above) for the suite's kernels. Their writers' state lives
+// in shared memory, not in registers: a policy object is held by every thread across the
+// kernel's main loop, and with the state in registers (5 of them) the nested_loop warp kernel
+// went from 32 to 40 registers (ptxas, CUDA 13.0, sm_90), 6 blocks of 256 an SM instead of 8,
+// and the register-capped Poisson kernel spilled. Reports are rare; a few shared loads and
+// stores in one lane a report cost less than a lost block an SM.
+__device__ __forceinline__ Publisher* warp_publishers() {
+  __shared__ Publisher publishers[32];
+  return publishers;
+}
+__device__ __forceinline__ Publisher& block_publisher() {
+  __shared__ Publisher publisher;
+  return publisher;
+}
+
+// LiveWarp: a slot per warp of the grid, slot = the warp's index in the grid; lane 0 keeps the
+// warp's sum. No barrier; one store per warp at least, so for grids of many warps LiveBlock
+// writes fewer. Needs blockDim.x a multiple of 32 and slots.count >= the grid's warps.
 struct LiveWarp {
   tb::progress::SlotsRef slots;
-  Publisher pub{};
   __device__ __forceinline__ void start() {
     if ((threadIdx.x & 31u) == 0)
-      pub.init(slots, blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
+      warp_publishers()[threadIdx.x >> 5].init(
+          slots, blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
   }
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned sum = warp_sum(count);
-    if ((threadIdx.x & 31u) == 0) pub.add(slots, sum);
+    if ((threadIdx.x & 31u) == 0) warp_publishers()[threadIdx.x >> 5].add(slots, sum);
   }
   __device__ __forceinline__ void finish() {
-    if ((threadIdx.x & 31u) == 0) pub.flush();
+    if ((threadIdx.x & 31u) == 0) warp_publishers()[threadIdx.x >> 5].flush();
   }
 };
 
@@ -269,22 +283,24 @@ __device__ __forceinline__ unsigned long long& live_tally() {
 // slots.count >= the grid's blocks.
 struct LiveBlock {
   tb::progress::SlotsRef slots;
-  Publisher pub{};
   __device__ __forceinline__ void start() {
     if (threadIdx.x == 0) {
       live_tally() = 0;
-      pub.init(slots, blockIdx.x);
+      block_publisher().init(slots, blockIdx.x);
     }
     __syncthreads();
   }
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned sum = warp_sum(count);
-    if ((threadIdx.x & 31u) == 0 && sum) atomicAdd(&live_tally(), static_cast<unsigned long long>(sum));
-    if (threadIdx.x == 0) pub.offer(slots, *static_cast<volatile unsigned long long*>(&live_tally()));
+    if ((threadIdx.x & 31u) == 0 && sum)
+      atomicAdd(&live_tally(), static_cast<unsigned long long>(sum));
+    if (threadIdx.x == 0)
+      block_publisher().offer(slots, *static_cast<volatile unsigned long long*>(&live_tally()));
   }
   __device__ __forceinline__ void finish() {
     __syncthreads();
     if (threadIdx.x == 0) {
+      Publisher& pub = block_publisher();
       pub.count = *static_cast<volatile unsigned long long*>(&live_tally());
       pub.flush();
     }
