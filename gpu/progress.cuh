@@ -277,7 +277,7 @@ __device__ __forceinline__ unsigned long long& live_tally() {
 
 // LiveBlock: a slot per block (slot = blockIdx.x); each warp adds its sum to the block's tally in
 // shared memory, and thread 0 alone stores the tally when due, so the slot has one writer and
-// its stores land in program order. The tally thread 0 reads holds only counts that warps have
+// its stores land in program order. The tally thread 0 sees holds only counts that warps have
 // finished (a lower bound of the block's work while it runs); finish() waits for every warp
 // (one barrier a block) and stores the exact total. Needs blockDim.x a multiple of 32 and
 // slots.count >= the grid's blocks.
@@ -290,18 +290,20 @@ struct LiveBlock {
     }
     __syncthreads();
   }
+  // Thread 0 learns the tally from its own atomic's old value (no plain read racing the other
+  // warps' atomics, which compute-sanitizer's racecheck would report).
   __device__ __forceinline__ void done(unsigned count) {
-    const unsigned sum = warp_sum(count);
-    if ((threadIdx.x & 31u) == 0 && sum)
-      atomicAdd(&live_tally(), static_cast<unsigned long long>(sum));
+    const unsigned long long sum = warp_sum(count);
     if (threadIdx.x == 0)
-      block_publisher().offer(slots, *static_cast<volatile unsigned long long*>(&live_tally()));
+      block_publisher().offer(slots, atomicAdd(&live_tally(), sum) + sum);
+    else if ((threadIdx.x & 31u) == 0 && sum)
+      atomicAdd(&live_tally(), sum);
   }
   __device__ __forceinline__ void finish() {
     __syncthreads();
     if (threadIdx.x == 0) {
       Publisher& pub = block_publisher();
-      pub.count = *static_cast<volatile unsigned long long*>(&live_tally());
+      pub.count = live_tally();
       pub.flush();
     }
   }
