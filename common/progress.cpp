@@ -143,7 +143,8 @@ void Poller::stop() {
   stop_.store(true, std::memory_order_relaxed);
   thread_.join();
   std::lock_guard lock(mutex_);
-  if (have_value_) draw(stats_.max_seen, true);
+  if (have_value_ && !final_drawn_) draw(stats_.max_seen, true);
+  final_drawn_ = true;
 }
 
 PollStats Poller::stats() const {
@@ -164,7 +165,9 @@ void Poller::reset_counts() {
 void Poller::run() {
   while (!stop_.load(std::memory_order_relaxed)) {
     std::uint64_t v = 0;
+    bool finished = false;
     try {
+      finished = opts_.finished && opts_.finished();
       v = read_();
     } catch (const std::exception& e) {
       std::lock_guard lock(mutex_);
@@ -184,7 +187,12 @@ void Poller::run() {
       }
       stats_.last = v;
       stats_.max_seen = std::max(stats_.max_seen, v);
-      draw(stats_.max_seen, false);
+      draw(stats_.max_seen, finished);
+      if (finished) {
+        stats_.complete = true;
+        final_drawn_ = true;
+        return;
+      }
     }
     std::this_thread::sleep_for(opts_.interval);
   }
@@ -296,6 +304,57 @@ void SlotBoard::reset(cudaStream_t stream) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::memset(host_, 0, capacity_ * stride_ * sizeof(std::uint64_t));
 }
+
+LiveProgress::LiveProgress(std::size_t writers, std::uint64_t total, Poller::Options opts,
+                           unsigned stride_words)
+    : board_(std::max<std::size_t>(writers, 1), stride_words), writers_(writers),
+      opts_(std::move(opts)) {
+  opts_.total = total;
+  CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+}
+
+LiveProgress::~LiveProgress() {
+  if (poller_) {
+    if (done_) (void)cudaEventSynchronize(done_);  // the poller may be querying it
+    poller_->stop();
+  }
+  if (done_) CUDA_CHECK_NOEXCEPT(cudaEventDestroy(done_));
+}
+
+void LiveProgress::watch(cudaStream_t stream) {
+  if (poller_) throw std::logic_error("LiveProgress: watch() twice without wait()");
+  CUDA_CHECK(cudaEventRecord(done_, stream));
+  Poller::Options o = opts_;
+  const cudaEvent_t done = done_;
+  o.finished = [done] {
+    const cudaError_t r = cudaEventQuery(done);
+    if (r == cudaErrorNotReady) return false;
+    CUDA_CHECK(r);
+    return true;
+  };
+  poller_ = std::make_unique<Poller>([this] { return board_.read(); }, std::move(o));
+}
+
+std::uint64_t LiveProgress::wait() {
+  if (poller_) {
+    CUDA_CHECK(cudaEventSynchronize(done_));
+    // The poller sees the event complete at its next read and draws the final count itself;
+    // give it a few intervals (it may be asleep), then stop it whatever it saw.
+    const auto deadline =
+        std::chrono::steady_clock::now() + 4 * opts_.interval + std::chrono::milliseconds(200);
+    for (PollStats st = poller_->stats(); !st.complete && st.error.empty() &&
+                                          std::chrono::steady_clock::now() < deadline;
+         st = poller_->stats())
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    poller_->stop();
+    last_stats_ = poller_->stats();
+    poller_.reset();
+  }
+  const std::uint64_t count = board_.read();
+  return count;
+}
+
+PollStats LiveProgress::stats() const { return poller_ ? poller_->stats() : last_stats_; }
 
 void Counter::reset(cudaStream_t stream) {
   if (kind_ == CounterKind::mapped) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -107,7 +108,8 @@ struct PollStats {
   std::uint64_t distinct = 0;  // distinct values seen (changes + the first value)
   std::uint64_t last = 0;
   std::uint64_t max_seen = 0;
-  std::string error;  // the read failed (the poller stopped polling)
+  bool complete = false;  // Options::finished said so (the poller stopped by itself)
+  std::string error;      // the read failed (the poller stopped polling)
 };
 
 // Polls `read` on its own thread from construction until stop() or destruction.
@@ -121,6 +123,10 @@ class Poller {
     std::uint64_t total = 0;  // 0: unknown (no percent or ETA)
     std::string label{};
     double line_period_s = 1.0;
+    // Whether the work is done (e.g. an event recorded after the kernel has completed); when it
+    // says so, the poller reads once more, draws the final state and stops by itself. Checked
+    // before each read, so that the last read sees the final count.
+    std::function<bool()> finished{};
   };
   Poller(Read read, Options opts);
   Poller(const Poller&) = delete;
@@ -148,6 +154,7 @@ class Poller {
   std::chrono::steady_clock::time_point last_line_;
   std::uint64_t first_value_ = 0;
   std::size_t drawn_width_ = 0;
+  bool final_drawn_ = false;
   std::thread thread_;
 };
 
@@ -215,6 +222,46 @@ class SlotBoard {
   unsigned long long* device_ = nullptr;
   mutable std::atomic<std::size_t> in_use_;
   double cycles_per_ns_ = 1.0;
+};
+
+// The host side of live progress in one object, for a kernel of known total work (README,
+// "Live progress in your own kernel"):
+//   tb::progress::LiveProgress live(grid_blocks, total_items, {.label = "my kernel"});
+//   my_kernel<<<grid_blocks, block, 0, stream>>>(..., live.ref());  // one writer per block
+//   live.watch(stream);   // a bar with rate and ETA, drawn by a thread, until the kernel is done
+//   ...                   // the host is free; nothing waits on the GPU
+//   live.wait();          // waits for the kernel, draws the final state, returns the count
+// Any stream: watch() records an event after the kernel, and the poller's only CUDA call is
+// cudaEventQuery on it. Without watch() nothing reads the slots and the kernel's stores cost
+// what they cost (posted writes), nothing more.
+class LiveProgress {
+ public:
+  LiveProgress(std::size_t writers, std::uint64_t total, Poller::Options opts = {},
+               unsigned stride_words = 8);
+  LiveProgress(const LiveProgress&) = delete;
+  LiveProgress& operator=(const LiveProgress&) = delete;
+  ~LiveProgress();
+  // For the launch: the first `writers` slots (zeroed by the constructor: one LiveProgress a
+  // watched launch, or board().reset(stream) between launches).
+  SlotsRef ref(double period_ns = 0.0, unsigned items_log2 = 63) const {
+    return board_.ref(writers_, period_ns, items_log2);
+  }
+  const SlotBoard& board() const { return board_; }
+  SlotBoard& board() { return board_; }
+  // Starts the poller; the kernel(s) to watch are those enqueued on `stream` so far.
+  void watch(cudaStream_t stream);
+  // Waits for the watched work, stops the poller (final draw), and returns the final count.
+  std::uint64_t wait();
+  std::uint64_t read() const { return board_.read(); }
+  PollStats stats() const;
+
+ private:
+  SlotBoard board_;
+  std::size_t writers_;
+  Poller::Options opts_;
+  cudaEvent_t done_ = nullptr;
+  std::unique_ptr<Poller> poller_;
+  PollStats last_stats_;
 };
 #endif
 

@@ -54,26 +54,25 @@ int run_demo(double seconds) {
     DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
     gpu::live_fill_uniform(a.data(), n * n, 1, stream);
     gpu::live_fill_uniform(b.data(), n * n, 2, stream);
-    SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8);
-    board.reset(stream);
+    stream.synchronize();  // the operands are ready: the bar shows the product alone
     const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
     const double expected = per_probe * std::pow(static_cast<double>(n) / kProbe, 3.0);
+    const auto writers = static_cast<std::size_t>(gpu::live_sgemm_grid(n));
     std::fprintf(stderr,
                  "progress demo: C = A B at n = %zu in one kernel (%.3g multiply-adds, about %.1f "
-                 "s); %lld blocks publish into mapped host memory, the host sums them\n",
-                 n, static_cast<double>(total), expected, gpu::live_sgemm_grid(n));
-    Poller poller([&board] { return board.read(); },
-                  {.interval = std::chrono::milliseconds(10), .total = total, .label = "sgemm"});
+                 "s); %zu blocks publish into mapped host memory, the host sums them\n",
+                 n, static_cast<double>(total), expected, writers);
+    // The library's host side (common/progress.hpp LiveProgress): slots, a poller thread with a
+    // bar (rate, ETA), and completion from an event after the kernel.
+    LiveProgress live(writers, total,
+                      {.interval = std::chrono::milliseconds(10), .label = "sgemm"});
     const auto t0 = std::chrono::steady_clock::now();
-    gpu::live_sgemm(Strategy::live_block, board, a.data(), b.data(), c.data(), n, stream);
-    stream.synchronize();
+    gpu::live_sgemm(Strategy::live_block, live.board(), a.data(), b.data(), c.data(), n, stream);
+    live.watch(stream);
+    const std::uint64_t final_count = live.wait();
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // One more poll interval, so that the poller has read the final value before it stops.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    poller.stop();
-    const PollStats ps = poller.stats();
-    const std::uint64_t final_count = board.read();
+    const PollStats ps = live.stats();
     std::fprintf(stderr,
                  "progress demo: done in %.2f s; the slots sum to %llu of %llu; the host saw %llu "
                  "distinct values (%.0f per second)\n",

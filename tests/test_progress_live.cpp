@@ -92,6 +92,42 @@ TEST(ProgressLive, PollerOfHostWrittenSlotsIsMonotoneAndExact) {
   EXPECT_LE(*std::max_element(seen.begin(), seen.end()), total);
 }
 
+// Completion: when Options::finished says the work is done, the poller reads once more, draws the
+// final state once (not again at stop()), and stops by itself.
+TEST(ProgressLive, PollerStopsItselfWhenFinished) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  std::atomic<std::uint64_t> c{0};
+  std::atomic<bool> done{false};
+  Poller p([&c] { return c.load(); }, {.interval = 200us,
+                                       .display = Display::lines,
+                                       .out = f,
+                                       .total = 100,
+                                       .label = "job",
+                                       .line_period_s = 100.0,
+                                       .finished = [&done] { return done.load(); }});
+  c = 40;
+  std::this_thread::sleep_for(2ms);
+  c = 100;
+  done = true;
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (!p.stats().complete && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100us);
+  EXPECT_TRUE(p.stats().complete);
+  EXPECT_EQ(p.stats().last, 100u);
+  p.stop();
+  std::fflush(f);
+  std::rewind(f);
+  std::string out;
+  char buf[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, got);
+  std::fclose(f);
+  // line_period_s is long: the one line is the final one, drawn once.
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("100.0% (100/100)"), std::string::npos) << out;
+}
+
 // A writer that never stores its final count (the bug a live policy must not have) leaves the
 // sum short: what the benchmark's check (bench/progress.cpp validate_live) rejects.
 TEST(ProgressLive, MissingFinalStoreLeavesTheSumShort) {
@@ -118,6 +154,25 @@ TEST(ProgressLive, DemoWithoutGpuExitsTwo) {
 #if TWINBENCH_HAVE_CUDA
 constexpr Strategy kLive[] = {Strategy::live_block, Strategy::live_warp};
 constexpr unsigned kStrides[] = {1u, 8u};
+
+// The README's example: LiveProgress around a live kernel on a stream of the caller's.
+TEST(ProgressLiveGpu, LiveProgressWatchesAKernelToCompletion) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  const std::size_t n = test::reduced() ? 256 : 2048;
+  DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
+  gpu::live_fill_uniform(a.data(), n * n, 1, s);
+  gpu::live_fill_uniform(b.data(), n * n, 2, s);
+  const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
+  LiveProgress live(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), total,
+                    {.interval = 100us, .display = Display::quiet, .out = nullptr});
+  gpu::live_sgemm(Strategy::live_block, live.board(), a.data(), b.data(), c.data(), n, s);
+  live.watch(s);
+  EXPECT_EQ(live.wait(), total);
+  EXPECT_TRUE(live.stats().complete);
+  EXPECT_EQ(live.stats().last, total);
+  EXPECT_TRUE(live.stats().error.empty()) << live.stats().error;
+}
 
 TEST(ProgressLiveGpu, SlotBoardRejectsTooManyWriters) {
   TB_REQUIRE_GPU();
