@@ -1,6 +1,7 @@
 #pragma once
 // Kernels instrumented with a progress counting strategy (gpu/progress.cuh), for the overhead
-// benchmarks (bench/progress.cpp) and the --progress-demo. Host-callable launchers only.
+// benchmarks (bench/progress.cpp). Host-callable launchers only. (The live strategies, which the
+// host reads without a copy, and the --progress-demo: gpu/progress_live.hpp.)
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -22,9 +23,9 @@ namespace tb::gpu {
 // instructions (gpu/poisson_kernel.cuh) and a per_block report about 30 plus a barrier. At 128
 // rows a report the H200 measured (device counter, block 256) +1.02% for per_block and +1.19%
 // for per_warp at 100M, +3.2% / +1.2% at 10M (where every thread reports once per stream tile
-// anyway); 256 halves the reports of the 100M run (382 rows: two instead of three). The
-// --progress-demo's 2^28-sample kernels (1024 rows, ~8 ms each) still report four times a
-// thread, at times that differ from block to block, so the 1 ms poller sees the count move at
+// anyway); 256 halves the reports of the 100M run (382 rows: two instead of three). A 2^28-sample
+// kernel (1024 rows, ~8 ms; the --progress-demo's before issue 27) still reports four times a
+// thread, at times that differ from block to block, so a 1 ms poller sees the count move at
 // nearly every read.
 // The run of 25e23e9 (results/nvidia-h200/2026-12-01 then, since replaced; git history; rows
 // per report 256, block 256, device counter) read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
