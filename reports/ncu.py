@@ -616,6 +616,22 @@ def why_paragraphs(run: Run) -> list[str]:
     return out
 
 
+def report_blocks(run: Run) -> list:
+    """The report's hardware-counter section (render.build_document, after the summary): who
+    named the limiters, the why paragraphs, and whether the CPU counters could be read. Empty
+    for a run with neither a profile pass nor a CPU counter probe."""
+    from .document import Heading, Paragraph  # noqa: PLC0415 (render's model; not needed above)
+    blocks: list = []
+    note = summary_note(run.context)
+    if note:
+        blocks += [Heading("Why, from the counters (Nsight Compute)"), Paragraph(note)]
+        blocks += [Paragraph(p) for p in why_paragraphs(run)]
+    cpu = run.context.get("cpu_counters")
+    if cpu:
+        blocks.append(Paragraph(f"CPU hardware counters (perf_event_open): {cpu}.", note=True))
+    return blocks
+
+
 # ----------------------------------------------------------------- command line
 
 def _write_selection(run: Run, folder: Path, sweeps: bool) -> int:

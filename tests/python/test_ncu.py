@@ -19,8 +19,9 @@ from reports import ncu
 from reports import summary as sm
 from reports.loader import load_run
 
-ROOT = Path(__file__).resolve().parents[2]
-RUN = ROOT / "results" / "nvidia-h200" / "2026-12-02" / "run.json"
+# The committed H200 run of 2026-12-02 (results/nvidia-h200/2026-12-02/run.json) without its
+# per-sample times: the tests must not depend on where results are kept.
+RUN = Path(__file__).resolve().parent / "data" / "ncu_h200_run.json"
 CSV = Path(__file__).resolve().parent / "data" / "ncu_raw_h200.csv"
 VA = "vector_add/cuda/n:268435456/block:256/mode:kernel"
 VA_ARTICLE = "vector_add/cuda_article/n:268435456/block:256/mode:kernel"
@@ -275,3 +276,18 @@ def test_the_summary_note_names_the_profiler_only_for_a_profiled_run(merged, h20
     note = ncu.summary_note(run.context)
     assert "Version 2025.3.0.0" in note and "9 GPU rows profiled" in note
     assert ncu.summary_note(h200.context) is None
+
+
+def test_the_report_section_holds_the_note_and_the_paragraphs(merged, h200):
+    from reports.document import Heading, Paragraph
+    run, _, _ = merged
+    blocks = ncu.report_blocks(run)
+    assert isinstance(blocks[0], Heading) and "Nsight Compute" in blocks[0].text
+    texts = [b.text for b in blocks if isinstance(b, Paragraph)]
+    assert texts[0] == ncu.summary_note(run.context)
+    assert any(t.startswith("vector_add (n:268435456)") for t in texts)
+    assert ncu.report_blocks(h200) == []  # neither a profile nor a CPU probe in that run
+    run.context["cpu_counters"] = "not available: ENOENT"
+    assert ncu.report_blocks(run)[-1].text == \
+        "CPU hardware counters (perf_event_open): not available: ENOENT."
+    del run.context["cpu_counters"]
