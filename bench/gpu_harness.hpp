@@ -162,7 +162,8 @@ void ncu_window(cudaStream_t stream, Work& work, bool cold) {
   nvtxRangePushA(range.c_str());
   CUDA_CHECK(cudaProfilerStart());
   work();
-  const cudaError_t err = cudaStreamSynchronize(stream);
+  // The whole device: streams' rows enqueue on several streams, libraries may on their own.
+  const cudaError_t err = cudaDeviceSynchronize();
   CUDA_CHECK(cudaProfilerStop());
   nvtxRangePop();
   CUDA_CHECK(err);
