@@ -30,6 +30,8 @@
 #   PROFILE_SWEEPS=0    main pass only
 #   NCU_EXTRA="..."     more ncu options (split into words)
 #   NCU=PATH            the ncu to run (default: ncu on PATH, else /usr/local/cuda/bin/ncu)
+#   NCU_MAIN_ARGS="..." / NCU_SWEEP_ARGS="..."   the passes' sections and metrics instead of
+#                       the ones below (split into words)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -75,6 +77,9 @@ main_sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section
                --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis
                --metrics "dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_active,dram__bytes.sum.per_second,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
 sweep_sections=(--section Occupancy --section LaunchStats)
+# Overrides, should this ncu lack a section or metric (ncu stops at the first unknown one).
+[ -n "${NCU_MAIN_ARGS:-}" ] && read -r -a main_sections <<< "$NCU_MAIN_ARGS"
+[ -n "${NCU_SWEEP_ARGS:-}" ] && read -r -a sweep_sections <<< "$NCU_SWEEP_ARGS"
 
 declare -A pass_rc pass_s pass_kernels
 permission=0

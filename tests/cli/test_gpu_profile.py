@@ -178,3 +178,12 @@ def test_the_budget_stops_a_pass_and_skips_the_sweeps(tree):
     assert "sweep pass skipped" in proc.stdout
     # what ncu saved is still merged
     assert "merge exit 0" in proc.stdout.strip().splitlines()[-1]
+
+
+def test_the_sections_can_be_replaced(tree):
+    proc = profile(tree, tree / "run.json", tree / "out", PROFILE_SWEEPS="0",
+                   NCU_MAIN_ARGS="--section SpeedOfLight --metrics gpu__time_duration.sum")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    main = [c for c in calls(tree) if c.startswith("ncu --profile-from-start off")][0]
+    assert "--section SpeedOfLight --metrics gpu__time_duration.sum" in main
+    assert "WarpStateStats" not in main
