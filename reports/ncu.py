@@ -439,7 +439,9 @@ def limiter_words(row: Row) -> str | None:
     if sm is None or mem is None:
         return None
     if mem >= BOUND_PCT and mem >= sm:
-        units = {"DRAM": c("ncu_dram_pct"), "L2": c("ncu_l2_pct"), "L1": c("ncu_l1_pct")}
+        # L1/shared: the L1/TEX unit serves the L1 cache and shared memory alike.
+        units = {"DRAM": c("ncu_dram_pct"), "L2": c("ncu_l2_pct"),
+                 "L1/shared": c("ncu_l1_pct")}
         units = {u: v for u, v in units.items() if v is not None}
         unit = max(units, key=units.get) if units else "memory"
         return f"{unit} bandwidth (ncu: {units.get(unit, mem):.0f} % of peak)"
@@ -516,8 +518,8 @@ def summary_note(context: dict) -> str | None:
     return (f"Limiters with \"ncu:\" in brackets are Nsight Compute's ({context['ncu_version']}, "
             f"scripts/gpu-profile.sh: {rows} GPU rows profiled in a separate pass after the timed "
             f"run, each kernel once): a memory unit at ≥ {BOUND_PCT:.0f} % of its peak names "
-            f"the bandwidth (DRAM, L2 or L1), the SM at ≥ {BOUND_PCT:.0f} % names compute and its "
-            f"busiest pipe, else too few threads (under one wave, theoretical occupancy under "
+            f"the bandwidth (DRAM, L2 or L1/shared), the SM at ≥ {BOUND_PCT:.0f} % names compute "
+            f"and its busiest pipe, else too few threads (under one wave, theoretical occupancy under "
             f"{OCCUPANCY_LOW_PCT:.0f} % and what limits it, or achieved under "
             f"{100 * ACHIEVED_SHARE:.0f} % of theoretical), else latency and the warps' top stall "
             f"reason. The other limiters are the rules above; where they say latency / other, the "

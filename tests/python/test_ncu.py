@@ -188,7 +188,7 @@ def test_merge_from_the_command_line(tmp_path, capsys):
 @pytest.mark.parametrize("name, words", [
     (VA, "DRAM bandwidth (ncu: 93 % of peak)"),
     ("sgemm/cublas/n:4096/mode:kernel", "compute: FMA pipe (ncu: SM 85 %, FMA 84 % of peak)"),
-    ("sgemm/cuda_naive/n:4096/block:32x32/mode:kernel", "L1 bandwidth (ncu: 96 % of peak)"),
+    ("sgemm/cuda_naive/n:4096/block:32x32/mode:kernel", "L1/shared bandwidth (ncu: 96 % of peak)"),
     ("poisson/cuda/n:100000000/block:1024/mode:kernel",
      "too few threads: occupancy 31 % of 38 % theoretical: registers (ncu)"),
     ("conv2d/cuda_tiled/image:3840x2160/filter:7/block:16x16/mode:kernel",
