@@ -176,8 +176,8 @@ void record_cpu_cache_mode() {
     return;
   }
   add("cpu_cache_mode", "cold");
-  flush_cpu_caches();
-  flush_cpu_caches();  // the second pass: the first also allocated and touched the buffer
+  choose_cpu_flush_method();
+  flush_cpu_caches();  // timed once more for the context
   add("cpu_cache_flush", cpu_cache_flush_description());
 }
 

@@ -9,10 +9,15 @@
 // GPU peer ran from memory: at 166% to 572% of the CPU's memory ceiling on 2026-12-02
 // (results/nvidia-h200/2026-12-02). A cold CPU sample is the like-for-like one.
 // The pass reads (it leaves clean lines, whose eviction costs the next sample nothing) one word
-// per 64-byte line (enough to bring each line in) of 1.5x the L3 and all L2s together: the L3 of
-// these Xeons is a victim cache of the L2s, with an adaptive replacement policy that keeps some
-// old lines through a pass of exactly its size. Measured pass time: see the context's
-// cpu_cache_flush (about 5 ms for 500 MiB on the H200 host's 16 threads).
+// per 64-byte line (enough to bring each line in) of 1.5x the L3 and all L2s together.
+// One pass over such a buffer is not enough on these Xeons: their L3 replacement resists scans
+// (a line read once is inserted as unlikely to be reused, so a stream evicts its own lines before
+// the kernel's, which the kernel reuses every sample). On the H200 host, after one pass, a 1M
+// vector_add (12.6 MB) still ran at 323 GB/s and conv2d 3x3 at 127% of the memory ceiling
+// (2026-12-02, cpu.json of the bundle of 85ad799). Reading the buffer in 8 MiB chunks, each twice,
+// makes the flush's lines reused lines too. Which method evicts is measured at start
+// (choose_cpu_flush_method: a probe read warm, after each method, and after clflush of its own
+// lines), used, and written in the context's cpu_cache_flush.
 #include <cstddef>
 #include <string>
 
@@ -23,8 +28,14 @@ std::size_t cpu_cache_bytes();
 // The flush buffer's size: 1.5x cpu_cache_bytes(), or 64 MiB when the caches' size is unknown.
 std::size_t cpu_flush_bytes();
 
+enum class FlushMethod { one_pass, chunks_twice };
+
 // Reads the flush buffer with all OpenMP threads (allocates and first-touches it on first use).
 void flush_cpu_caches();
+
+// Measures which method leaves a probe buffer the coldest and uses it from then on (at start,
+// before the ceilings; ~0.3 s on the H200 host).
+FlushMethod choose_cpu_flush_method();
 
 // Frees the buffer (called when a workload's memory is released: the rows that need it are the
 // small ones, and the large ones should not carry it in their peak memory).

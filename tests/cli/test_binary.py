@@ -409,6 +409,7 @@ def test_cpu_samples_are_cold_unless_warm(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "MiB" in data["context"]["cpu_cache_flush"]
     assert "last pass" in data["context"]["cpu_cache_flush"]
+    assert "after clflush of its lines (cold)" in data["context"]["cpu_cache_flush"]
     rows = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/serial")]
     assert rows and all(b["llc_flushed"] == 1 and b["batch"] == 1 for b in rows)
     proc, data = run_json(tmp_path, *args, "--warm")
