@@ -2,7 +2,6 @@
 
 #include <climits>
 #include <stdexcept>
-#include <string>
 
 #include "common/cpu_isa.hpp"
 
@@ -54,13 +53,8 @@ void limit_onednn_isa() {
   (void)once;
 }
 
+// oneDNN 2.x API (Debian's 2.6): matmul::desc, then a primitive descriptor on the CPU engine.
 // The memory objects are created here once; run() only points them at the caller's buffers.
-// Both oneDNN APIs build: 3.x (Intel's PyPI wheel, which scripts/deps.sh installs into .venv)
-// and 2.x (Debian's libdnnl-dev 2.6, the fallback without a network).
-// Why 3.x where it can be had: Debian's 2.6 (2022) predates most of oneDNN's AMX tuning; on the
-// H200 host it ran the BF16 product at 4096 at 4.0 TFLOP/s, 27% of the AMX roof the suite
-// measures there (14.9 TFLOP/s; results/nvidia-h200/2026-12-02), and on the 2-core development
-// machine 3.2 ran the same product 30-40% faster than 2.6 in paired runs (noisy; not results).
 struct OnednnMatmul::State {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
@@ -80,19 +74,12 @@ OnednnMatmul::OnednnMatmul(std::size_t n, bool bf16) : state_(std::make_unique<S
     const dnnl::memory::desc a_md({m, m}, in, tag::ab), b_md({m, m}, in, tag::ab),
         c_md({m, m}, dt::f32, tag::ab);
     State& s = *state_;
-#if DNNL_VERSION_MAJOR >= 3
-    s.pd = dnnl::matmul::primitive_desc(s.engine, a_md, b_md, c_md);
-#else
     s.pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), s.engine);
-#endif
     s.primitive = dnnl::matmul(s.pd);
     s.a = dnnl::memory(a_md, s.engine, DNNL_MEMORY_NONE);
     s.b = dnnl::memory(b_md, s.engine, DNNL_MEMORY_NONE);
     s.c = dnnl::memory(c_md, s.engine, DNNL_MEMORY_NONE);
-    // The version too: which oneDNN ran is part of the row's answer (2.6 and 3.x differ).
-    const dnnl_version_t* v = dnnl_version();
-    s.impl = std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-             std::to_string(v->patch) + " " + s.pd.impl_info_str();
+    s.impl = s.pd.impl_info_str();
   } catch (const dnnl::error& e) {
     throw std::runtime_error(std::string("oneDNN matmul (") + (bf16 ? "bf16" : "f32") +
                              "): " + e.what());

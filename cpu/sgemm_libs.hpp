@@ -31,7 +31,7 @@ class OnednnMatmul {
 
   // a, b: n*n floats, or n*n bf16 patterns when built with bf16; c: n*n floats.
   void run(const void* a, const void* b, float* c) const;
-  // oneDNN's version and the implementation it chose, e.g. "3.2.0 brg:avx512_core_amx".
+  // The implementation oneDNN chose (impl_info_str), e.g. "brg:avx512_core_amx".
   const std::string& impl() const;
 
  private:

@@ -70,17 +70,6 @@ if ! "$venv/bin/python" -c 'import matplotlib, pytest' >/dev/null 2>&1; then
   echo "deps: installing Python packages (reports/requirements.txt)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/reports/requirements.txt"
 fi
-# oneDNN 3.x, Intel's build from PyPI (its .so and CMake files land in .venv/lib, its headers in
-# .venv/include; CMakeLists.txt looks there first): Debian's libdnnl-dev is 2.6, whose AMX
-# matmul is slower (cpu/sgemm_libs.cpp). Without a network the build falls back to Debian's.
-onednn_wheel=onednn-devel-cpu-gomp==2023.2.0
-if ((!python_only)) && [ ! -f "$venv/lib/cmake/dnnl/dnnl-config.cmake" ]; then
-  echo "deps: installing oneDNN 3.2 ($onednn_wheel, PyPI)" >&2
-  if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check --timeout 30 --retries 1 \
-      "$onednn_wheel"; then
-    echo "deps: could not install $onednn_wheel (no network?): the build uses Debian's oneDNN 2.6" >&2
-  fi
-fi
 # The articles' Numba code (peers/numba/, run by scripts/peers.sh) is optional: without a
 # network the install fails, the suite runs without the peers and its results say why. Short
 # pip timeouts, so that an offline machine is not held up for minutes.

@@ -19,14 +19,11 @@ done
 # The CPU libraries (OpenBLAS's OpenMP build, oneDNN, and what they link that the GPU machine
 # may lack), xz-compressed: 90 MB as they are, over the 64 MiB that travels to the GPU machine.
 # gpu-run.sh unpacks them beside the binaries.
-cpu_libs=(libOpenCL.so.1 libgfortran.so.5 libquadmath.so.0)
+cpu_libs=(libdnnl.so.2 libOpenCL.so.1 libgfortran.so.5 libquadmath.so.0)
 stage=$(mktemp -d)
 for lib in "${cpu_libs[@]}"; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$stage/"
 done
-# oneDNN: the one twinbench links (.venv's 3.x, or Debian's 2.x: CMakeLists.txt).
-dnnl=$(ldd "$root/build-bundle/twinbench" | awk '/libdnnl/ {print $1, $3; exit}')
-if [ -n "$dnnl" ]; then cp -L "${dnnl#* }" "$stage/${dnnl%% *}"; fi
 cp -L /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 "$stage/"
 tar -C "$stage" -cJf "$out/cpu-libs.tar.xz" .
 rm -rf "$stage"
