@@ -72,6 +72,11 @@ main_filter=$(cat "$out/ncu-main.filter")
 sweep_filter=$(cat "$out/ncu-sweep.filter")
 cat "$out/ncu-selected-main.txt" "$out/ncu-selected-sweep.txt" > "$out/ncu-selected.txt"
 version=$("$ncu" --version 2>&1 | tail -n 1)
+# The run's sizes: a --quick or --full run has rows that a default one does not.
+size_args=()
+read -r -a size_args <<< "$("$python" -c 'import json, sys
+c = json.load(open(sys.argv[1])).get("context", {})
+print(" ".join(f"--{k}" for k in ("quick", "full") if str(c.get(k)).lower() == "true"))' "$run_json")"
 
 main_sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy
                --section LaunchStats --section WarpStateStats --section ComputeWorkloadAnalysis
@@ -97,7 +102,7 @@ profile_pass() {  # name, seconds, filter, sections...
              -f -o "$rep")
   # The pass's own run: no ceilings or telemetry (minutes of their own, nothing to profile),
   # one sample a row (its timings are not results), no re-exec for pinning under ncu.
-  local app=("$root/bundle/twinbench" --no-ceilings --no-telemetry --min-samples=1
+  local app=("$root/bundle/twinbench" "${size_args[@]}" --no-ceilings --no-telemetry --min-samples=1
              --min-time=1e-9 --max-time=1e-9 "--benchmark_filter=$filter"
              "--benchmark_out=$out/ncu-$name-run.json" --benchmark_out_format=json)
   # The command as run, the filter by name (ncu-<pass>.filter holds it: thousands of characters).
