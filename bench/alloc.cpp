@@ -22,16 +22,18 @@ namespace {
 
 constexpr Tolerance kExact{0.0};
 
+// One allocation (and its free) per iteration.
+constexpr WorkModel kOneAlloc{.items = 1};
+
 void finish(benchmark::State& state, std::size_t bytes) {
-  set_work(state, {.items = 1}, Side::cpu);
   state.counters["alloc_bytes"] = static_cast<double>(bytes);
 }
 
 // malloc + free of an untouched block: glibc serves small sizes from its arenas and large ones
 // (above its mmap threshold) with mmap/munmap, so this is either a few ns or a system call.
 void add_malloc(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "serial_malloc", {{"bytes", bytes}});
-  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec = bench_spec("alloc", "serial_malloc", {{"bytes", bytes}}).of_algorithm("malloc");
+  add_cpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     // A failed malloc is out of memory (a skip), not a wrong result (a validation failure).
     if (!validate_once(state, kExact, [&] {
           if (!malloc_free(bytes)) throw std::bad_alloc();
@@ -50,8 +52,9 @@ void add_malloc(const RunConfig& cfg, std::size_t bytes) {
 // is a fresh mmap and every page faults. (With transparent huge pages set to "always", large
 // blocks fault once per 2 MiB instead.)
 void add_malloc_touch(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "serial_malloc_touch", {{"bytes", bytes}});
-  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec =
+      bench_spec("alloc", "serial_malloc_touch", {{"bytes", bytes}}).of_algorithm("malloc");
+  add_cpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     const bool ok = validate_once(state, kExact, [&] {
       auto* p = static_cast<unsigned char*>(std::malloc(bytes));
       if (!p) throw std::bad_alloc();  // out of memory: a skip, not a validation failure
@@ -134,8 +137,9 @@ class KeepPoolMemory {
 };
 
 void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "cuda_malloc_free", {{"bytes", bytes}});
-  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec =
+      bench_spec("alloc", "cuda_malloc_free", {{"bytes", bytes}}).of_algorithm("malloc");
+  add_host_timed_gpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     Stream s;
     ErrorStats err;
@@ -151,8 +155,9 @@ void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
 }
 
 void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "cuda_malloc_async", {{"bytes", bytes}});
-  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec =
+      bench_spec("alloc", "cuda_malloc_async", {{"bytes", bytes}}).of_algorithm("malloc");
+  add_host_timed_gpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     KeepPoolMemory keep;
     Stream s;
@@ -169,8 +174,8 @@ void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
 }
 
 void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "cuda_reuse", {{"bytes", bytes}});
-  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec = bench_spec("alloc", "cuda_reuse", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     if (!check_size(state, bytes)) return;
     Stream s;
     DeviceBuffer<unsigned char> buf(bytes);
@@ -195,8 +200,8 @@ void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
 // Pinned host memory: cudaHostAlloc maps and page-locks every page (and registers them with
 // the device) before it returns, so its cost grows with the size; the two writes are trivial.
 void add_cuda_host_alloc(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("alloc", "cuda_host_alloc", {{"bytes", bytes}});
-  add_host_timed_gpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec = bench_spec("alloc", "cuda_host_alloc", {{"bytes", bytes}});
+  add_host_timed_gpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     if (bytes == 0) {
       skip(state, "size must be positive");
       return;

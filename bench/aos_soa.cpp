@@ -44,8 +44,8 @@ HostData& host_data(std::size_t n) {
 }
 
 // A CPU variant (`run` calls one of the four functions on HostData); 16 B/point.
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, void (*run)(HostData&)) {
-  add_cpu_benchmark(cfg, name, [n, run](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, void (*run)(HostData&)) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, run](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -53,10 +53,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, void 
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      run(d);
-    });
-    set_work(state, work(n), Side::cpu);
+    measure_cpu(state, [&] { run(d); });
   });
 }
 
@@ -88,9 +85,10 @@ DeviceData& device_data(std::size_t n) {
 // how the kernel reads them); 16 B/point.
 void add_cuda(const RunConfig& cfg, std::string_view impl, std::size_t n, int block,
               std::function<void(DeviceData&, std::size_t, int)> launch,
-              gpu::KernelStats (*stats)(std::size_t, int)) {
-  const auto name = bench_name("aos_soa", impl, {{"n", n}, {"block", block}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+              gpu::KernelStats (*stats)(std::size_t, int), const char* algorithm) {
+  const auto spec =
+      bench_spec("aos_soa", impl, {{"n", n}, {"block", block}}).of_algorithm(algorithm);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
@@ -108,21 +106,24 @@ void add_cuda(const RunConfig& cfg, std::string_view impl, std::size_t n, int bl
     run_gpu_modes(state, Mode::kernel, d.stream, kTolerance, stages);
     if (state.error_occurred()) return;
     record_kernel(state, stats(n, block));
-    set_work(state, work(n), Side::gpu);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kDefaultSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("aos_soa", "serial_aos", {{"n", n}}), n,
+    add_cpu(cfg, bench_spec("aos_soa", "serial_aos", {{"n", n}}).of_algorithm("aos"), n,
             [](HostData& d) { serial_aos(d.xyz.data(), d.out.data(), d.n); });
-    add_cpu(cfg, bench_name("aos_soa", "serial_soa", {{"n", n}}), n,
+    add_cpu(cfg, bench_spec("aos_soa", "serial_soa", {{"n", n}}).of_algorithm("soa"), n,
             [](HostData& d) { serial_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), d.n); });
-    add_cpu(cfg, bench_name("aos_soa", "omp_aos", {{"n", n}, {"threads", omp_threads()}}), n,
-            [](HostData& d) { omp_aos(d.xyz.data(), d.out.data(), d.n); });
-    add_cpu(cfg, bench_name("aos_soa", "omp_soa", {{"n", n}, {"threads", omp_threads()}}), n,
-            [](HostData& d) { omp_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), d.n); });
+    add_cpu(
+        cfg,
+        bench_spec("aos_soa", "omp_aos", {{"n", n}}).on_threads(omp_threads()).of_algorithm("aos"),
+        n, [](HostData& d) { omp_aos(d.xyz.data(), d.out.data(), d.n); });
+    add_cpu(
+        cfg,
+        bench_spec("aos_soa", "omp_soa", {{"n", n}}).on_threads(omp_threads()).of_algorithm("soa"),
+        n, [](HostData& d) { omp_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), d.n); });
 #if TWINBENCH_HAVE_CUDA
     for (int block : block_sweep_1d(cfg)) {
       add_cuda(
@@ -130,19 +131,19 @@ void register_benchmarks(const RunConfig& cfg) {
           [](DeviceData& d, std::size_t m, int b) {
             gpu::aos_soa_cuda_aos(d.xyz.data(), d.out.data(), m, b, d.stream);
           },
-          gpu::aos_soa_cuda_aos_stats);
+          gpu::aos_soa_cuda_aos_stats, "aos");
       add_cuda(
           cfg, "cuda_soa", n, block,
           [](DeviceData& d, std::size_t m, int b) {
             gpu::aos_soa_cuda_soa(d.x.data(), d.y.data(), d.z.data(), d.out.data(), m, b, d.stream);
           },
-          gpu::aos_soa_cuda_soa_stats);
+          gpu::aos_soa_cuda_soa_stats, "soa");
       add_cuda(
           cfg, "cuda_aos_vec", n, block,
           [](DeviceData& d, std::size_t m, int b) {
             gpu::aos_soa_cuda_aos_vec(d.xyz.data(), d.out.data(), m, b, d.stream);
           },
-          gpu::aos_soa_cuda_aos_vec_stats);
+          gpu::aos_soa_cuda_aos_vec_stats, "aos");
     }
 #endif
   }

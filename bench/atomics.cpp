@@ -50,8 +50,7 @@ benchmark::Counter ns_per_element(std::size_t n) {
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-void add_counters(benchmark::State& state, std::size_t n, double atomics, Side side) {
-  set_work(state, work(n), side);
+void add_counters(benchmark::State& state, std::size_t n, double atomics) {
   state.counters["ns_per_element"] = ns_per_element(n);
   state.counters["atomics_per_iter"] = atomics;
 }
@@ -60,9 +59,9 @@ using CpuImpl = std::int64_t (*)(const std::int32_t*, std::size_t);
 
 // prefix: run on the first n_atomic elements (omp_atomic's cap) instead of all n.
 // atomics_per_element: atomic operations per element, for the atomics_per_iter counter.
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, std::size_t n_atomic,
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, std::size_t n_atomic,
              bool prefix, CpuImpl impl, double atomics_per_element) {
-  add_cpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  add_cpu_benchmark(cfg, spec, work(prefix ? n_atomic : n), [=](benchmark::State& state) {
     HostData& d = host_data(n, n_atomic);
     const std::size_t used = prefix ? d.n_atomic : d.n;
     const std::int64_t ref = prefix ? d.ref_atomic : d.ref;
@@ -70,7 +69,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, std::
         validate_once(state, kExact, [&] { return compare_exact(impl(d.in.data(), used), ref); });
     if (!ok) return;
     measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.in.data(), used)); });
-    add_counters(state, used, atomics_per_element * static_cast<double>(used), Side::cpu);
+    add_counters(state, used, atomics_per_element * static_cast<double>(used));
   });
 }
 
@@ -120,9 +119,11 @@ using Launch = void (*)(const std::int32_t*, std::size_t, unsigned long long*, i
 using Stats = gpu::KernelStats (*)(std::size_t, int);
 
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std::size_t n_atomic,
-              int block, Launch launch, Stats stats, double atomics) {
-  const auto name = bench_name("atomics", impl, {{"n", n}, {"block", block}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+              int block, Launch launch, Stats stats, double atomics,
+              const std::string& algorithm = "") {
+  const auto spec =
+      bench_spec("atomics", impl, {{"n", n}, {"block", block}}).of_algorithm(algorithm);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
@@ -131,14 +132,15 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std:
       return;
     time_gpu(state, d.stream, run);
     record_kernel(state, stats(n, block));
-    add_counters(state, n, atomics, Side::gpu);
+    add_counters(state, n, atomics);
   });
 }
 
 void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int block, int addrs) {
-  const auto name =
-      bench_name("atomics", "cuda_atomic_spread", {{"n", n}, {"addrs", addrs}, {"block", block}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec =
+      bench_spec("atomics", "cuda_atomic_spread", {{"n", n}, {"addrs", addrs}, {"block", block}})
+          .of_algorithm("atomic");
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
@@ -150,33 +152,34 @@ void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int b
       return;
     time_gpu(state, d.stream, run);
     record_kernel(state, gpu::atomics_cuda_atomic_spread_stats(n, block));
-    add_counters(state, n, static_cast<double>(n), Side::gpu);
+    add_counters(state, n, static_cast<double>(n));
     state.counters["addrs"] = addrs;
   });
 }
 
 void add_thrust(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
-  add_gpu_benchmark(cfg, bench_name("atomics", "thrust", {{"n", n}}), [=](benchmark::State& state) {
-    const std::int64_t ref = host_data(n, n_atomic).ref;
-    DeviceData& d = device_data(n, n_atomic);
-    const auto check = [&] {
-      return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref);
-    };
-    if (!validate_once(state, kExact, check)) return;
-    // thrust::reduce hands the sum back to the host: each run ends with a stream sync and an
-    // 8-byte copy, which the events include (and the launch latency: a call that waits for
-    // the GPU cannot be queued behind a gate).
-    time_gpu(
-        state, d.stream,
-        [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); },
-        Timing::inline_launch);
-    add_counters(state, n, 0.0, Side::gpu);
-  });
+  add_gpu_benchmark(
+      cfg, bench_spec("atomics", "thrust", {{"n", n}}), work(n), [=](benchmark::State& state) {
+        const std::int64_t ref = host_data(n, n_atomic).ref;
+        DeviceData& d = device_data(n, n_atomic);
+        const auto check = [&] {
+          return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref);
+        };
+        if (!validate_once(state, kExact, check)) return;
+        // thrust::reduce hands the sum back to the host: each run ends with a stream sync and an
+        // 8-byte copy, which the events include (and the launch latency: a call that waits for
+        // the GPU cannot be queued behind a gate).
+        time_gpu(
+            state, d.stream,
+            [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); },
+            Timing::inline_launch);
+        add_counters(state, n, 0.0);
+      });
 }
 
 void add_cub(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
-  const auto name = bench_name("atomics", "thrust_cub", {{"n", n}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("atomics", "thrust_cub", {{"n", n}});
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     const std::int64_t ref = host_data(n, n_atomic).ref;
     DeviceData& d = device_data(n, n_atomic);
     const auto run = [&] {
@@ -186,7 +189,7 @@ void add_cub(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
     if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
       return;
     time_gpu(state, d.stream, run);
-    add_counters(state, n, 0.0, Side::gpu);
+    add_counters(state, n, 0.0);
     state.counters["temp_bytes"] = static_cast<double>(d.cub_temp.bytes());
   });
 }
@@ -197,10 +200,13 @@ void register_benchmarks(const RunConfig& cfg) {
     // --size is taken as given; otherwise omp_atomic stops at kOmpAtomicMax (see cpu/atomics.hpp).
     const std::size_t n_atomic = cfg.size ? n : std::min(n, kOmpAtomicMax);
     const int threads = omp_threads();
-    add_cpu(cfg, bench_name("atomics", "serial", {{"n", n}}), n, n_atomic, false, serial, 0.0);
-    add_cpu(cfg, bench_name("atomics", "omp_atomic", {{"n", n_atomic}, {"threads", threads}}), n,
-            n_atomic, true, omp_atomic, 1.0);
-    add_cpu(cfg, bench_name("atomics", "omp_reduction", {{"n", n}, {"threads", threads}}), n,
+    add_cpu(cfg, bench_spec("atomics", "serial", {{"n", n}}), n, n_atomic, false, serial, 0.0);
+    add_cpu(cfg,
+            bench_spec("atomics", "omp_atomic", {{"n", n_atomic}})
+                .on_threads(threads)
+                .of_algorithm("atomic"),
+            n, n_atomic, true, omp_atomic, 1.0);
+    add_cpu(cfg, bench_spec("atomics", "omp_reduction", {{"n", n}}).on_threads(threads), n,
             n_atomic, false, omp_reduction, 0.0);
 #if TWINBENCH_HAVE_CUDA
     const double nd = static_cast<double>(n);
@@ -211,8 +217,8 @@ void register_benchmarks(const RunConfig& cfg) {
       const bool contended_row = cfg.full || !cfg.blocks.empty() || block == kContendedBlock;
       if (contended_row)
         add_cuda(cfg, "cuda_atomic_per_thread", n, n_atomic, block,
-                 gpu::atomics_cuda_atomic_per_thread, gpu::atomics_cuda_atomic_per_thread_stats,
-                 nd);
+                 gpu::atomics_cuda_atomic_per_thread, gpu::atomics_cuda_atomic_per_thread_stats, nd,
+                 "atomic");
       add_cuda(cfg, "cuda_warp", n, n_atomic, block, gpu::atomics_cuda_warp,
                gpu::atomics_cuda_warp_stats, blocks * (block / 32));
       add_cuda(cfg, "cuda_block", n, n_atomic, block, gpu::atomics_cuda_block,

@@ -66,9 +66,9 @@ HostData& host_data(std::size_t n) {
 // reference writes float64 prices (its own output arrays), the others float32; the model stays
 // 20 B per option for all, so the rates compare the same task.
 template <class T>
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
              void (*impl)(const float*, const float*, const float*, T*, T*, std::size_t)) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     HostData& d = host_data(n);
     T* call;
     T* put;
@@ -86,10 +86,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
       return d.check(call, put);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n);
-    });
-    set_work(state, work(n), Side::cpu);
+    measure_cpu(state, [&] { impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n); });
   });
 }
 
@@ -157,10 +154,11 @@ GpuStages stages(DeviceData& d, const HostData& h, std::size_t n, std::function<
 // Event time of the kernel (mode:kernel) or of upload + kernel + download over PCIe
 // (mode:e2e); model as in the file comment (the e2e bytes stay the kernel's 20 B per option).
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
-              GpuLaunch launch, GpuStats stats) {
-  const auto name =
-      bench_name("black_scholes", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+              GpuLaunch launch, GpuStats stats, const char* algorithm = "") {
+  const auto spec = bench_spec("black_scholes", impl, {{"n", n}, {"block", block}})
+                        .in_mode(mode)
+                        .of_algorithm(algorithm);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
@@ -171,19 +169,21 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
                            d.put.data(), n, market, block, d.stream);
                   }));
     record_kernel(state, stats(n, block));
-    set_work(state, work(n), Side::gpu);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kDefaultSize}, kQuickSize)) {
-    add_cpu<double>(cfg, bench_name("black_scholes", "serial", {{"n", n}}), n, serial);
-    add_cpu<float>(cfg, bench_name("black_scholes", "serial_fp32", {{"n", n}}), n, serial_fp32);
-    add_cpu<float>(cfg, bench_name("black_scholes", "omp", {{"n", n}, {"threads", omp_threads()}}),
-                   n, omp);
+    add_cpu<double>(cfg, bench_spec("black_scholes", "serial", {{"n", n}}), n, serial);
+    add_cpu<float>(cfg, bench_spec("black_scholes", "serial_fp32", {{"n", n}}).in_precision("fp32"),
+                   n, serial_fp32);
+    add_cpu<float>(cfg, bench_spec("black_scholes", "omp", {{"n", n}}).on_threads(omp_threads()), n,
+                   omp);
     add_cpu<float>(cfg,
-                   bench_name("black_scholes", "omp_erfc", {{"n", n}, {"threads", omp_threads()}}),
+                   bench_spec("black_scholes", "omp_erfc", {{"n", n}})
+                       .on_threads(omp_threads())
+                       .of_algorithm("erfc"),
                    n, omp_erfc);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
@@ -191,7 +191,7 @@ void register_benchmarks(const RunConfig& cfg) {
         add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda,
                  gpu::black_scholes_cuda_stats);
         add_cuda(cfg, "cuda_erfc", n, block, mode, gpu::black_scholes_cuda_erfc,
-                 gpu::black_scholes_cuda_erfc_stats);
+                 gpu::black_scholes_cuda_erfc_stats, "erfc");
         add_cuda(cfg, "cuda_naive", n, block, mode, gpu::black_scholes_cuda_naive,
                  gpu::black_scholes_cuda_naive_stats);
       }

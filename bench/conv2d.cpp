@@ -66,8 +66,8 @@ std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_stri
 using CpuImpl = void (*)(const float*, float*, int, int, const float*, int);
 
 // serial / omp: one filtered image per iteration, wall-clock time.
-void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, int f, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [dims, f, impl](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, int f, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(dims, f), [dims, f, impl](benchmark::State& state) {
     HostData& d = host_data(dims, f);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -77,7 +77,6 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, int f, C
     });
     if (!ok) return;
     measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f); });
-    set_work(state, work(dims, f), Side::cpu);
   });
 }
 
@@ -126,10 +125,10 @@ const char* impl_name(Kind k) {
 // cuda_naive / cuda_tiled / cuda_direct / cuda_separable with a 2D block; kernel or e2e (upload the
 // image, filter, download the result). The filters are loaded into constant memory before timing.
 void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
-  const auto name = bench_name(
-      "conv2d", impl_name(kind),
-      {{"image", image_arg(dims)}, {"filter", f}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("conv2d", impl_name(kind),
+                               {{"image", image_arg(dims)}, {"filter", f}, {"block", block}})
+                        .in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(dims, f), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
     HostData& h = host_data(dims, f);
     DeviceData& d = device_data(dims, f);
@@ -187,7 +186,6 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
         record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
         break;
     }
-    set_work(state, work(dims, f), Side::gpu);
   });
 }
 #endif
@@ -195,11 +193,11 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
 void register_benchmarks(const RunConfig& cfg) {
   const Dims2 dims = image_dims(cfg, kImage, kQuickImage);
   for (int f : kFilterSizes) {
-    add_cpu(cfg, bench_name("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
+    add_cpu(cfg, bench_spec("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
             f, serial);
     add_cpu(cfg,
-            bench_name("conv2d", "omp",
-                       {{"image", image_arg(dims)}, {"filter", f}, {"threads", omp_threads()}}),
+            bench_spec("conv2d", "omp", {{"image", image_arg(dims)}, {"filter", f}})
+                .on_threads(omp_threads()),
             dims, f, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)

@@ -37,14 +37,13 @@ ErrorStats check(double got, const HostData& d) { return compare_scalar(got, d.r
 using CpuImpl = double (*)(const float*, const float*, std::size_t);
 
 // depth: the variant's summation depth, which sets its tolerance (cpu/dot.hpp).
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl,
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl,
              std::size_t depth) {
-  add_cpu_benchmark(cfg, name, [n, impl, depth](benchmark::State& state) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, impl, depth](benchmark::State& state) {
     HostData& d = host_data(n);
     const auto run_and_check = [&] { return check(impl(d.a.data(), d.b.data(), n), d); };
     if (!validate_once(state, tolerance(depth), run_and_check)) return;
     measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
-    set_work(state, work(n), Side::cpu);
   });
 }
 
@@ -79,8 +78,8 @@ void upload_inputs(DeviceData& d, std::size_t n) {
 
 // One dot on the GPU; e2e adds the upload of both inputs and the 8-byte download.
 void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
-  const auto name = bench_name("dot", "cuda", {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("dot", "cuda", {{"n", n}, {"block", block}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
@@ -93,7 +92,6 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
         .check = [&d, &h] { return check(d.hresult.data()[0], h); },
     });
     record_kernel(state, stats);
-    set_work(state, work(n), Side::gpu);
   });
 }
 
@@ -101,29 +99,31 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
 // 8-byte copy and the launch latency (it cannot be queued behind a gate): as a user of Thrust
 // would see it.
 void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto name = bench_name("dot", "thrust", {{"n", n}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("dot", "thrust", {{"n", n}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
     double result = 0.0;
     // CUB's summation order is not pinned here: the any-order depth n.
-    run_gpu_modes(state, mode, d.stream, tolerance(depth_serial(n)), {
-        .poison = [&result] { result = std::nan(""); },
-        .upload = [&d, n] { upload_inputs(d, n); },
-        .compute = [&d, n, &result] { result = gpu::dot_thrust(d.a.data(), d.b.data(), n, d.stream); },
-        .download = [] {},
-        .check = [&result, &h] { return check(result, h); },
-        .kernel_timing = Timing::inline_launch,
-    });
-    set_work(state, work(n), Side::gpu);
+    run_gpu_modes(
+        state, mode, d.stream, tolerance(depth_serial(n)),
+        {
+            .poison = [&result] { result = std::nan(""); },
+            .upload = [&d, n] { upload_inputs(d, n); },
+            .compute = [&d, n,
+                        &result] { result = gpu::dot_thrust(d.a.data(), d.b.data(), n, d.stream); },
+            .download = [] {},
+            .check = [&result, &h] { return check(result, h); },
+            .kernel_timing = Timing::inline_launch,
+        });
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("dot", "serial", {{"n", n}}), n, serial, depth_serial(n));
-    add_cpu(cfg, bench_name("dot", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp,
+    add_cpu(cfg, bench_spec("dot", "serial", {{"n", n}}), n, serial, depth_serial(n));
+    add_cpu(cfg, bench_spec("dot", "omp", {{"n", n}}).on_threads(omp_threads()), n, omp,
             depth_omp(n, omp_threads()));
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {

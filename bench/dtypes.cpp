@@ -92,13 +92,12 @@ AxpyHost<T>& axpy_host(std::size_t n) {
 // A CPU axpy: validated from y0, then timed in place (y keeps accumulating a*x, harmless to
 // the time: no type here slows down on large values); 3 * sizeof(T) B/element.
 template <class T>
-void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
+void add_cpu_axpy(const RunConfig& cfg, bool omp, std::size_t n,
                   void (*fn)(const T*, T*, std::size_t)) {
-  std::string name =
-      bench_name("dtypes", impl, {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
-  const bool omp = impl == "omp";
-  if (omp) name += "/threads:" + std::to_string(omp_threads());
-  add_cpu_benchmark(cfg, name, [n, fn, omp](benchmark::State& state) {
+  auto spec = bench_spec("dtypes", omp ? "omp" : "serial",
+                         {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}});
+  if (omp) spec = spec.on_threads(omp_threads());
+  add_cpu_benchmark(cfg, spec, axpy_work<T>(n), [n, fn, omp](benchmark::State& state) {
     // The fp16 omp path is F16C or AVX512_FP16 where the host has them: say which ran.
     if (omp) set_row_field(current_benchmark(), "cpu_isa", axpy_omp_path<T>());
     AxpyHost<T>& d = axpy_host<T>(n);
@@ -109,10 +108,7 @@ void add_cpu_axpy(const RunConfig& cfg, std::string_view impl, std::size_t n,
                      axpy_tolerance<T>().scale_floor);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      fn(d.x.data(), d.y.data(), n);
-    });
-    set_work(state, axpy_work<T>(n), Side::cpu);
+    measure_cpu(state, [&] { fn(d.x.data(), d.y.data(), n); });
   });
 }
 
@@ -155,36 +151,34 @@ FmaHost<T>& fma_host(std::size_t n) {
   return slot.get(n, fma_host_footprint<T>(n), [n] { return FmaHost<T>(n); });
 }
 
-std::string fma_name(std::string_view impl, std::string_view dtype, std::size_t n) {
-  return bench_name(
-      "dtypes", impl,
-      {{"kernel", "fma"}, {"dtype", std::string(dtype)}, {"n", n}, {"k", kChainLength}});
+BenchSpec fma_spec(bool omp, std::string_view dtype, std::size_t n) {
+  const auto spec =
+      bench_spec("dtypes", omp ? "omp" : "serial",
+                 {{"kernel", "fma"}, {"dtype", std::string(dtype)}, {"n", n}, {"k", kChainLength}});
+  return omp ? spec.on_threads(omp_threads()) : spec;
 }
 
 // A CPU fma-chain run: 2 * kChains * K ops per element (8 per emulated dp4a of 4 bytes).
 template <class T>
-void add_cpu_fma(const RunConfig& cfg, std::string_view impl, std::size_t n,
+void add_cpu_fma(const RunConfig& cfg, bool omp, std::size_t n,
                  void (*fn)(const T*, typename Dtype<T>::fma_out*, std::size_t, int)) {
   using Out = typename Dtype<T>::fma_out;
-  std::string name = fma_name(impl, dtype_name<T>(), n);
-  const bool omp = impl == "omp";
-  if (omp) name += "/threads:" + std::to_string(omp_threads());
-  add_cpu_benchmark(cfg, name, [n, fn, omp](benchmark::State& state) {
-    // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has them.
-    if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
-    FmaHost<T>& d = fma_host<T>(n);
-    const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
-      poison(d.out.span());
-      fn(d.x.data(), d.out.data(), n, kChainLength);
-      return compare(std::span<const Out>(d.out.span()), std::span<const Out>(d.ref.span()),
-                     fma_tolerance<T>().scale_floor);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] {
-      fn(d.x.data(), d.out.data(), n, kChainLength);
-    });
-    set_work(state, fma_work<T>(n), Side::cpu);
-  });
+  add_cpu_benchmark(cfg, fma_spec(omp, dtype_name<T>(), n), fma_work<T>(n),
+                    [n, fn, omp](benchmark::State& state) {
+                      // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has
+                      // them.
+                      if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
+                      FmaHost<T>& d = fma_host<T>(n);
+                      const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
+                        poison(d.out.span());
+                        fn(d.x.data(), d.out.data(), n, kChainLength);
+                        return compare(std::span<const Out>(d.out.span()),
+                                       std::span<const Out>(d.ref.span()),
+                                       fma_tolerance<T>().scale_floor);
+                      });
+                      if (!ok) return;
+                      measure_cpu(state, [&] { fn(d.x.data(), d.out.data(), n, kChainLength); });
+                    });
 }
 
 #if TWINBENCH_HAVE_CUDA
@@ -234,10 +228,10 @@ AxpyDevice<T>& axpy_device(std::size_t n) {
 // stage restores y from y0 on the device before the validation run.
 template <class T>
 void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
-  const auto name =
-      bench_name("dtypes", "cuda",
+  const auto spec =
+      bench_spec("dtypes", "cuda",
                  {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
-  add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
+  add_gpu_benchmark(cfg, spec, axpy_work<T>(n), [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
     AxpyDevice<T>& d = axpy_device<T>(n);
     const AxpyHost<T>& h = axpy_host<T>(n);
@@ -261,7 +255,6 @@ void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
     run_gpu_modes(state, Mode::kernel, d.stream, axpy_tolerance<T>(), stages);
     if (state.error_occurred()) return;
     record_kernel(state, gpu::dtypes_axpy_cuda_stats(dtype_id<T>(), n, block));
-    set_work(state, axpy_work<T>(n), Side::gpu);
   });
 }
 
@@ -294,13 +287,13 @@ FmaDevice<T>& fma_device(std::size_t n) {
 template <class T>
 void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
   using Out = typename Dtype<T>::fma_out;
-  const auto name = bench_name("dtypes", "cuda",
+  const auto spec = bench_spec("dtypes", "cuda",
                                {{"kernel", "fma"},
                                 {"dtype", dtype_name<T>()},
                                 {"n", n},
                                 {"k", kChainLength},
                                 {"block", block}});
-  add_gpu_benchmark(cfg, name, [n, block](benchmark::State& state) {
+  add_gpu_benchmark(cfg, spec, fma_work<T>(n), [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
     FmaDevice<T>& d = fma_device<T>(n);
     const FmaHost<T>& h = fma_host<T>(n);
@@ -326,7 +319,6 @@ void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
     run_gpu_modes(state, Mode::kernel, d.stream, fma_tolerance<T>(), stages);
     if (state.error_occurred()) return;
     record_kernel(state, gpu::dtypes_fma_cuda_stats(dtype_id<T>(), n, block));
-    set_work(state, fma_work<T>(n), Side::gpu);
   });
 }
 #endif
@@ -334,15 +326,15 @@ void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
 template <class T>
 void register_dtype(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kAxpySize}, kAxpyQuickSize)) {
-    add_cpu_axpy<T>(cfg, "serial", n, axpy_serial<T>);
-    add_cpu_axpy<T>(cfg, "omp", n, axpy_omp<T>);
+    add_cpu_axpy<T>(cfg, false, n, axpy_serial<T>);
+    add_cpu_axpy<T>(cfg, true, n, axpy_omp<T>);
 #if TWINBENCH_HAVE_CUDA
     for (int block : block_sweep_1d(cfg)) add_cuda_axpy<T>(cfg, n, block);
 #endif
   }
   for (std::size_t n : sizes_1d(cfg, {kFmaCpuSize}, kFmaCpuQuickSize)) {
-    add_cpu_fma<T>(cfg, "serial", n, fma_serial<T>);
-    add_cpu_fma<T>(cfg, "omp", n, fma_omp<T>);
+    add_cpu_fma<T>(cfg, false, n, fma_serial<T>);
+    add_cpu_fma<T>(cfg, true, n, fma_omp<T>);
   }
 #if TWINBENCH_HAVE_CUDA
   for (std::size_t n : sizes_1d(cfg, {kFmaGpuSize}, kFmaGpuQuickSize))

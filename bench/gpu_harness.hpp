@@ -183,7 +183,7 @@ void ncu_window(cudaStream_t stream, Work& work, bool cold) {
 template <class Work>
 void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
               Timing timing = Timing::gated) {
-  const bool cold = cold_caches() && current_benchmark().find("/mode:e2e") == std::string::npos;
+  const bool cold = cold_caches() && current_spec().mode != Mode::e2e;
   Event start, stop;
   LaunchGate gate;
   const auto t0 = std::chrono::steady_clock::now();
@@ -243,12 +243,10 @@ inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
   state.counters["low_occupancy"] = k.low_occupancy() ? 1 : 0;
 }
 
-// kernel: inputs already on the device, events around the kernel alone (gated by default:
-// the launch latency is left out, see Timing).
+// The GPU rows' modes (common/bench_spec.hpp): kernel: inputs already on the device, events
+// around the kernel alone (gated by default: the launch latency is left out, see Timing).
 // e2e: host-to-device copy of the inputs, kernel, device-to-host copy of the output, from
 // pinned host buffers; allocation stays outside the timed region.
-enum class Mode { kernel, e2e };
-inline const char* mode_name(Mode m) { return m == Mode::kernel ? "kernel" : "e2e"; }
 inline constexpr Mode kModes[] = {Mode::kernel, Mode::e2e};
 
 // An e2e row is mostly PCIe copies (~55 GB/s against the kernel's HBM at ~4 TB/s): the block
@@ -281,17 +279,14 @@ struct GpuStages {
 // The usual GPU benchmark body: validate once from freshly uploaded inputs into poisoned
 // outputs, then time the mode's stages.
 // The validation runs every stage whatever the mode, so a variant's kernel and e2e rows share
-// one verdict (keyed by the name with its mode taken out).
-inline std::string mode_independent_key(const std::string& name) {
-  std::string key = name;
-  for (const char* m : {"/mode:kernel", "/mode:e2e"})
-    if (const auto at = key.find(m); at != std::string::npos) key.erase(at, std::strlen(m));
-  return key;
+// one verdict (keyed by the description's name without its mode).
+inline std::string mode_independent_key(const BenchSpec& spec) {
+  return spec.in_mode(Mode::none).name();
 }
 
 inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t stream,
                           const Tolerance& tol, const GpuStages& s) {
-  const bool ok = validate_once(state, mode_independent_key(current_benchmark()), tol, [&] {
+  const bool ok = validate_once(state, mode_independent_key(current_spec()), tol, [&] {
     if (s.poison) s.poison();
     s.upload();
     s.compute();

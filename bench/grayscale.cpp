@@ -35,8 +35,8 @@ HostData& host_data(Dims2 d) {
 
 using CpuImpl = void (*)(const float*, float*, int, int);
 
-void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [dims, impl](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(dims), [dims, impl](benchmark::State& state) {
     HostData& d = host_data(dims);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -44,10 +44,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Dims2 dims, CpuImpl 
       return compare(std::span<const float>(d.out.span()), d.ref.span(), kTolerance.scale_floor);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
-    });
-    set_work(state, work(dims), Side::cpu);
+    measure_cpu(state, [&] { impl(d.rgb.data(), d.out.data(), dims.w, dims.h); });
   });
 }
 
@@ -79,9 +76,9 @@ using GpuStats = gpu::KernelStats (*)(int, int, Block2);
 // One image on the GPU; e2e adds the upload of the RGB image and the download of the gray one.
 void add_cuda(const RunConfig& cfg, const char* impl, Dims2 dims, Block2 block, Mode mode,
               GpuLaunch launch, GpuStats stats) {
-  const auto name = bench_name("grayscale", impl,
-                               {{"w", dims.w}, {"h", dims.h}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec =
+      bench_spec("grayscale", impl, {{"w", dims.w}, {"h", dims.h}, {"block", block}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(dims), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
     DeviceData& d = device_data(dims);
     const HostData& h = host_data(dims);
@@ -97,15 +94,15 @@ void add_cuda(const RunConfig& cfg, const char* impl, Dims2 dims, Block2 block, 
     record_kernel(state, stats(dims.w, dims.h, block));
     state.counters["block_x"] = block.x;
     state.counters["block_y"] = block.y;
-    set_work(state, work(dims), Side::gpu);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   const Dims2 dims = image_dims(cfg, kDefaultImage, kQuickImage);
-  add_cpu(cfg, bench_name("grayscale", "serial", {{"w", dims.w}, {"h", dims.h}}), dims, serial);
-  add_cpu(cfg, bench_name("grayscale", "omp", {{"w", dims.w}, {"h", dims.h}, {"threads", omp_threads()}}),
+  add_cpu(cfg, bench_spec("grayscale", "serial", {{"w", dims.w}, {"h", dims.h}}), dims, serial);
+  add_cpu(cfg,
+          bench_spec("grayscale", "omp", {{"w", dims.w}, {"h", dims.h}}).on_threads(omp_threads()),
           dims, omp);
 #if TWINBENCH_HAVE_CUDA
   for (Mode mode : kModes)

@@ -41,11 +41,8 @@ HostData& host_data(int n) {
 using CpuImpl = void (*)(std::int64_t*, int);
 
 // Wall time of computing all of L(0..n) on the CPU; items = additions (see the file comment).
-void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uint64_t adds) {
-  const bool omp_variant = std::string_view(impl).starts_with("omp");
-  const auto name = omp_variant ? bench_name("lucas", impl, {{"n", n}, {"threads", omp_threads()}})
-                                : bench_name("lucas", impl, {{"n", n}});
-  add_cpu_benchmark(cfg, name, [n, fn, adds](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, int n, CpuImpl fn, std::uint64_t adds) {
+  add_cpu_benchmark(cfg, spec, work(n, adds), [n, fn, adds](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -54,7 +51,6 @@ void add_cpu(const RunConfig& cfg, const char* impl, int n, CpuImpl fn, std::uin
     });
     if (!ok) return;
     measure_cpu(state, [&] { fn(d.out.data(), n); });
-    set_work(state, work(n, adds), Side::cpu);
   });
 }
 
@@ -82,11 +78,11 @@ using GpuStats = gpu::KernelStats (*)(int, int);
 
 // Event time of the kernel (mode:kernel) or kernel plus the download of L(0..n) (mode:e2e);
 // items = additions (see the file comment).
-void add_cuda(const RunConfig& cfg, const char* impl, int n, int block, Mode mode, GpuLaunch launch,
-              GpuStats stats, std::uint64_t adds) {
-  const auto name =
-      bench_name("lucas", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+void add_cuda(const RunConfig& cfg, const char* impl, const char* algorithm, int n, int block,
+              Mode mode, GpuLaunch launch, GpuStats stats, std::uint64_t adds) {
+  const auto spec =
+      bench_spec("lucas", impl, {{"n", n}, {"block", block}}).in_mode(mode).of_algorithm(algorithm);
+  add_gpu_benchmark(cfg, spec, work(n, adds), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
@@ -104,7 +100,6 @@ void add_cuda(const RunConfig& cfg, const char* impl, int n, int block, Mode mod
             .check = [&d, &h] { return h.check(d.host_out.data()); },
         });
     record_kernel(state, stats(n, block));
-    set_work(state, work(n, adds), Side::gpu);
   });
 }
 
@@ -132,10 +127,16 @@ void register_benchmarks(const RunConfig& cfg) {
     const int n = static_cast<int>(size);
     const bool recursive = n <= kMaxRecursiveN;
     if (recursive) {
-      add_cpu(cfg, "serial_recursive", n, serial_recursive, recursive_adds_upto(n));
-      add_cpu(cfg, "omp_recursive", n, omp_recursive, recursive_adds_upto(n));
+      add_cpu(cfg, bench_spec("lucas", "serial_recursive", {{"n", n}}).of_algorithm("recursive"), n,
+              serial_recursive, recursive_adds_upto(n));
+      add_cpu(cfg,
+              bench_spec("lucas", "omp_recursive", {{"n", n}})
+                  .on_threads(omp_threads())
+                  .of_algorithm("recursive"),
+              n, omp_recursive, recursive_adds_upto(n));
     }
-    add_cpu(cfg, "serial_iterative", n, serial_iterative, n >= 2 ? n - 1 : 0);
+    add_cpu(cfg, bench_spec("lucas", "serial_iterative", {{"n", n}}).of_algorithm("iterative"), n,
+            serial_iterative, n >= 2 ? n - 1 : 0);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : useful_blocks(cfg, n)) {
@@ -145,9 +146,9 @@ void register_benchmarks(const RunConfig& cfg) {
         // at n = 40 on the H200, too long for the default run's budget; --full runs it.
         if (recursive && mode == Mode::kernel &&
             (cfg.full || cfg.size || n <= kDefaultMaxCudaRecursiveN))
-          add_cuda(cfg, "cuda_recursive", n, block, mode, gpu::lucas_cuda_recursive,
+          add_cuda(cfg, "cuda_recursive", "recursive", n, block, mode, gpu::lucas_cuda_recursive,
                    gpu::lucas_cuda_recursive_stats, recursive_adds_upto(n));
-        add_cuda(cfg, "cuda_iterative", n, block, mode, gpu::lucas_cuda_iterative,
+        add_cuda(cfg, "cuda_iterative", "iterative", n, block, mode, gpu::lucas_cuda_iterative,
                  gpu::lucas_cuda_iterative_stats, per_index_iterative_adds_upto(n));
       }
     }

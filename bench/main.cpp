@@ -271,16 +271,10 @@ std::string filter_regex_error(const std::string& filter) {
   return "";
 }
 
-// GPU rows by name too: alloc and sync register their CUDA rows as host-timed rows, which skip
-// in their body where there is no GPU ([1/153] ... [1/114] before the first CPU row).
+// By the description's side: alloc and sync register their CUDA rows as host-timed rows, which
+// skip in their body where there is no GPU ([1/153] ... [1/114] before the first CPU row).
 bool gpu_row(const std::string& name) {
-  if (tb::is_gpu_benchmark(name)) return true;
-  const std::size_t slash = name.find('/');
-  if (slash == std::string::npos) return false;
-  const std::string impl = name.substr(slash + 1, name.find('/', slash + 1) - slash - 1);
-  for (const char* prefix : {"cuda", "thrust", "cublas"})
-    if (impl.rfind(prefix, 0) == 0) return true;
-  return false;
+  return tb::is_gpu_benchmark(name) || tb::registered_spec(name).side == tb::Side::gpu;
 }
 
 std::vector<std::string> selected_names(const std::string& filter, bool count_gpu) {
@@ -434,15 +428,11 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
     if (i < kept.size() && b.value("name", "").rfind(kept[i].first, 0) == 0)
       b["samples_s"] = rounded(kept[i].second);
   }
-  // Text fields (cpu_isa, ...) by registered name; Google Benchmark's name may carry suffixes.
+  // Text fields (the description's, cpu_isa, ...) by registered name; Google Benchmark's name
+  // may carry suffixes.
   const auto& fields = tb::row_fields();
   for (auto& b : doc["benchmarks"]) {
-    // Google Benchmark appends segments without a ':' ("manual_time"); ours all have one.
-    std::string name = b.value("run_name", b.value("name", ""));
-    while (!fields.count(name) && name.rfind('/') != std::string::npos &&
-           name.find(':', name.rfind('/')) == std::string::npos)
-      name.erase(name.rfind('/'));
-    const auto it = fields.find(name);
+    const auto it = fields.find(tb::registered_name_of(b.value("run_name", b.value("name", ""))));
     if (it == fields.end()) continue;
     for (const auto& [key, value] : it->second) b[key] = value;
   }

@@ -55,8 +55,8 @@ ErrorStats check(std::span<const double> got, const HostData& h) {
 using CpuImpl = void (*)(double*, std::size_t, std::size_t);
 
 // Wall time of one full N x M sweep on the CPU; model as in the file comment.
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     if (!within_cap(state, n)) return;
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
@@ -66,7 +66,6 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
     });
     if (!ok) return;
     measure_cpu(state, [&] { impl(d.out.data(), n, n); });
-    set_work(state, work(n), Side::cpu);
   });
 }
 
@@ -96,9 +95,8 @@ using GpuStats = gpu::KernelStats (*)(std::size_t, int);
 // (mode:e2e; there is nothing to upload). Model as in the file comment.
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
               GpuLaunch launch, GpuStats stats) {
-  const auto name =
-      bench_name("nested_loop", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("nested_loop", impl, {{"n", n}, {"block", block}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block) || !within_cap(state, n)) return;
     DeviceData& d = device_data(n);
     const HostData& h = host_data(n);
@@ -120,15 +118,14 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
     record_kernel(state, k);  // grid_blocks and low_occupancy (grid < 2 blocks per SM)
     if (k.sm_count > 0)
       state.counters["blocks_per_sm"] = static_cast<double>(k.grid_blocks) / k.sm_count;
-    set_work(state, work(n), Side::gpu);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("nested_loop", "serial", {{"n", n}}), n, serial);
-    add_cpu(cfg, bench_name("nested_loop", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+    add_cpu(cfg, bench_spec("nested_loop", "serial", {{"n", n}}), n, serial);
+    add_cpu(cfg, bench_spec("nested_loop", "omp", {{"n", n}}).on_threads(omp_threads()), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : blocks_1d(cfg, mode)) {

@@ -43,9 +43,9 @@ ErrorStats check(std::span<const std::int32_t> got, const HostData& h, Check c) 
                        kRate);
 }
 
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, Check c,
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, Check c,
              std::function<void(std::int32_t*, std::size_t)> impl) {
-  add_cpu_benchmark(cfg, name, [n, c, impl](benchmark::State& state) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, c, impl](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -53,10 +53,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, Check
       return check(d.out.span(), d, c);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.out.data(), n);
-    });
-    set_work(state, work(n), Side::cpu);
+    measure_cpu(state, [&] { impl(d.out.data(), n); });
   });
 }
 
@@ -83,10 +80,12 @@ using GpuLaunch = std::function<void(std::int32_t*, std::size_t, int, cudaStream
 
 // No inputs to upload: e2e is the kernel plus the download of the samples.
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
-              Check c, GpuLaunch launch, gpu::KernelStats (*stats)(std::size_t, int)) {
-  const auto name =
-      bench_name("poisson", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+              Check c, GpuLaunch launch, gpu::KernelStats (*stats)(std::size_t, int),
+              const char* algorithm = "") {
+  const auto spec = bench_spec("poisson", impl, {{"n", n}, {"block", block}})
+                        .in_mode(mode)
+                        .of_algorithm(algorithm);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     const HostData& h = host_data(n);
     DeviceData& d = device_data(n);
@@ -105,7 +104,6 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
                       c] { return check(std::span<const std::int32_t>(d.hout.span()), h, c); },
         });
     record_kernel(state, stats(n, block));
-    set_work(state, work(n), Side::gpu);
   });
 }
 #endif
@@ -113,19 +111,23 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
 void register_benchmarks(const RunConfig& cfg) {
   const CdfTable& table = default_table();
   for (std::size_t n : sizes_1d(cfg, {kDefaultSize, kLargeSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("poisson", "serial", {{"n", n}}), n, Check::bitwise,
+    add_cpu(cfg, bench_spec("poisson", "serial", {{"n", n}}), n, Check::bitwise,
             [&table](std::int32_t* out, std::size_t m) { serial(out, m, kSeed, table); });
-    add_cpu(cfg, bench_name("poisson", "omp", {{"n", n}, {"threads", omp_threads()}}), n,
+    add_cpu(cfg, bench_spec("poisson", "omp", {{"n", n}}).on_threads(omp_threads()), n,
             Check::bitwise,
             [&table](std::int32_t* out, std::size_t m) { omp(out, m, kSeed, table); });
     if (n <= kArticleCpuMaxSize) {
       // One core at ~0.3 us a sample: 3-5 s a sample at 10M, 22 s of the default run on the
       // H200 for its 5 samples; the OpenMP version stays, the serial one is in --full.
       if (cfg.full || cfg.size)
-        add_cpu(cfg, bench_name("poisson", "serial_article", {{"n", n}}), n, Check::statistics,
+        add_cpu(cfg, bench_spec("poisson", "serial_article", {{"n", n}}).of_algorithm("article"), n,
+                Check::statistics,
                 [](std::int32_t* out, std::size_t m) { serial_article(out, m, kSeed, kRate); });
-      add_cpu(cfg, bench_name("poisson", "omp_article", {{"n", n}, {"threads", omp_threads()}}), n,
-              Check::statistics,
+      add_cpu(cfg,
+              bench_spec("poisson", "omp_article", {{"n", n}})
+                  .on_threads(omp_threads())
+                  .of_algorithm("article"),
+              n, Check::statistics,
               [](std::int32_t* out, std::size_t m) { omp_article(out, m, kSeed, kRate); });
     }
 #if TWINBENCH_HAVE_CUDA
@@ -142,7 +144,7 @@ void register_benchmarks(const RunConfig& cfg) {
             [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {
               gpu::poisson_cuda_article(out, m, kSeed, kRate, b, s);
             },
-            gpu::poisson_cuda_article_stats);
+            gpu::poisson_cuda_article_stats, "article");
         add_cuda(
             cfg, "cuda_curand", n, block, mode, Check::statistics,
             [](std::int32_t* out, std::size_t m, int b, cudaStream_t s) {

@@ -114,8 +114,8 @@ bool registered_by_default(const RunConfig& cfg, TargetKind kind, std::size_t n,
 
 // progress/<impl>/target:<kernel>/...: the suite's `<workload>/<impl>/<args>` naming, with the
 // instrumented kernel as an argument.
-std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
-  return bench_name("progress", "cuda",
+BenchSpec cuda_spec(TargetKind kind, std::size_t n, Strategy strategy, CounterKind ck) {
+  return bench_spec("progress", "cuda",
                     {{"target", target_name(kind)},
                      {"strategy", strategy_name(strategy)},
                      {"counter", counter_name(ck)},
@@ -131,9 +131,9 @@ std::string cuda_name(TargetKind kind, std::size_t n, Strategy strategy, Counter
 enum class Impl { cuda, cuda_live };
 const char* slots_name(unsigned stride_words) { return stride_words == 1 ? "slots8" : "slots64"; }
 
-std::string live_name(Impl impl, TargetKind kind, std::size_t n, Strategy strategy,
-                      unsigned stride_words) {
-  return bench_name("progress", impl == Impl::cuda ? "cuda" : "cuda_live",
+BenchSpec live_spec(Impl impl, TargetKind kind, std::size_t n, Strategy strategy,
+                   unsigned stride_words) {
+  return bench_spec("progress", impl == Impl::cuda ? "cuda" : "cuda_live",
                     {{"target", target_name(kind)},
                      {"strategy", strategy_name(strategy)},
                      {"counter", slots_name(stride_words)},
@@ -174,13 +174,31 @@ std::vector<LiveRow> live_rows(TargetKind kind) {
   return {};
 }
 
-std::string article_name(TargetKind kind, std::size_t n) {
-  return bench_name("progress", "cuda_article",
+BenchSpec article_spec(TargetKind kind, std::size_t n) {
+  return bench_spec("progress", "cuda_article",
                     {{"target", target_name(kind)},
                      {"strategy", "per_thread"},
                      {"counter", "device"},
                      {"n", n},
                      {"block", kBlock}});
+}
+
+// The work of one run of a target's kernel, declared with its rows: the target's own workload's
+// model; sgemm's items are its n^3 multiply-adds (Target::items, what its counter counts).
+WorkModel target_work(TargetKind kind, std::size_t n) {
+  switch (kind) {
+    case TargetKind::vector_add: return vector_add::work(n);
+    case TargetKind::poisson: return poisson::work(n);
+    case TargetKind::black_scholes: return black_scholes::work(n);
+    case TargetKind::nested_loop:
+    case TargetKind::nested_loop_warp: return nested_loop::work(n);
+    case TargetKind::sgemm: {
+      WorkModel w = sgemm::work(n);
+      w.items = static_cast<double>(n) * n * n;
+      return w;
+    }
+  }
+  return {};
 }
 
 #if TWINBENCH_HAVE_CUDA
@@ -191,7 +209,6 @@ struct Target {
   virtual std::size_t n() const = 0;
   // What the counter ends at after one instrumented kernel.
   virtual std::uint64_t items() const { return n(); }
-  virtual WorkModel work() const = 0;
   virtual Tolerance tolerance() const = 0;
   virtual void launch(Strategy s, CounterRef counter, cudaStream_t stream) = 0;
   // The article's kernel (one atomic per thread), and its shape without the atomic: by default
@@ -231,7 +248,6 @@ class VectorAddTarget : public Target {
     CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
   }
   std::size_t n() const override { return n_; }
-  WorkModel work() const override { return vector_add::work(n_); }
   Tolerance tolerance() const override { return vector_add::kTolerance; }
   void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     gpu::progress_vector_add(s, counter, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
@@ -287,7 +303,6 @@ class PoissonTarget : public Target {
     poisson::serial(ref_.data(), n_, poisson::kSeed, poisson::default_table());
   }
   std::size_t n() const override { return n_; }
-  WorkModel work() const override { return poisson::work(n_); }
   Tolerance tolerance() const override { return poisson::kTolerance; }
   void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     gpu::progress_poisson(s, counter, dout_.data(), n_, poisson::kSeed, poisson::default_table(),
@@ -372,7 +387,6 @@ class BlackScholesTarget : public Target {
     CUDA_CHECK(cudaDeviceSynchronize());  // pageable copies may return before the DMA lands
   }
   std::size_t n() const override { return n_; }
-  WorkModel work() const override { return black_scholes::work(n_); }
   Tolerance tolerance() const override { return black_scholes::kTolerance; }
   void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     gpu::progress_black_scholes(s, counter, dspot_.data(), dstrike_.data(), dyears_.data(),
@@ -422,7 +436,6 @@ class NestedLoopTarget : public Target {
   }
   std::size_t n() const override { return n_; }
   std::uint64_t items() const override { return static_cast<std::uint64_t>(n_) * n_; }
-  WorkModel work() const override { return nested_loop::work(n_); }
   Tolerance tolerance() const override { return nested_loop::kTolerance; }
   void launch(Strategy s, CounterRef counter, cudaStream_t stream) override {
     if (warp_)
@@ -476,11 +489,6 @@ class SgemmTarget : public Target {
   }
   std::size_t n() const override { return n_; }
   std::uint64_t items() const override { return static_cast<std::uint64_t>(n_) * n_ * n_; }
-  WorkModel work() const override {
-    WorkModel w = sgemm::work(n_);
-    w.items = static_cast<double>(items());
-    return w;
-  }
   Tolerance tolerance() const override { return sgemm::tolerance(n_); }
   void launch(Strategy, CounterRef, cudaStream_t) override {
     throw std::logic_error("progress: sgemm has live rows only");
@@ -735,8 +743,8 @@ void measure_pair(benchmark::State& state, const Setup& s) {
 
 void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy strategy,
               CounterKind ck) {
-  const auto name = cuda_name(kind, n, strategy, ck);
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = cuda_spec(kind, n, strategy, ck);
+  add_gpu_benchmark(cfg, spec, target_work(kind, n), [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
     Counter& ctr = counter(ck);
@@ -751,14 +759,12 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
     if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
     measure_pair(state, s);
     record_kernel(state, t.stats(strategy));
-    set_work(state, t.work(), Side::gpu);
   });
 }
 
 // The article's approach: kernel and reads on the legacy default stream, device counter.
 void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
-  const auto name = article_name(kind, n);
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  add_gpu_benchmark(cfg, article_spec(kind, n), target_work(kind, n), [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
     Counter& ctr = counter(CounterKind::device);
@@ -774,7 +780,6 @@ void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
     };
     if (!validate_once(state, t.tolerance(), [&] { return validate(t, ctr, s); })) return;
     measure_pair(state, s);
-    set_work(state, t.work(), Side::gpu);
   });
 }
 
@@ -800,8 +805,8 @@ ErrorStats validate_live(Target& t, const SlotBoard& b, const Setup& s) {
 // against the suite's fastest kernel (how far the twin is from it). The poller reads the slots
 // every 50 us.
 void add_live(const RunConfig& cfg, TargetKind kind, std::size_t n, LiveRow row) {
-  const auto name = live_name(row.impl, kind, n, row.strategy, row.stride_words);
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  add_gpu_benchmark(cfg, live_spec(row.impl, kind, n, row.strategy, row.stride_words),
+                    target_work(kind, n), [=](benchmark::State& state) {
     if (!check_block(state, kBlock)) return;
     Target& t = target(kind, n);
     const cudaStream_t stream = bench_stream();
@@ -826,7 +831,6 @@ void add_live(const RunConfig& cfg, TargetKind kind, std::size_t n, LiveRow row)
     measure_pair(state, s);
     state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
     state.counters["slot_bytes"] = 8.0 * row.stride_words;
-    set_work(state, t.work(), Side::gpu);
   });
 }
 
@@ -852,11 +856,12 @@ void add_all(const RunConfig& cfg, TargetKind kind, std::size_t n) {
     for (CounterKind ck : kCounterKinds)
       for (Strategy s : kStrategies)
         if (registered_by_default(cfg, kind, n, s, ck))
-          add_gpu_benchmark(cfg, cuda_name(kind, n, s, ck), skipped);
-    add_gpu_benchmark(cfg, article_name(kind, n), skipped);
+          add_gpu_benchmark(cfg, cuda_spec(kind, n, s, ck), target_work(kind, n), skipped);
+    add_gpu_benchmark(cfg, article_spec(kind, n), target_work(kind, n), skipped);
   }
   for (const LiveRow& row : live_rows(kind))
-    add_gpu_benchmark(cfg, live_name(row.impl, kind, n, row.strategy, row.stride_words), skipped);
+    add_gpu_benchmark(cfg, live_spec(row.impl, kind, n, row.strategy, row.stride_words),
+                      target_work(kind, n), skipped);
 #endif
 }
 

@@ -72,9 +72,9 @@ HostData<T>& host_data(std::size_t n) {
 }
 
 template <class T>
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
              void (*impl)(const T*, T*, std::size_t)) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+  add_cpu_benchmark(cfg, spec, work<T>(n), [n, impl](benchmark::State& state) {
     HostData<T>& d = host_data<T>(n);
     const bool ok = validate_once(state, tolerance<T>(n), [&] {
       poison(d.out.span());
@@ -82,10 +82,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n,
       return d.check();
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.in.data(), d.out.data(), n);
-    });
-    set_work(state, work<T>(n), Side::cpu);
+    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), n); });
   });
 }
 
@@ -136,27 +133,25 @@ void run_scan(benchmark::State& state, std::size_t n, std::function<void(DeviceD
 
 template <class T>
 void add_cuda(const RunConfig& cfg, std::size_t n, int block) {
-  const auto name =
-      bench_name("scan", "cuda", {{"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec =
+      bench_spec("scan", "cuda", {{"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
+  add_gpu_benchmark(cfg, spec, work<T>(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     run_scan<T>(state, n, [n, block](DeviceData<T>& d) {
       gpu::scan_cuda(d.in.data(), d.out.data(), n, block, d.scratch.data(), d.stream);
     });
     record_kernel(state, std::is_same_v<T, float> ? gpu::scan_cuda_stats_float(n, block)
                                                   : gpu::scan_cuda_stats_int32(n, block));
-    set_work(state, work<T>(n), Side::gpu);
   });
 }
 
 template <class T>
 void add_thrust(const RunConfig& cfg, std::size_t n) {
-  const auto name = bench_name("scan", "thrust", {{"dtype", dtype_name<T>()}, {"n", n}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("scan", "thrust", {{"dtype", dtype_name<T>()}, {"n", n}});
+  add_gpu_benchmark(cfg, spec, work<T>(n), [=](benchmark::State& state) {
     run_scan<T>(state, n, [n](DeviceData<T>& d) {
       gpu::scan_thrust(d.in.data(), d.out.data(), n, d.stream);
     });
-    set_work(state, work<T>(n), Side::gpu);
   });
 }
 #endif
@@ -164,9 +159,9 @@ void add_thrust(const RunConfig& cfg, std::size_t n) {
 template <class T>
 void register_dtype(const RunConfig& cfg, std::size_t n) {
   const char* dt = dtype_name<T>();
-  add_cpu<T>(cfg, bench_name("scan", "serial", {{"dtype", dt}, {"n", n}}), n, serial);
-  add_cpu<T>(cfg, bench_name("scan", "omp", {{"dtype", dt}, {"n", n}, {"threads", omp_threads()}}),
-             n, omp);
+  add_cpu<T>(cfg, bench_spec("scan", "serial", {{"dtype", dt}, {"n", n}}), n, serial);
+  add_cpu<T>(cfg, bench_spec("scan", "omp", {{"dtype", dt}, {"n", n}}).on_threads(omp_threads()), n,
+             omp);
 #if TWINBENCH_HAVE_CUDA
   for (int block : block_sweep_1d(cfg)) add_cuda<T>(cfg, n, block);
   add_thrust<T>(cfg, n);

@@ -49,17 +49,11 @@ HostData& host_data(std::size_t n) {
   return slot.get(n, host_footprint(n), [n] { return HostData(n); });
 }
 
-// The row field the report pairs rows by (cpu/sgemm.hpp has each precision's tolerance).
-void set_precision(const char* precision) {
-  set_row_field(current_benchmark(), "precision", precision);
-}
-
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 
 // serial / omp: one n x n product per iteration, wall-clock time.
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
-    set_precision("fp32");
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, tolerance(n), [&] {
       poison(d.out.span());
@@ -67,19 +61,16 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return check(d.out.span(), d.ref);
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.a.data(), d.b.data(), d.out.data(), n);
-    });
-    set_work(state, work(n), Side::cpu);
+    measure_cpu(state, [&] { impl(d.a.data(), d.b.data(), d.out.data(), n); });
   });
 }
 
 // openblas: cblas_sgemm on all OpenMP threads, with the kernels OpenBLAS was told to use
 // (cpu/blas.hpp); the row's cpu_isa names them. Skips, with the loader's reason, without it.
 void add_openblas(const RunConfig& cfg, std::size_t n) {
-  const auto name = bench_name("sgemm", "openblas", {{"n", n}, {"threads", omp_threads()}});
-  add_cpu_benchmark(cfg, name, [n](benchmark::State& state) {
-    set_precision("fp32");
+  const auto spec =
+      bench_spec("sgemm", "openblas", {{"n", n}}).on_threads(omp_threads()).in_precision("fp32");
+  add_cpu_benchmark(cfg, spec, work(n), [n](benchmark::State& state) {
     std::string why;
     const blas::OpenBlas* lib = blas::openblas(why);
     if (!lib) {
@@ -95,7 +86,6 @@ void add_openblas(const RunConfig& cfg, std::size_t n) {
     });
     if (!ok) return;
     measure_cpu(state, [&] { openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n); });
-    set_work(state, work(n), Side::cpu);
   });
 }
 
@@ -129,10 +119,10 @@ OnednnData& onednn_data(std::size_t n, bool bf16) {
 // AMX where the CPU has it, oneDNN's choice): the row's cpu_isa is the implementation oneDNN
 // chose. BF16 is validated with check_bf16 (cpu/sgemm.hpp: the input rounding's allowance).
 void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
-  const auto name = bench_name("sgemm", bf16 ? "onednn_bf16" : "onednn",
-                               {{"n", n}, {"threads", omp_threads()}});
-  add_cpu_benchmark(cfg, name, [n, bf16](benchmark::State& state) {
-    set_precision(bf16 ? "bf16" : "fp32");
+  const auto spec = bench_spec("sgemm", bf16 ? "onednn_bf16" : "onednn", {{"n", n}})
+                        .on_threads(omp_threads())
+                        .in_precision(bf16 ? "bf16" : "fp32");
+  add_cpu_benchmark(cfg, spec, work(n), [n, bf16](benchmark::State& state) {
     if (!onednn_unavailable_reason().empty()) {
       skip(state, onednn_unavailable_reason());
       return;
@@ -158,7 +148,6 @@ void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
     });
     if (!ok) return;
     measure_cpu(state, [&] { d.matmul.run(a, b, h.out.data()); });
-    set_work(state, work(n), Side::cpu);
   });
 }
 
@@ -247,10 +236,9 @@ using Stats2d = gpu::KernelStats (*)(std::size_t, Block2);
 // A and B, multiply, download C).
 void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, Block2 block,
                  Mode mode, Launch2d launch, Stats2d stats, bool (*supported)(Block2)) {
-  const auto name =
-      bench_name("sgemm", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
-    set_precision("fp32");
+  const auto spec =
+      bench_spec("sgemm", impl, {{"n", n}, {"block", block}}).in_mode(mode).in_precision("fp32");
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (supported && !supported(block)) {
       skip(state, impl +
                       " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
@@ -263,7 +251,6 @@ void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, B
                     launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
                   }));
     record_kernel(state, stats(n, block));
-    set_work(state, work(n), Side::gpu);
   });
 }
 
@@ -271,27 +258,26 @@ void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, B
 // fixes them); which of the three runs depends on n (gpu/sgemm.hpp), and the row's registers and
 // occupancy are that kernel's (the buffers come from cudaMalloc, so they are 16-byte aligned).
 void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto name =
-      bench_name("sgemm", "cuda_optimized",
-                 {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
-    set_precision("fp32");
+  const auto spec =
+      bench_spec("sgemm", "cuda_optimized", {{"n", n}, {"block", gpu::kSgemmOptimizedThreads}})
+          .in_mode(mode)
+          .in_precision("fp32");
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n] {
                     gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
                   }));
     record_kernel(state, gpu::sgemm_cuda_optimized_stats(n));
-    set_work(state, work(n), Side::gpu);
   });
 }
 
 // cublas (full FP32) and cublas_tf32 (TF32 tensor cores, validated with check_tf32 and the TF32
 // tolerance): the vendor reference lines.
 void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
-  const auto name =
-      bench_name("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
-    set_precision(tf32 ? "tf32" : "fp32");
+  const auto spec = bench_spec("sgemm", tf32 ? "cublas_tf32" : "cublas", {{"n", n}})
+                        .in_mode(mode)
+                        .in_precision(tf32 ? "tf32" : "fp32");
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!gpu::cublas_unavailable_reason().empty()) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
@@ -306,7 +292,6 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
             d, n, [&d, &handle, n] { handle.run(d.a.data(), d.b.data(), d.c.data(), n); },
             tf32 ? Precision::tf32 : Precision::fp32));
     state.counters["tf32"] = tf32 ? 1 : 0;
-    set_work(state, work(n), Side::gpu);
   });
 }
 
@@ -314,9 +299,9 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
 // accumulation and output, on the tensor cores: the peer of the CPU's onednn_bf16 row. It runs
 // on the FP32 row's handle (the math mode does not apply to BF16 inputs).
 void add_cublas_bf16(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto name = bench_name("sgemm", "cublas_bf16", {{"n", n}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
-    set_precision("bf16");
+  const auto spec =
+      bench_spec("sgemm", "cublas_bf16", {{"n", n}}).in_mode(mode).in_precision("bf16");
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!gpu::cublas_unavailable_reason().empty()) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
@@ -324,22 +309,22 @@ void add_cublas_bf16(const RunConfig& cfg, std::size_t n, Mode mode) {
     DeviceData& d = device_data(n);
     if (!d.cublas) d.cublas = std::make_unique<gpu::CublasSgemm>(d.stream, false);
     const gpu::CublasSgemm& handle = *d.cublas;
-    run_gpu_modes(state, mode, d.stream, tolerance_bf16(n),
-                  stages(
-                      d, n,
-                      [&d, &handle, n] {
-                        handle.run_bf16(d.a16.data(), d.b16.data(), d.c.data(), n);
-                      },
-                      Precision::bf16));
-    set_work(state, work(n), Side::gpu);
+    run_gpu_modes(
+        state, mode, d.stream, tolerance_bf16(n),
+        stages(
+            d, n, [&d, &handle, n] { handle.run_bf16(d.a16.data(), d.b16.data(), d.c.data(), n); },
+            Precision::bf16));
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
-    if (n <= kSerialMaxSize) add_cpu(cfg, bench_name("sgemm", "serial", {{"n", n}}), n, serial);
-    add_cpu(cfg, bench_name("sgemm", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+    if (n <= kSerialMaxSize)
+      add_cpu(cfg, bench_spec("sgemm", "serial", {{"n", n}}).in_precision("fp32"), n, serial);
+    add_cpu(cfg,
+            bench_spec("sgemm", "omp", {{"n", n}}).on_threads(omp_threads()).in_precision("fp32"),
+            n, omp);
     add_openblas(cfg, n);
     add_onednn(cfg, n, false);
     add_onednn(cfg, n, true);

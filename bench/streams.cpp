@@ -94,8 +94,8 @@ HostData& host_data(std::size_t n, int fma) {
 
 using CpuImpl = void (*)(const float*, float*, std::size_t, int);
 
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, int fma, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [=](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, int fma, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(n, fma), [=](benchmark::State& state) {
     HostData& h = host_data(n, fma);
     h.ensure_full_reference();
     const bool ok = validate_once(state, kTolerance, [&] {
@@ -105,10 +105,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, int f
                      std::span<const float>(h.full_ref.span()));
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(h.in.data(), h.out.data(), n, fma);
-    });
-    set_work(state, work(n, fma), Side::cpu);
+    measure_cpu(state, [&] { impl(h.in.data(), h.out.data(), n, fma); });
   });
 }
 
@@ -200,10 +197,17 @@ DeviceData& device_data(std::size_t n, int fma) {
   return slot.get({n, fma}, device_footprint(n), [=] { return DeviceData(host_data(n, fma)); });
 }
 
+// The pipeline's copies cross PCIe: no device-memory ceiling applies to it.
+WorkModel pipeline_work(std::size_t n, int fma) {
+  WorkModel w = work(n, fma);
+  w.held_to_ceiling = false;
+  return w;
+}
+
 void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int chunks) {
-  const auto name = bench_name("streams", "cuda",
+  const auto spec = bench_spec("streams", "cuda",
                                {{"n", n}, {"fma", fma}, {"streams", nstreams}, {"chunks", chunks}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  add_gpu_benchmark(cfg, spec, pipeline_work(n, fma), [=](benchmark::State& state) {
     const HostData& h = host_data(n, fma);
     DeviceData& d = device_data(n, fma);
     const bool ok = validate_once(state, kTolerance, [&] {
@@ -221,7 +225,6 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
     time_gpu(state, d.streams[0], [&] { d.enqueue(nstreams, chunks); }, Timing::inline_launch);
 
     // Side::cpu leaves out pct_copy_bw: HBM bandwidth is not this pipeline's ceiling.
-    set_work(state, work(n, fma), Side::cpu);
     const std::size_t len = chunk_len(n, chunks);
     record_kernel(state, gpu::streams_compute_stats(len, kBlock));
     state.counters["streams"] = nstreams;
@@ -249,10 +252,10 @@ void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {cfg.full ? kFullSize : kDefaultSize}, kQuickSize)) {
     for (int fma : {kFmaLight, kFmaBalanced}) {
       if (fma == kFmaLight) {
-        add_cpu(cfg, bench_name("streams", "serial", {{"n", n}, {"fma", fma}}), n, fma, serial);
+        add_cpu(cfg, bench_spec("streams", "serial", {{"n", n}, {"fma", fma}}), n, fma, serial);
         add_cpu(cfg,
-                bench_name("streams", "omp", {{"n", n}, {"fma", fma}, {"threads", omp_threads()}}),
-                n, fma, omp);
+                bench_spec("streams", "omp", {{"n", n}, {"fma", fma}}).on_threads(omp_threads()), n,
+                fma, omp);
       }
 #if TWINBENCH_HAVE_CUDA
       for (int nstreams : kStreamCounts)

@@ -23,8 +23,10 @@ namespace {
 
 constexpr Tolerance kExact{0.0};
 
+// Items: the launches (or calls, or parallel regions) of one iteration.
+WorkModel launches_work(int launches) { return {.items = static_cast<double>(launches)}; }
+
 void finish(benchmark::State& state, int launches) {
-  set_work(state, {.items = static_cast<double>(launches)}, Side::cpu);
   state.counters["launches_per_iter"] = launches;
 }
 
@@ -34,8 +36,8 @@ double count_error(std::uint64_t got, std::uint64_t expected) {
 
 // K calls of an out-of-line function: what a "launch" costs when no other processor is involved.
 void add_serial(const RunConfig& cfg) {
-  const auto name = bench_name("sync", "serial_call", {{"launches", kLaunches}});
-  add_cpu_benchmark(cfg, name, [](benchmark::State& state) {
+  const auto spec = bench_spec("sync", "serial_call", {{"launches", kLaunches}});
+  add_cpu_benchmark(cfg, spec, launches_work(kLaunches), [](benchmark::State& state) {
     if (!validate_once(state, kExact, [] {
           return count_errors(count_error(serial_calls(kLaunches), kLaunches));
         }))
@@ -48,9 +50,9 @@ void add_serial(const RunConfig& cfg) {
 
 // K OpenMP parallel regions: fork, one tiny task, join. The CPU twin of cuda_launch_sync.
 void add_omp(const RunConfig& cfg) {
-  const auto name =
-      bench_name("sync", "omp_fork_join", {{"launches", kLaunches}, {"threads", omp_threads()}});
-  add_cpu_benchmark(cfg, name, [](benchmark::State& state) {
+  const auto spec =
+      bench_spec("sync", "omp_fork_join", {{"launches", kLaunches}}).on_threads(omp_threads());
+  add_cpu_benchmark(cfg, spec, launches_work(kLaunches), [](benchmark::State& state) {
     if (!validate_once(state, kExact, [] {
           return count_errors(count_error(omp_fork_join(kLaunches), kLaunches));
         }))
@@ -126,8 +128,8 @@ using Iteration = std::function<void()>;
 using MakeIteration = std::function<Iteration(SyncData&)>;
 
 void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteration make) {
-  const auto name = bench_name("sync", impl, {{"launches", launches}});
-  add_host_timed_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("sync", impl, {{"launches", launches}});
+  add_host_timed_gpu_benchmark(cfg, spec, launches_work(launches), [=](benchmark::State& state) {
     SyncData d;
     const Iteration iteration = make(d);
     const bool ok = validate_once(state, kExact, [&] {

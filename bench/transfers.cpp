@@ -43,18 +43,17 @@ HostData& host_data(std::size_t bytes) {
   return slot.get(bytes, host_footprint(bytes), [bytes] { return HostData(bytes); });
 }
 
-void add_counters(benchmark::State& state, std::size_t bytes) {
-  // Side::cpu leaves out pct_copy_bw: the device's own copy bandwidth (HBM) is not the ceiling
-  // of a host link, so that percentage would mislead.
-  set_work(state, work(bytes), Side::cpu);
+// work(bytes) is held to no ceiling: the device's own copy bandwidth (HBM) is not the ceiling of
+// a host link, so that percentage would mislead.
+void add_counters(benchmark::State& state) {
   // Microseconds per transfer: Google Benchmark divides by the time, kInvert flips it.
   state.counters["us_per_transfer"] = benchmark::Counter(
       1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
-  const auto name = bench_name("transfers", "serial_memcpy", {{"bytes", bytes}});
-  add_cpu_benchmark(cfg, name, [bytes](benchmark::State& state) {
+  const auto spec = bench_spec("transfers", "serial_memcpy", {{"bytes", bytes}});
+  add_cpu_benchmark(cfg, spec, work(bytes), [bytes](benchmark::State& state) {
     HostData& h = host_data(bytes);
     const bool ok = validate_once(state, kExact, [&] {
       std::memset(h.check.data(), kPoison, bytes);
@@ -66,7 +65,7 @@ void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
       serial_memcpy(h.check.data(), h.pattern.data(), bytes);
       benchmark::DoNotOptimize(h.check.data());
     });
-    add_counters(state, bytes);
+    add_counters(state);
   });
 }
 
@@ -302,9 +301,9 @@ ErrorStats check_once(DeviceData& d, Dir dir, HostData& h) {
 }
 
 void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
-  const auto name = bench_name("transfers", impl_name(kind),
+  const auto spec = bench_spec("transfers", impl_name(kind),
                                {{"dir", dir == Dir::h2d ? "h2d" : "d2h"}, {"bytes", bytes}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  add_gpu_benchmark(cfg, spec, work(bytes), [=](benchmark::State& state) {
     HostData& h = host_data(bytes);
     DeviceData& d = device_data(kind, bytes);
     if (!validate_once(state, kExact, [&] { return check_once(d, dir, h); })) return;
@@ -325,7 +324,7 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
       stop.synchronize();
       return stop.seconds_since(start);
     });
-    add_counters(state, bytes);
+    add_counters(state);
     if (kernel_timed(kind, dir)) record_kernel(state, gpu::transfers_copy_stats(bytes, kCopyBlock));
     state.counters["host_timed"] = host_timed(kind, dir) ? 1 : 0;
   });

@@ -40,17 +40,15 @@ HostData& host_data(Shape s) {
   return slot.get(s, host_footprint(s), [s] { return HostData(s.first, s.second); });
 }
 
-std::string name_of(std::string_view impl, Shape s, std::initializer_list<NameArg> extra = {}) {
-  std::string name = bench_name("transpose", impl, {{"rows", s.first}, {"cols", s.second}});
-  for (const auto& a : extra) name += "/" + a.key + ":" + a.value;
-  return name;
+BenchSpec spec_of(std::string_view impl, Shape s) {
+  return bench_spec("transpose", impl, {{"rows", s.first}, {"cols", s.second}});
 }
 
 using CpuImpl = void (*)(const float*, float*, std::size_t, std::size_t);
 
 // A CPU transpose: time per full matrix; 8 B/element.
-void add_cpu(const RunConfig& cfg, const std::string& name, Shape s, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [s, impl](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Shape s, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(s.first, s.second), [s, impl](benchmark::State& state) {
     HostData& d = host_data(s);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -58,10 +56,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, Shape s, CpuImpl imp
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.in.data(), d.out.data(), d.rows, d.cols);
-    });
-    set_work(state, work(d.rows, d.cols), Side::cpu);
+    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), d.rows, d.cols); });
   });
 }
 
@@ -127,7 +122,6 @@ void run_gpu(benchmark::State& state, Shape s, bool expect_copy,
   run_gpu_modes(state, Mode::kernel, d.stream, kTolerance, stages);
   if (state.error_occurred()) return;
   record_kernel(state, stats);
-  set_work(state, work(s.first, s.second), Side::gpu);
   // 100 * t_copy / t_this: the iteration-invariant rate divides by the mean iteration time.
   state.counters["pct_of_copy_kernel"] = benchmark::Counter(
       100.0 * copy_kernel_seconds(d, s), benchmark::Counter::kIsIterationInvariantRate);
@@ -140,15 +134,16 @@ using ArticleStats = gpu::KernelStats (*)(std::size_t, std::size_t, Block2);
 // The article's one-element-per-thread kernels, one block shape each; 8 B/element.
 void add_article(const RunConfig& cfg, std::string_view impl, Shape s, Block2 block,
                  ArticleLaunch launch, ArticleStats stats) {
-  add_gpu_benchmark(cfg, name_of(impl, s, {{"block", block}}), [=](benchmark::State& state) {
-    if (!check_block(state, block.threads())) return;
-    run_gpu(
-        state, s, false,
-        [=](DeviceData& d) {
-          launch(d.in.data(), d.out.data(), s.first, s.second, block, d.stream);
-        },
-        stats(s.first, s.second, block));
-  });
+  add_gpu_benchmark(cfg, spec_of(impl, s).with_axis({"block", block}), work(s.first, s.second),
+                    [=](benchmark::State& state) {
+                      if (!check_block(state, block.threads())) return;
+                      run_gpu(
+                          state, s, false,
+                          [=](DeviceData& d) {
+                            launch(d.in.data(), d.out.data(), s.first, s.second, block, d.stream);
+                          },
+                          stats(s.first, s.second, block));
+                    });
 }
 
 using TiledLaunch = void (*)(const float*, float*, std::size_t, std::size_t, cudaStream_t);
@@ -158,12 +153,14 @@ using TiledStats = gpu::KernelStats (*)(std::size_t, std::size_t);
 // float4 micro-tiles; see gpu/transpose.hpp) with its fixed block, named after it; 8 B/element.
 void add_tiled_variant(const RunConfig& cfg, std::string_view impl, Shape s, TiledLaunch launch,
                        TiledStats stats, Block2 block = gpu::kTransposeTiledBlock) {
-  add_gpu_benchmark(cfg, name_of(impl, s, {{"block", block}}), [=](benchmark::State& state) {
-    run_gpu(
-        state, s, false,
-        [=](DeviceData& d) { launch(d.in.data(), d.out.data(), s.first, s.second, d.stream); },
-        stats(s.first, s.second));
-  });
+  add_gpu_benchmark(
+      cfg, spec_of(impl, s).with_axis({"block", block}), work(s.first, s.second),
+      [=](benchmark::State& state) {
+        run_gpu(
+            state, s, false,
+            [=](DeviceData& d) { launch(d.in.data(), d.out.data(), s.first, s.second, d.stream); },
+            stats(s.first, s.second));
+      });
 }
 
 // The shared-memory tiled transpose, its variants (in the order they were tried: each row shows
@@ -171,7 +168,8 @@ void add_tiled_variant(const RunConfig& cfg, std::string_view impl, Shape s, Til
 void add_tiled(const RunConfig& cfg, Shape s) {
   const Block2 block = gpu::kTransposeTiledBlock;
   add_gpu_benchmark(
-      cfg, name_of("cuda_tiled", s, {{"block", block}}), [=](benchmark::State& state) {
+      cfg, spec_of("cuda_tiled", s).with_axis({"block", block}), work(s.first, s.second),
+      [=](benchmark::State& state) {
         run_gpu(
             state, s, false,
             [=](DeviceData& d) {
@@ -187,14 +185,16 @@ void add_tiled(const RunConfig& cfg, Shape s) {
                     gpu::transpose_cuda_tiled64_diag_stats);
   add_tiled_variant(cfg, "cuda_tiled64_swizzle", s, gpu::transpose_cuda_tiled64_swizzle,
                     gpu::transpose_cuda_tiled64_swizzle_stats, gpu::kTransposeSwizzleBlock);
-  add_gpu_benchmark(cfg, name_of("cuda_copy", s, {{"block", block}}), [=](benchmark::State& state) {
-    run_gpu(
-        state, s, true,
-        [=](DeviceData& d) {
-          gpu::copy_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second, d.stream);
-        },
-        gpu::copy_cuda_tiled_stats(s.first, s.second));
-  });
+  add_gpu_benchmark(cfg, spec_of("cuda_copy", s).with_axis({"block", block}),
+                    work(s.first, s.second), [=](benchmark::State& state) {
+                      run_gpu(
+                          state, s, true,
+                          [=](DeviceData& d) {
+                            gpu::copy_cuda_tiled(d.in.data(), d.out.data(), s.first, s.second,
+                                                 d.stream);
+                          },
+                          gpu::copy_cuda_tiled_stats(s.first, s.second));
+                    });
 }
 #endif
 
@@ -208,8 +208,8 @@ std::vector<Shape> shapes(const RunConfig& cfg) {
 
 void register_benchmarks(const RunConfig& cfg) {
   for (Shape s : shapes(cfg)) {
-    add_cpu(cfg, name_of("serial", s), s, serial);
-    add_cpu(cfg, name_of("omp", s, {{"threads", omp_threads()}}), s, omp);
+    add_cpu(cfg, spec_of("serial", s), s, serial);
+    add_cpu(cfg, spec_of("omp", s).on_threads(omp_threads()), s, omp);
 #if TWINBENCH_HAVE_CUDA
     add_tiled(cfg, s);
     for (Block2 block : block_sweep_2d(cfg)) {

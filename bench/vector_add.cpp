@@ -35,8 +35,8 @@ HostData& host_data(std::size_t n) {
 
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 
-void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuImpl impl) {
-  add_cpu_benchmark(cfg, name, [n, impl](benchmark::State& state) {
+void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
+  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     HostData& d = host_data(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
@@ -44,10 +44,7 @@ void add_cpu(const RunConfig& cfg, const std::string& name, std::size_t n, CpuIm
       return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
     });
     if (!ok) return;
-    measure_cpu(state, [&] {
-      impl(d.a.data(), d.b.data(), d.out.data(), n);
-    });
-    set_work(state, work(n), Side::cpu);
+    measure_cpu(state, [&] { impl(d.a.data(), d.b.data(), d.out.data(), n); });
   });
 }
 
@@ -88,34 +85,32 @@ GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
 
 void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
               GpuLaunch launch, gpu::KernelStats (*stats)(std::size_t, int)) {
-  const auto name = bench_name("vector_add", impl, {{"n", n}, {"block", block}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("vector_add", impl, {{"n", n}, {"block", block}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n, block, launch] {
       launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
     }));
     record_kernel(state, stats(n, block));
-    set_work(state, work(n), Side::gpu);
   });
 }
 
 void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto name = bench_name("vector_add", "thrust", {{"n", n}, {"mode", mode_name(mode)}});
-  add_gpu_benchmark(cfg, name, [=](benchmark::State& state) {
+  const auto spec = bench_spec("vector_add", "thrust", {{"n", n}}).in_mode(mode);
+  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     DeviceData& d = device_data(n);
     run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n] {
-      gpu::vector_add_thrust(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
-    }));
-    set_work(state, work(n), Side::gpu);
+                    gpu::vector_add_thrust(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
+                  }));
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
-    add_cpu(cfg, bench_name("vector_add", "serial", {{"n", n}}), n, serial);
-    add_cpu(cfg, bench_name("vector_add", "omp", {{"n", n}, {"threads", omp_threads()}}), n, omp);
+    add_cpu(cfg, bench_spec("vector_add", "serial", {{"n", n}}), n, serial);
+    add_cpu(cfg, bench_spec("vector_add", "omp", {{"n", n}}).on_threads(omp_threads()), n, omp);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (int block : blocks_1d(cfg, mode)) {

@@ -45,7 +45,18 @@ std::map<std::string, Verdict>& verdicts() {
 }
 int g_failures = 0;
 std::vector<std::string> g_names;
-std::set<std::string> g_gpu_names;
+std::set<std::string> g_gpu_names;  // registered with add_gpu_benchmark: timed with CUDA events
+// Each registered row's description and work model, by name.
+struct Registered {
+  BenchSpec spec;
+  WorkModel work;
+};
+std::map<std::string, Registered> g_registered;
+const Registered& registered(const std::string& name) {
+  static const Registered none{};
+  const auto it = g_registered.find(name);
+  return it == g_registered.end() ? none : it->second;
+}
 std::set<std::string> g_skipped_names;  // benchmarks that skipped (not failed)
 std::vector<std::function<void()>> g_releases;
 
@@ -99,21 +110,19 @@ void finish_current() {
   g_progress.current.clear();
 }
 
-std::string workload_of(const std::string& name) { return name.substr(0, name.find('/')); }
-
 void announce(const std::string& name) {
   g_running = name;
   const auto now = std::chrono::steady_clock::now();
   if (!g_progress.current.empty() && g_progress.current != name) finish_current();
   if (g_progress.current == name) return;  // a repetition of the same row
-  if (const std::string w = workload_of(name); w != g_progress.workload) {
+  if (const std::string& w = registered(name).spec.workload; w != g_progress.workload) {
     release_workload_memory();
     g_progress.workload = w;
   }
   g_progress.current = name;
   g_progress.current_start = now;
-  // A row outside the plan (bench/main.cpp leaves out the rows named cuda*, thrust*, cublas*
-  // where there is no GPU, some of which are timed on the host and skip in their body) runs
+  // A row outside the plan (bench/main.cpp leaves out the GPU rows where there is no GPU, some
+  // of which are timed on the host and skip in their body) runs
   // without a progress line and outside the counts.
   g_progress.current_counted = !g_progress.planned_only || g_progress.cost.count(name) > 0;
   if (!g_progress.current_counted) return;
@@ -190,7 +199,6 @@ std::unique_ptr<telemetry::Sampler> g_gpu_sampler;
 std::unique_ptr<rapl::Reader> g_rapl;
 rapl::Snapshot g_rapl_start;
 std::chrono::steady_clock::time_point g_window_start;
-double g_items_per_iter = 0.0;  // the running row's, from set_work
 constexpr auto kTelemetryInterval = std::chrono::milliseconds(10);
 
 // Energy to solution: the mean power while the samples ran times the median time of one
@@ -203,11 +211,11 @@ void record_energy(benchmark::State& state, double joules_per_iter) {
   state.counters["energy_per_iter_j"] = joules_per_iter;
 }
 
-// Per item once the body has stated its work (set_work comes after the samples).
-void record_energy_per_item(benchmark::State& state) {
+// Per item of the row's declared work.
+void record_energy_per_item(benchmark::State& state, const WorkModel& work) {
   const auto it = state.counters.find("energy_per_iter_j");
   if (it == state.counters.end()) return;
-  const double per_item = rapl::energy_per_item(it->second.value, g_items_per_iter);
+  const double per_item = rapl::energy_per_item(it->second.value, work.items);
   if (std::isfinite(per_item)) state.counters["energy_per_item_j"] = per_item;
 }
 
@@ -289,37 +297,60 @@ bool skip_interrupted(benchmark::State& state, const std::string& name) {
 // counter: where the run's time goes, for keeping the default run within its budget.
 }  // namespace
 
-std::optional<CeilingSet> ceiling_set_for(const std::string& name, Side side) {
-  if (side == Side::gpu) {
-    if (name.find("/mode:e2e") != std::string::npos) return std::nullopt;  // PCIe-bound
+std::optional<CeilingSet> ceiling_set_for(const BenchSpec& spec) {
+  if (spec.side == Side::gpu) {
+    // e2e rows are PCIe-bound; host-timed rows measure the host's API calls.
+    if (spec.mode == Mode::e2e || spec.host_timed) return std::nullopt;
     return CeilingSet::gpu;
   }
-  // omp* rows and the CPU libraries' rows (which run on all OpenMP threads) are held to all
-  // threads' ceilings, serial* rows to one thread's.
-  const std::size_t slash = name.find('/');
-  const std::string impl = slash == std::string::npos ? "" : name.substr(slash + 1, name.find('/', slash + 1) - slash - 1);
-  for (const char* all_threads : {"omp", "openblas", "onednn"})
-    if (impl.rfind(all_threads, 0) == 0) return CeilingSet::cpu_all;
-  if (impl.rfind("serial", 0) == 0) return CeilingSet::cpu_one;
-  return std::nullopt;
+  // omp rows and the CPU libraries' rows run on all OpenMP threads.
+  return spec.threads ? CeilingSet::cpu_all : CeilingSet::cpu_one;
 }
 
 namespace {
 
-void run_timed(benchmark::State& state, const BenchBody& body, Side side) {
+// The rates of the row's declared work, once the samples are taken (they need the iteration
+// count).
+void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel& work) {
+  const auto iters = static_cast<double>(state.iterations());
+  if (work.bytes() > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes() * iters));
+  if (work.items > 0) state.SetItemsProcessed(static_cast<std::int64_t>(work.items * iters));
+  state.counters["bytes_per_iter"] = work.bytes();
+  state.counters["read_bytes_per_iter"] = work.read_bytes;
+  state.counters["written_bytes_per_iter"] = work.written_bytes;
+  state.counters["flop_per_iter"] = work.flops;
+  if (work.flops > 0)
+    state.counters["flop_per_s"] =
+        benchmark::Counter(work.flops, benchmark::Counter::kIsIterationInvariantRate);
+  const std::optional<CeilingSet> set = ceiling_set_for(spec);
+  if (!work.held_to_ceiling || !set || !(work.bytes() > 0)) return;
+  const Ceiling c = choose_ceiling(ceilings(*set), work.read_bytes, work.written_bytes);
+  if (!(c.bytes_per_s > 0)) return;
+  state.counters["ceiling_pattern"] = static_cast<int>(c.pattern);
+  state.counters["ceiling_bytes_per_s"] = c.bytes_per_s;
+  state.counters["pct_ceiling"] = benchmark::Counter(100.0 * work.bytes() / c.bytes_per_s,
+                                                     benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// `clock`: Side::cpu for the host's wall clock, Side::gpu for CUDA events.
+void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
+  const Registered& row = registered(current_benchmark());
   const auto t0 = std::chrono::steady_clock::now();
-  const bool host_watch = g_telemetry && side == Side::cpu;
-  const telemetry::HostState before = host_watch ? telemetry::read_host_state() : telemetry::HostState{};
-  g_items_per_iter = 0.0;
+  const bool host_watch = g_telemetry && clock == Side::cpu;
+  const telemetry::HostState before =
+      host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   // The ISA the hand-written CPU kernels ran (common/cpu_isa.hpp); a library row replaces it with
   // the kernel its own dispatcher chose.
-  if (side == Side::cpu)
+  if (row.spec.side == Side::cpu)
     set_row_field(current_benchmark(), "cpu_isa", cpu_isa::name(cpu_isa::active_level()));
+  if (row.spec.side == Side::gpu && gpu_info().available)
+    set_row_field(current_benchmark(), "device", gpu_info().name);
   const double probe_before = host_watch ? host::probe_fma_rate(0) : 0.0;
   run_guarded(state, body);
   if (state.error_occurred()) return;
   ++g_measured;
-  record_energy_per_item(state);
+  apply_work(state, row.spec, row.work);
+  record_energy_per_item(state, row.work);
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
   if (host_watch) {
     record_host_state(state, before, telemetry::read_host_state());
@@ -340,30 +371,18 @@ benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-void set_work(benchmark::State& state, const WorkModel& work, Side side) {
-  const auto iters = static_cast<double>(state.iterations());
-  g_items_per_iter = work.items;
-  if (work.bytes() > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes() * iters));
-  if (work.items > 0) state.SetItemsProcessed(static_cast<std::int64_t>(work.items * iters));
-  state.counters["bytes_per_iter"] = work.bytes();
-  state.counters["read_bytes_per_iter"] = work.read_bytes;
-  state.counters["written_bytes_per_iter"] = work.written_bytes;
-  state.counters["flop_per_iter"] = work.flops;
-  if (work.flops > 0)
-    state.counters["flop_per_s"] = benchmark::Counter(work.flops, benchmark::Counter::kIsIterationInvariantRate);
-  const std::optional<CeilingSet> set = ceiling_set_for(current_benchmark(), side);
-  if (!work.held_to_ceiling || !set || !(work.bytes() > 0)) return;
-  const Ceiling c = choose_ceiling(ceilings(*set), work.read_bytes, work.written_bytes);
-  if (!(c.bytes_per_s > 0)) return;
-  state.counters["ceiling_pattern"] = static_cast<int>(c.pattern);
-  state.counters["ceiling_bytes_per_s"] = c.bytes_per_s;
-  state.counters["pct_ceiling"] = benchmark::Counter(100.0 * work.bytes() / c.bytes_per_s,
-                                                     benchmark::Counter::kIsIterationInvariantRate);
+// The description's fields go into the row of the results file (bench/main.cpp).
+void register_spec(const BenchSpec& spec, const WorkModel& work) {
+  const std::string name = spec.name();
+  g_names.push_back(name);
+  g_registered[name] = {spec, work};
+  for (const auto& [key, value] : spec.fields()) set_row_field(name, key, value);
 }
 
-benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::string& name,
-                                                  BenchBody body) {
-  g_names.push_back(name);
+benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, BenchSpec spec,
+                                                  const WorkModel& work, BenchBody body) {
+  const std::string name = spec.name();
+  register_spec(spec, work);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     if (skip_interrupted(state, name)) return;
     announce(name);
@@ -372,9 +391,11 @@ benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig&, const std::s
   return configure(b);
 }
 
-benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, const std::string& name,
-                                                  BenchBody body) {
-  g_names.push_back(name);
+benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, BenchSpec spec,
+                                                  const WorkModel& work, BenchBody body) {
+  spec.side = Side::gpu;
+  const std::string name = spec.name();
+  register_spec(spec, work);
   g_gpu_names.insert(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     if (!gpu_info().available) {  // not in the progress counts either (see count_selected)
@@ -427,6 +448,8 @@ void skip(benchmark::State& state, const std::string& why) {
 bool was_skipped(const std::string& name) { return g_skipped_names.count(name) > 0; }
 
 const std::string& current_benchmark() { return g_running; }
+const BenchSpec& current_spec() { return registered(g_running).spec; }
+const BenchSpec& registered_spec(const std::string& name) { return registered(name).spec; }
 
 int omp_threads() { return omp_get_max_threads(); }
 

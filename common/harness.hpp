@@ -13,42 +13,31 @@
 #include <utility>
 #include <vector>
 
+#include "common/bench_spec.hpp"
 #include "common/ceilings.hpp"
 #include "common/validate.hpp"
 #include "common/workload.hpp"
 
 namespace tb {
 
-// Work done by one iteration; becomes bytes_per_second, items_per_second, flop_per_s and
-// pct_ceiling: % of the bandwidth the suite's own kernels reach, in this run, with the row's
-// mix of reads and writes (common/ceilings.hpp). GPU kernel rows are held to the GPU's
-// ceilings, omp rows to the CPU's with all threads, serial rows to one thread's; e2e rows (PCIe)
-// and rows with held_to_ceiling = false (transfers) to none.
-struct WorkModel {
-  double read_bytes = 0.0;
-  double written_bytes = 0.0;
-  double flops = 0.0;
-  double items = 0.0;
-  bool held_to_ceiling = true;
-  double bytes() const { return read_bytes + written_bytes; }
-};
-
-enum class Side { cpu, gpu };
-
-void set_work(benchmark::State& state, const WorkModel& work, Side side);
-// The ceiling set a row is held to, from its name: GPU kernel rows the GPU's, e2e rows none,
-// omp* rows the CPU's with all threads, serial* rows one thread's, other CPU rows none.
-std::optional<CeilingSet> ceiling_set_for(const std::string& name, Side side);
+// The ceiling set a row is held to, from its description: GPU kernel rows the GPU's, e2e rows
+// and GPU rows timed on the host none, CPU rows on OpenMP's threads the CPU's with all threads,
+// single-thread CPU rows one thread's.
+std::optional<CeilingSet> ceiling_set_for(const BenchSpec& spec);
 
 using BenchBody = std::function<void(benchmark::State&)>;
 
-// Registers a CPU variant: wall-clock time (OpenMP threads are not the main thread's CPU time).
-benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig& cfg, const std::string& name,
-                                                  BenchBody body);
-// Registers a GPU variant: time from CUDA events (manual time); skipped with the reason when
-// there is no device.
-benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig& cfg, const std::string& name,
-                                                  BenchBody body);
+// Registration: the row's description and its work model, then the body, which validates and
+// takes the samples; the harness turns the work model into rates once the samples are taken
+// (a body states nothing after timing).
+// A CPU variant: wall-clock time (OpenMP threads are not the main thread's CPU time). `spec`'s
+// side is kept: host-timed GPU rows (common/host_api_timing.hpp) register here too.
+benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig& cfg, BenchSpec spec,
+                                                  const WorkModel& work, BenchBody body);
+// A GPU variant: time from CUDA events (manual time); skipped with the reason when there is no
+// device.
+benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig& cfg, BenchSpec spec,
+                                                  const WorkModel& work, BenchBody body);
 
 // Runs `check` the first time this instance runs (Google Benchmark calls a body several times
 // while it picks the iteration count) and remembers the verdict. Records max_abs_err and
@@ -62,6 +51,10 @@ bool validate_once(benchmark::State& state, const std::string& key, const Tolera
 
 // The name of the benchmark running now (set by the registration wrapper).
 const std::string& current_benchmark();
+// Its description (an empty one outside a benchmark).
+const BenchSpec& current_spec();
+// The description a name was registered with (an empty one for a name never registered).
+const BenchSpec& registered_spec(const std::string& name);
 
 // OpenMP threads the omp variants use (and put in their names).
 int omp_threads();

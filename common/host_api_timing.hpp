@@ -18,16 +18,21 @@
 
 namespace tb {
 
+// A GPU row (side gpu, no ceiling) on the host's clock.
 inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunConfig& cfg,
-                                                                    const std::string& name,
+                                                                    BenchSpec spec,
+                                                                    const WorkModel& work,
                                                                     BenchBody body) {
-  return add_cpu_benchmark(cfg, name, [body = std::move(body)](benchmark::State& state) {
-    if (!gpu_info().available) {
-      skip(state, gpu_info().status);
-      return;
-    }
-    body(state);
-  });
+  spec.side = Side::gpu;
+  spec.host_timed = true;
+  return add_cpu_benchmark(cfg, std::move(spec), work,
+                           [body = std::move(body)](benchmark::State& state) {
+                             if (!gpu_info().available) {
+                               skip(state, gpu_info().status);
+                               return;
+                             }
+                             body(state);
+                           });
 }
 
 // The timed loop of these benchmarks: takes samples of `iteration` (common/sampler.hpp) and

@@ -57,11 +57,4 @@ std::vector<Block2> block_sweep_2d(const RunConfig& cfg) {
   return {{8, 8}, {16, 16}, {32, 32}};
 }
 
-std::string bench_name(std::string_view workload, std::string_view impl,
-                       std::initializer_list<NameArg> args) {
-  std::string name = std::string(workload) + "/" + std::string(impl);
-  for (const auto& a : args) name += "/" + a.key + ":" + a.value;
-  return name;
-}
-
 }  // namespace tb

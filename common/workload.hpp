@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace tb {
@@ -57,20 +56,6 @@ Dims2 image_dims(const RunConfig& cfg, Dims2 defaults, Dims2 quick_dims);
 // (--sweep=all) every multiple of 32.
 std::vector<int> block_sweep_1d(const RunConfig& cfg);
 std::vector<Block2> block_sweep_2d(const RunConfig& cfg);
-
-// `<workload>/<impl>/<key>:<value>/...`: the naming that reports/ parses.
-struct NameArg {
-  std::string key;
-  std::string value;
-  NameArg(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
-  NameArg(std::string k, const char* v) : key(std::move(k)), value(v) {}
-  template <class Int, class = std::enable_if_t<std::is_integral_v<Int>>>
-  NameArg(std::string k, Int v) : key(std::move(k)), value(std::to_string(v)) {}
-  NameArg(std::string k, Block2 b)
-      : key(std::move(k)), value(std::to_string(b.x) + "x" + std::to_string(b.y)) {}
-};
-std::string bench_name(std::string_view workload, std::string_view impl,
-                       std::initializer_list<NameArg> args);
 
 }  // namespace tb
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 
 namespace tb::atomics {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 #include "common/workload.hpp"
 

@@ -34,7 +34,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 
 namespace tb::dtypes {

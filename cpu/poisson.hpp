@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/poisson_sampler.hpp"
 #include "common/validate.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 
 namespace tb::scan {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <span>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/host_array.hpp"
 #include "common/validate.hpp"
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 
 namespace tb::transfers {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/harness.hpp"
+#include "common/bench_spec.hpp"
 #include "common/validate.hpp"
 
 namespace tb::vector_add {

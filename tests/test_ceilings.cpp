@@ -98,17 +98,27 @@ TEST(Ceilings, BytesSplitKeepsTheTotal) {
   EXPECT_TRUE(dot::work(8).held_to_ceiling);
 }
 
+// From the description's fields: the impl's words play no part (onednn_bf16 is held to all
+// threads because it runs on them, not because of its name).
 TEST(Ceilings, RowsAreHeldToTheirSidesSet) {
-  EXPECT_EQ(ceiling_set_for("dot/cuda/n:1024/block:256/mode:kernel", Side::gpu), CeilingSet::gpu);
-  EXPECT_EQ(ceiling_set_for("dot/thrust/n:1024", Side::gpu), CeilingSet::gpu);
-  EXPECT_EQ(ceiling_set_for("dot/cuda/n:1024/block:256/mode:e2e", Side::gpu), std::nullopt);
-  EXPECT_EQ(ceiling_set_for("dot/omp/n:1024/threads:16", Side::cpu), CeilingSet::cpu_all);
-  EXPECT_EQ(ceiling_set_for("black_scholes/omp_fp64/n:10", Side::cpu), CeilingSet::cpu_all);
-  EXPECT_EQ(ceiling_set_for("dot/serial/n:1024", Side::cpu), CeilingSet::cpu_one);
-  EXPECT_EQ(ceiling_set_for("poisson/serial_article/n:10", Side::cpu), CeilingSet::cpu_one);
-  EXPECT_EQ(ceiling_set_for("sgemm/openblas/n:1024/threads:16", Side::cpu), CeilingSet::cpu_all);
-  EXPECT_EQ(ceiling_set_for("sgemm/onednn_bf16/n:1024/threads:16", Side::cpu), CeilingSet::cpu_all);
-  EXPECT_EQ(ceiling_set_for("alloc/malloc/bytes:64", Side::cpu), std::nullopt);
+  auto gpu = [](BenchSpec s) {
+    s.side = Side::gpu;
+    return s;
+  };
+  const BenchSpec dot = bench_spec("dot", "cuda", {{"n", 1024}, {"block", 256}});
+  EXPECT_EQ(ceiling_set_for(gpu(dot.in_mode(Mode::kernel))), CeilingSet::gpu);
+  EXPECT_EQ(ceiling_set_for(gpu(bench_spec("dot", "thrust", {{"n", 1024}}))), CeilingSet::gpu);
+  EXPECT_EQ(ceiling_set_for(gpu(dot.in_mode(Mode::e2e))), std::nullopt);
+  BenchSpec host_timed = gpu(bench_spec("alloc", "cuda_reuse", {{"bytes", 64}}));
+  host_timed.host_timed = true;
+  EXPECT_EQ(ceiling_set_for(host_timed), std::nullopt);
+  EXPECT_EQ(ceiling_set_for(bench_spec("dot", "omp", {{"n", 1024}}).on_threads(16)),
+            CeilingSet::cpu_all);
+  EXPECT_EQ(ceiling_set_for(bench_spec("dot", "serial", {{"n", 1024}})), CeilingSet::cpu_one);
+  EXPECT_EQ(ceiling_set_for(bench_spec("sgemm", "onednn_bf16", {{"n", 1024}}).on_threads(16)),
+            CeilingSet::cpu_all);
+  // A name with an omp-looking impl decides nothing: the threads field does.
+  EXPECT_EQ(ceiling_set_for(bench_spec("x", "omp_lookalike", {{"n", 8}})), CeilingSet::cpu_one);
 }
 
 TEST(Ceilings, TheRunsSetsAreKeptApart) {

@@ -11,13 +11,6 @@
 namespace tb {
 namespace {
 
-TEST(Names, WorkloadImplArgs) {
-  EXPECT_EQ(bench_name("vector_add", "cuda", {{"n", 268435456}, {"block", 256}, {"mode", "e2e"}}),
-            "vector_add/cuda/n:268435456/block:256/mode:e2e");
-  EXPECT_EQ(bench_name("grayscale", "cuda_article", {{"block", Block2{16, 8}}}),
-            "grayscale/cuda_article/block:16x8");
-}
-
 TEST(Random, SeededReproducibleAndNeverZero) {
   std::vector<float> a(100000), b(100000), c(100000);
   fill_uniform(std::span<float>(a), 7, -1.f, 1.f);
