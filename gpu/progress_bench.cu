@@ -68,8 +68,11 @@ KernelStats progress_vector_add_stats(Strategy s, std::size_t n, int block) {
   KernelStats out;
   progress::dispatch(s, tb::progress::CounterRef{}, [&](auto policy) {
     using Policy = decltype(policy);
-    out = kernel_stats(vector_add_detail::vec4_kernel<Policy>, block,
-                       n / 4 > 0 ? vector_add_detail::vec4_grid(n, block) : 0);
+    // The grid launch() runs: one block per tile, so n = 1..3 is one block, not none. The
+    // occupancy query passes no dynamic shared memory, which changes nothing here: the tiles
+    // take 24 bytes per thread, 48 KiB for a full SM of 2048 threads.
+    out = kernel_stats(vector_add_detail::tile_kernel<Policy>, block,
+                       n > 0 ? vector_add_detail::tile_grid(n, block) : 0);
   });
   return out;
 }

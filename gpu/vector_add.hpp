@@ -1,5 +1,6 @@
 #pragma once
-// Launchers for vector_add (host-callable; kernels live in vector_add.cu).
+// Launchers for vector_add (host-callable, in vector_add.cu; the kernels live in
+// vector_add_kernel.cuh, which gpu/progress_bench.cu instruments too).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

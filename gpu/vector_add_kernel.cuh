@@ -162,11 +162,4 @@ void launch(const float* a, const float* b, float* c, std::size_t n, int block, 
   CUDA_CHECK_LAUNCH();
 }
 
-// The names gpu/progress_bench.cu uses for the kernel and its grid (from the float4 kernel this
-// one replaced). Its occupancy query passes no dynamic shared memory, which changes nothing here:
-// the tiles take 24 bytes per thread, 48 KiB for a full SM of 2048 threads.
-template <class Progress>
-inline constexpr auto vec4_kernel = tile_kernel<Progress>;
-inline long long vec4_grid(std::size_t n, int block) { return tile_grid(n, block); }
-
 }  // namespace tb::gpu::vector_add_detail

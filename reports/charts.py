@@ -117,7 +117,10 @@ def algorithm_tags(rows: list[Row]) -> frozenset[str]:
 
 
 def algorithm_of(row: Row, tags: frozenset[str]) -> str:
-    """"" for the plain algorithm (serial, omp, cuda, thrust, cublas and their variants)."""
+    """"" for the plain algorithm (serial, omp, cuda, thrust, cublas and their variants): the
+    row's declared algorithm, or for an older file's row the impl words in `tags`."""
+    if row.declared_algorithm is not None:
+        return row.declared_algorithm
     return "_".join(t for t in impl_tokens(row) if t in tags)
 
 

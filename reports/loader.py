@@ -38,6 +38,10 @@ PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "int8")
 PEER_FAMILIES = ("numba_cuda", "numba_cpu")
 PEER_GPU_FAMILIES = frozenset({"numba_cuda"})
 
+# A row of a file from issue 31 on has its description's fields (common/bench_spec.hpp); this one
+# says that it has them all.
+DESCRIPTION_FIELD = "algorithm"
+
 # Workloads that only exist as GPU experiments; their impl is not a family
 # (transfers/pinned, progress/vector_add).
 GPU_ONLY_WORKLOADS = frozenset({"transfers", "streams", "progress"})
@@ -95,15 +99,31 @@ class Row:
     source: str = ""
     # Google Benchmark's free-text label; a Numba peer's names the C++ impl it mirrors.
     label: str = ""
-    # Text fields twinbench adds beside the counters (common/row_fields.hpp): `cpu_isa` (the ISA
-    # level or the library kernel that ran a CPU row), `precision`, ...
+    # Text fields twinbench adds beside the counters (common/row_fields.hpp): the benchmark's
+    # description (workload, impl, algorithm, side, mode, precision: common/bench_spec.hpp),
+    # `cpu_isa` (the ISA level or the library kernel that ran a CPU row), `device`, ...
     fields: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def described(self) -> bool:
+        """The row carries its description's fields (files from issue 31 on): pairing reads
+        them; older files' rows fall back to the words of their names."""
+        return DESCRIPTION_FIELD in self.fields
+
+    @property
+    def declared_algorithm(self) -> str | None:
+        """The algorithm the benchmark declared ("" the workload's plain one); None for a row
+        of an older file (summary.algorithms infers it from the impl names)."""
+        return self.fields.get("algorithm", "") if self.described else None
 
     @property
     def is_gpu(self) -> bool:
         if self.family in PEER_FAMILIES:
             return self.family in PEER_GPU_FAMILIES
-        return self.family in GPU_FAMILIES or self.workload in GPU_ONLY_WORKLOADS
+        if self.family in GPU_FAMILIES or self.workload in GPU_ONLY_WORKLOADS:
+            return True
+        # A described row says its side: a new GPU-only workload needs no entry above.
+        return self.described and self.fields.get("side") == "gpu"
 
     @property
     def is_peer(self) -> bool:
@@ -152,7 +172,9 @@ class Row:
         """The precision a row is compared within: "" for FP32 and rows that name none (the
         workload's own), else the one its field or impl word names (tf32, bf16). A dtype arg is
         left out: it is part of the size, so every row of the problem shares it already."""
-        named = self.fields.get("precision", "").strip().lower() or self.impl_precision
+        named = self.fields.get("precision", "").strip().lower()
+        if not self.described:
+            named = named or self.impl_precision
         return "" if named in (None, "", "fp32") else named
 
     @property

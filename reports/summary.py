@@ -26,7 +26,9 @@ from .units import fmt_energy, fmt_time
 
 # ----------------------------------------------------------------- like for like
 #
-# Which implementations solve the same algorithm, from the impl names alone:
+# Which implementations solve the same algorithm: the `algorithm` field each benchmark declares
+# (common/bench_spec.hpp; "" the plain algorithm), and the `precision` field for precision.
+# Rows of files written before issue 31 have no fields; for them, from the impl names alone:
 #   * an impl is <family>_<words> (serial_recursive, omp_article, cuda_aos_vec) or a bare
 #     family (serial, omp, cuda, thrust);
 #   * a word names an algorithm when at least two families of the workload use it
@@ -83,6 +85,12 @@ def algorithms(impls) -> dict[str, str]:
             families[word].add(family_of(impl))
     shared = {w for w, f in families.items() if len(f) >= 2}
     return {impl: "_".join(w for w in impl_words(impl) if w in shared) for impl in impls}
+
+
+def algorithm_of(row: Row, inferred: dict[str, str]) -> str:
+    """The row's declared algorithm; for an older file's row, the one `algorithms` inferred."""
+    declared = row.declared_algorithm
+    return inferred.get(row.impl, PLAIN) if declared is None else declared
 
 
 def is_reference(row: Row) -> bool:
@@ -146,7 +154,7 @@ def like_for_like(rows: list[Row], impls=None) -> dict[str, Contenders]:
     names = algorithms(sorted(set(impls or (r.impl for r in rows))))
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        groups[(names.get(row.impl, PLAIN), precision_class(row))].append(row)
+        groups[(algorithm_of(row, names), precision_class(row))].append(row)
     return {group_key(*key): _fastest_per_side(members, *key) for key, members in groups.items()}
 
 

@@ -233,6 +233,16 @@ TEST(ProgressGpu, VectorAddFinalCountsDevice) {
   expect_final_counts(CounterKind::device);
 }
 
+// The row's grid_blocks is the grid the kernel runs: one tile of 3 * block elements per block,
+// so 1..3 elements are one block (it reported 0 when the grid came from the float4 kernel's).
+TEST(ProgressGpu, VectorAddStatsReportTheLaunchedGrid) {
+  TB_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}})
+    EXPECT_EQ(gpu::progress_vector_add_stats(Strategy::none, n, 256).grid_blocks, 1) << n;
+  EXPECT_EQ(gpu::progress_vector_add_stats(Strategy::none, 3 * 256 + 1, 256).grid_blocks, 2);
+  EXPECT_EQ(gpu::progress_vector_add_stats(Strategy::none, 0, 256).grid_blocks, 0);
+}
+
 TEST(ProgressGpu, PoissonCountsAndSamplesMatchSerial) {
   TB_REQUIRE_GPU();
   Stream s;
