@@ -1,6 +1,8 @@
 #pragma once
-// The pieces every benchmark uses: registration with progress and error handling, validation
-// once per benchmark instance (outside the timed loop), and the bytes/FLOP model as rates.
+// The run machinery behind the author-facing description (common/bench_spec.hpp): registration
+// with progress and error handling, validation once per benchmark instance (outside the timed
+// loop), and the declared bytes/FLOP model as rates. Includes Google Benchmark: bench/ and the
+// harness's tests use it, a workload's cpu/ header does not.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

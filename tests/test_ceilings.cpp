@@ -1,4 +1,5 @@
-// The bytes split and the ceiling each row is held to (common/ceilings.hpp, set_work).
+// The bytes split and the ceiling each row is held to (common/ceilings.hpp; the harness applies
+// a row's declared work after its samples).
 #include <gtest/gtest.h>
 
 #include "common/ceilings.hpp"
