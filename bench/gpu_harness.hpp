@@ -215,6 +215,47 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
     state.counters["launch_included_us"] = inline_median_us(stream, work, cold);
 }
 
+// A/B measurement: a kernel and its twin (an instrumented kernel and the same kernel without the
+// instrumentation, say), timed as pairs, for the difference between them. Each sample runs both
+// back to back behind one launch gate (when `gated`), so that neither carries the launch
+// latency; each after an L2 flush when cold (the default, as every other GPU row), outside the
+// events, so that neither is served from what the other left in the L2; and which goes first
+// alternates: of two identical kernels back to back the second ran 0.3-0.6% faster on the H200,
+// a bias as large as the overheads such pairs measure. `on_pair(t_a, t_b)` sees each pair's
+// seconds; the sample's time is b's. Not gated: work whose host side waits for the GPU (a
+// poller's cudaMemcpy on the legacy stream would wait behind the closed gate).
+template <class A, class B, class OnPair>
+SampleStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&& b, bool gated,
+                        OnPair&& on_pair) {
+  Event e0, e1, e2, e3;
+  LaunchGate gate;
+  const bool cold = cold_caches();
+  long long pairs = 0;
+  const SampleStats stats = measure(state, [&] {
+    const bool a_first = pairs++ % 2 == 0;
+    if (gated) gate.close(stream);
+    if (cold) flush_l2(stream);
+    e0.record(stream);
+    a_first ? a() : b();
+    e1.record(stream);
+    if (cold) flush_l2(stream);
+    e2.record(stream);
+    a_first ? b() : a();
+    const cudaError_t err = cudaEventRecord(e3.get(), stream);
+    if (gated) gate.open();  // before any throw, or the GPU waits for the gate's timeout
+    CUDA_CHECK(err);
+    e3.synchronize();
+    if (gated && gate.timed_out())
+      throw std::runtime_error("the kernels waited behind the launch gate until it timed out");
+    const double first = e1.seconds_since(e0), second = e3.seconds_since(e2);
+    const double t_a = a_first ? first : second, t_b = a_first ? second : first;
+    on_pair(t_a, t_b);
+    return t_b;
+  });
+  state.counters["l2_flushed"] = cold ? 1 : 0;
+  return stats;
+}
+
 // A block size the device cannot run, or one that leaves a warp partly empty, is a skip with
 // the reason rather than a launch error.
 inline bool check_block(benchmark::State& state, int threads) {

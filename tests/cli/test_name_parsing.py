@@ -89,3 +89,8 @@ def test_every_row_carries_its_description(tmp_path):
     by_impl = {r["impl"]: r for r in rows}
     assert by_impl["omp"]["side"] == "cpu"
     assert by_impl["serial_recursive"]["algorithm"] == "recursive"
+    # The work model declared with the description became the rates, with no call in the body.
+    omp = by_impl["omp"]
+    n = int(omp["name"].split("/n:")[1].split("/")[0])
+    assert omp["bytes_per_iter"] == 12 * n and omp["items_per_second"] > 0
+    assert "pct_ceiling" not in omp  # --no-ceilings
