@@ -122,8 +122,8 @@ void announce(const std::string& name) {
   g_progress.current = name;
   g_progress.current_start = now;
   // A row outside the plan (bench/main.cpp leaves out the GPU rows where there is no GPU, some
-  // of which are timed on the host and skip in their body) runs
-  // without a progress line and outside the counts.
+  // of which are timed on the host and skip in their body) runs without a progress line and
+  // outside the counts.
   g_progress.current_counted = !g_progress.planned_only || g_progress.cost.count(name) > 0;
   if (!g_progress.current_counted) return;
   if (!g_progress.seen.insert(name).second) return;
