@@ -180,9 +180,9 @@ struct Strided {
 // ends. No fence: the count is a hint while the kernel runs, nothing is ordered after it, and the
 // kernel's completion makes every store visible to whoever synchronises with the stream.
 //
-// A writer publishes at most once every `period` SM cycles (clock64, cheap and per-SM, and a
-// block never leaves its SM) or every `every_items` items, whichever comes first, and always at
-// the end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
+// A writer stores when `period_cycles` SM cycles have passed since its last store (clock64,
+// cheap and per-SM, and a block never leaves its SM) or when its count crosses a multiple of
+// 2^items_log2, and always at its end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
 // does. The host chooses the period from the number of writers (SlotsRef, live_period_ns).
 //
 // To use it in your own kernel (the README has the host side):
