@@ -206,6 +206,9 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     # progress tables.
     blocks += cpu_capacity.capacity_blocks(an.usable(run.rows))
     blocks += ncu.report_blocks(run)
+    progress = progress_table.summary_text(an.usable(run.rows))
+    if progress:
+        blocks.append(Paragraph("Progress: " + progress))
     blocks += progress_table.progress_blocks(an.usable(run.rows))
     blocks.append(Paragraph(source_line(run)))
     cache = machine.cache_mode_note(run.context, run.rows)
