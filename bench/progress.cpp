@@ -14,8 +14,9 @@
 // waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
 // Live rows (issue 27; counter:slots64 / slots8): no shared counter at all. Each block (live_block)
 // or warp (live_warp) stores its running count into its own slot of mapped host memory with a
-// plain store, at most once every live_period_ns and at its end, and the host sums the slots
-// (gpu/progress.cuh Publisher, common/progress.hpp SlotBoard); the poller reads every 50 us.
+// plain store, at most once every live_period_ns (sgemm: every 32nd k step) and at its end, and
+// the host sums the slots (gpu/progress.cuh Publisher, common/progress.hpp SlotBoard); the
+// poller reads every 50 us.
 // impl cuda: the suite's kernel with the policy, timed against itself without it. impl cuda_live:
 // a kernel written for live progress (vector_add and black_scholes on a persistent grid, and a
 // long sgemm, the target of tens of ms), timed against its twin, the same kernel with the

@@ -185,7 +185,7 @@ void release_cpu_flush_buffer() {
 std::string cpu_cache_flush_description() {
   char text[240];
   std::snprintf(text, sizeof text,
-                "before each CPU sample of 100 us or more: reads %.0f MiB (1.5x L3 + L2s of "
+                "before each CPU sample of 1 us or more: reads %.0f MiB (1.5x L3 + L2s of "
                 "%.0f MiB) with all threads, %s",
                 static_cast<double>(cpu_flush_bytes()) / (1 << 20),
                 static_cast<double>(cpu_cache_bytes()) / (1 << 20), method_name(g_method));

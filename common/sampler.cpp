@@ -338,12 +338,17 @@ SampleStats measure_samples(benchmark::State& state, const std::function<double(
 constexpr double kCpuBatchSeconds = 100e-6;
 constexpr long kMaxCpuBatch = 1'000'000;
 
-// Cold CPU samples (the default; --warm turns it off): work of kCpuBatchSeconds or more, timed
+// Cold CPU samples (the default; --warm turns it off): work of kCpuColdMinSeconds or more, timed
 // once after a flush, is timed one call a sample, each after a flush of the CPU's caches
 // (common/cpu_cache_flush.hpp), as the GPU's kernel rows are after an L2 flush. Shorter work
-// (lucas at small n, fork/join, atomics on a few lines) is batched as before: its data are a few
-// lines, whose place in the caches a flush would not change, and a flush per 20 ns call would
-// leave only the clock's noise; the row's llc_flushed counter says which a row got.
+// (lucas' iterative loop, memcpys of a few KiB) is batched as before: its data are a few lines,
+// and a flush per 20 ns call would leave only the clock's noise. The bound sits in the widest gap
+// of the default run's CPU rows (0.1 to 1.6 us on the H200 host): at 100 us, where it was first,
+// it cut through the 1M rows (dot, vector_add, scan: 40-110 us), which were then cold in one run
+// and warm in the next (2.7-3.5x apart in compare's A/A pair, 2026-12-02b). A single call a
+// sample needs no batching from 1 us up: the clock reads in ~20 ns. The row's llc_flushed
+// counter says which a row got.
+constexpr double kCpuColdMinSeconds = 1e-6;
 void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   announce_slowdown();
   const double extra = injected_fraction_for(current_benchmark());
@@ -352,8 +357,8 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   if (!g_classic) {
     if (cold_caches()) flush_cpu_caches();
     const double once = timed_cpu_calls(work, 1, 0.0);
-    cold = cold_caches() && once >= kCpuBatchSeconds;
-    if (once < kCpuBatchSeconds)
+    cold = cold_caches() && once >= kCpuColdMinSeconds;
+    if (!cold && once < kCpuBatchSeconds)
       batch = static_cast<long>(
           std::min<double>(kMaxCpuBatch, std::ceil(kCpuBatchSeconds / std::max(once, 1e-9))));
   }

@@ -180,9 +180,9 @@ struct Strided {
 // ends. No fence: the count is a hint while the kernel runs, nothing is ordered after it, and the
 // kernel's completion makes every store visible to whoever synchronises with the stream.
 //
-// A writer publishes at most once every `period` SM cycles (clock64, cheap and per-SM, and a
-// block never leaves its SM) or every `every_items` items, whichever comes first, and always at
-// the end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
+// A writer stores when `period_cycles` SM cycles have passed since its last store (clock64,
+// cheap and per-SM, and a block never leaves its SM) or when its count crosses a multiple of
+// 2^items_log2, and always at its end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
 // does. The host chooses the period from the number of writers (SlotsRef, live_period_ns).
 //
 // To use it in your own kernel (the README has the host side):
@@ -250,15 +250,37 @@ __device__ __forceinline__ Publisher& block_publisher() {
   return publisher;
 }
 
+// The first store to mapped host memory from a kernel costs a fixed ~2 us wherever it falls (the
+// H200 run of f8f33ef, cold L2 and TLBs: Poisson 10M +2.0 us with 792 writers and +2.9 us with
+// 6,336, 8x the stores for +40%; nested_loop_warp +1.7 us with 1,250; Black-Scholes' persistent
+// grid +0.85 us with 1,056, whose blocks end at different times; nested_loop, whose 40 blocks
+// store mid-kernel, -1.6%). A kernel of tens of us reports only at its end, so that cost landed
+// in its tail, after the last block's work. The model: the cost is the translation of the slots'
+// host pages (the GPU's TLBs, emptied by the cold-cache flush, walk the page table of system
+// memory) and not the stores (8x the stores cost +40%). warm_up() stores the slot's current value
+// (0: the board is zeroed before the launch, so the slot stays monotone) at the writer's start:
+// the walk then overlaps the kernel's first loads, and the store is posted (the thread does not
+// wait for it). Only blocks of the first wave do it (blockIdx.x < kWarmBlocks, ~8 blocks an SM
+// on 132 SMs) and one store a block: they cover every SM's TLB, and grids of thousands of blocks
+// (Black-Scholes' 9,766) do not double their stores.
+constexpr unsigned kWarmBlocks = 1024;
+__device__ __forceinline__ void warm_up(const tb::progress::SlotsRef& s, unsigned index) {
+  if (blockIdx.x < kWarmBlocks)
+    publish(s.slots + static_cast<unsigned long long>(index) * s.stride_words, 0ull);
+}
+
 // LiveWarp: a slot per warp of the grid, slot = the warp's index in the grid; lane 0 keeps the
 // warp's sum. No barrier; one store per warp at least, so for grids of many warps LiveBlock
 // writes fewer. Needs blockDim.x a multiple of 32 and slots.count >= the grid's warps.
 struct LiveWarp {
   tb::progress::SlotsRef slots;
   __device__ __forceinline__ void start() {
-    if ((threadIdx.x & 31u) == 0)
-      warp_publishers()[threadIdx.x >> 5].init(
-          slots, blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5));
+    if ((threadIdx.x & 31u) == 0) {
+      const unsigned index = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+      // One warm-up a block (warp 0), as for LiveBlock: the pages are the TLB's, not the warp's.
+      if (threadIdx.x == 0) warm_up(slots, index);
+      warp_publishers()[threadIdx.x >> 5].init(slots, index);
+    }
   }
   __device__ __forceinline__ void done(unsigned count) {
     const unsigned sum = warp_sum(count);
@@ -286,6 +308,7 @@ struct LiveBlock {
   __device__ __forceinline__ void start() {
     if (threadIdx.x == 0) {
       live_tally() = 0;
+      warm_up(slots, blockIdx.x);
       block_publisher().init(slots, blockIdx.x);
     }
     __syncthreads();

@@ -120,6 +120,21 @@ long long vector_add_grid_for(std::size_t n, int block) {
 
 constexpr int kTile = 128;
 constexpr int kStep = 8;
+// A block publishes after every kPublishSteps-th k step (and at its end), not after every step
+// with the Publisher's period check. The H200 run of f8f33ef measured +4.48% (limit 0.5%) with
+// the check after every step: the kernel does not double-buffer, so every step's global loads
+// wait for the barrier that ends the previous step, and whatever thread 0 does between that
+// barrier and its loads (clock64, the SlotsRef rules from constant memory, 64-bit compares and
+// the running count: ~200 cycles of a ~4,500-cycle step at n = 8192, 2 blocks an SM) delays
+// warp 0's loads and so the next barrier of all 8 warps. With a compile-time stride, 31 steps of
+// 32 cost a test of the step index (`(step & 31) == 31`, two integer instructions, no state kept
+// across the loop: the count is rows * cols * min(k0 + kStep, n), exact from k0), and the 32nd a
+// multiply and a posted store: ~1/32 of the old cost plus ~0.05%, about +0.2%. The host still
+// sees plenty: at n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident
+// blocks make a new total every ~0.3 us, more than the poller's ~5,000 reads a second take in
+// (it saw 189 distinct values a kernel with the period rule).
+constexpr int kPublishSteps = 32;
+static_assert((kPublishSteps & (kPublishSteps - 1)) == 0, "the test is a mask");
 
 // Thread (tr, tc) of the 16 x 16 grid owns rows tr*4 + {0..3} and 64 + tr*4 + {0..3}, columns
 // likewise: its 4-wide groups of a shared row are read as float4, and the 16 threads of a
@@ -138,16 +153,18 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
   for (int i = 0; i < 8; ++i)
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
-  progress::Publisher pub;
-  // The block's multiply-adds a k step: its rows times its columns (fewer at the edges).
+  // The block's slot; its multiply-adds a k step: its rows times its columns (fewer at the edges).
+  unsigned long long* const slot =
+      kReport ? slots.slots + static_cast<unsigned long long>(blockIdx.y * gridDim.x + blockIdx.x) *
+                                  slots.stride_words
+              : nullptr;
   const unsigned long long rows = n - row0 < kTile ? n - row0 : kTile;
   const unsigned long long cols = n - col0 < kTile ? n - col0 : kTile;
-  if (kReport && tid == 0) pub.init(slots, blockIdx.y * gridDim.x + blockIdx.x);
   // A: 128 rows x 8 k a step, 4 consecutive k of one row a thread; B: 8 k x 128 columns,
   // 4 consecutive columns of one k a thread.
   const int a_row = tid / 2, a_k = (tid % 2) * 4;
   const int b_k = tid / 32, b_col = (tid % 32) * 4;
-  for (int k0 = 0; k0 < n; k0 += kStep) {
+  for (int k0 = 0, step = 0; k0 < n; k0 += kStep, ++step) {
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       const int r = row0 + a_row, k = k0 + a_k + q;
@@ -172,12 +189,12 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
     }
-    // Every warp has used the step's tiles (the next step overwrites them): the step is done by
-    // the whole block, and thread 0 counts it.
+    // Every warp has used the step's tiles (the next step overwrites them): steps 0..step are
+    // done by the whole block, and thread 0 publishes them every kPublishSteps steps.
     __syncthreads();
-    if (kReport && tid == 0) {
-      const unsigned long long ks = n - k0 < kStep ? n - k0 : kStep;
-      pub.add(slots, rows * cols * ks);
+    if (kReport && tid == 0 && (step & (kPublishSteps - 1)) == kPublishSteps - 1) {
+      const unsigned long long k_done = n - k0 < kStep ? n : k0 + kStep;
+      progress::publish(slot, rows * cols * k_done);
     }
   }
 #pragma unroll
@@ -190,7 +207,7 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
       if (col < n) C[static_cast<std::size_t>(r) * n + col] = acc[i][j];
     }
   }
-  if (kReport && tid == 0) pub.flush();
+  if (kReport && tid == 0) progress::publish(slot, rows * cols * static_cast<unsigned long long>(n));
 }
 
 __global__ void fill_uniform_kernel(float* p, std::size_t count, std::uint64_t seed) {

@@ -64,7 +64,8 @@ void live_vector_add(tb::progress::Strategy s, const tb::progress::SlotBoard& bo
 // C = A B, n x n row-major FP32, a 128 x 128 tile of C per block of 256 threads (8 x 8 outputs a
 // thread in registers, k steps of 8 through shared memory): a compute-bound kernel long enough
 // (tens of ms at n = 8192) to watch. Items are multiply-adds, n^3 in all; a block publishes
-// after the barrier that ends each k step (live_block; none is the twin). Any n >= 1.
+// its count after the barrier that ends every 32nd k step, and at its end (live_block; none is
+// the twin): a fixed stride, so the board's period and item rules do not apply. Any n >= 1.
 constexpr int kLiveSgemmThreads = 256;
 long long live_sgemm_grid(std::size_t n);
 void live_sgemm(tb::progress::Strategy s, const tb::progress::SlotBoard& board, const float* a,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
-from . import cpu_capacity, machine, ncu, progress_table
+from . import machine, ncu, progress_table
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
@@ -201,11 +201,12 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     # The answer first (issue 30): the headline, its chart and the summary table fill a 1400x900
     # first screen; what was run and how it was timed come right after.
     blocks += first_screen_blocks(run, out_dir, result.charts)
-    # After the summary: the CPU rows measured in a bad moment of the VM (cpu_capacity), the
-    # hardware counters' section (ncu: who named the limiters, why per workload) and the live
-    # progress tables.
-    blocks += cpu_capacity.capacity_blocks(an.usable(run.rows))
+    # After the summary: the hardware counters' section (ncu: who named the limiters, why per
+    # workload) and the live progress tables.
     blocks += ncu.report_blocks(run)
+    progress = progress_table.summary_text(an.usable(run.rows))
+    if progress:
+        blocks.append(Paragraph("Progress: " + progress))
     blocks += progress_table.progress_blocks(an.usable(run.rows))
     blocks.append(Paragraph(source_line(run)))
     cache = machine.cache_mode_note(run.context, run.rows)

@@ -430,11 +430,45 @@ def gpu_limiter(row: Row, context: dict) -> str:
     return f"{OTHER} ({why})" if why else OTHER
 
 
+def _roofline_side(row: Row, context: dict, side: str) -> str | None:
+    """A CPU row under both of its limits: which side of the roofline it is on. Where the host
+    gives no hardware counters (a VM without a PMU: the H200 host), the roofline against the
+    CPU's measured ceiling and roof is what can say more than "latency / other" (issue 29): the
+    row's arithmetic intensity (FLOPs per byte of its model) against the ridge point (roof over
+    the ceiling's bandwidth) names the bound its model puts it under, and the share says how far
+    below it the row runs. A row without FLOPs in its model (Poisson: integer work) is placed by
+    its bytes alone, and says so."""
+    ceiling = ce.row_ceiling(row)
+    flops = an.achieved_flop_per_s(row)
+    roof = ce.roof_for(row, context, side)
+    moved = row.counter("bytes_per_iter")
+    work = row.counter("flop_per_iter")
+    if ceiling is None and work and roof and flops:
+        # Held to no bandwidth ceiling (nested_loop: 80 KB of output for 2 N^2 FLOPs).
+        return (f"compute (under the roof: {100 * flops / roof.value:.0f} % of the "
+                f"{roof.precision} roof; its model is FLOPs only)")
+    if ceiling is None or moved is None or moved < MIN_STREAM_BYTES:
+        return None
+    if work and roof and flops and ceiling.bytes_per_s:
+        ridge = roof.value / ceiling.bytes_per_s
+        if work / moved >= ridge:
+            return (f"compute (under the roof: {100 * flops / roof.value:.0f} % of the "
+                    f"{roof.precision} roof; roofline: {work / moved:.2g} FLOP/B against a "
+                    f"ridge of {ridge:.2g})")
+        return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline: "
+                f"{work / moved:.2g} FLOP/B against a ridge of {ridge:.2g})")
+    return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline by bytes alone: "
+            f"its model counts no FLOPs)")
+
+
 def cpu_limiter(row: Row, context: dict) -> str:
-    """The roofline against the CPU's measured ceilings and roofs; latency / other says why no
-    hardware counter could say more where the run recorded that (common/perf_counters)."""
+    """The roofline against the CPU's measured ceilings and roofs: at 60 % of one, that one;
+    under both, the side of the roofline the row's model puts it on; latency / other only for
+    rows with neither (a dependent chain without data), saying why no hardware counter could say
+    more where the run recorded that (common/perf_counters)."""
     side = ce.side_of(row) or "cpu_one"
-    ruled = _memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+    ruled = (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+             or _roofline_side(row, context, side))
     if ruled:
         return ruled
     why = ncu.cpu_counters_reason(context)

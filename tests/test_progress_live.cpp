@@ -316,10 +316,12 @@ TEST(ProgressLiveGpu, VectorAddPersistentCountsExactAndSumsExact) {
 
 // live_sgemm: the count is n^3 multiply-adds, C equals the twin's bit for bit and a float64
 // product within sgemm's tolerance, at sizes that are not multiples of the 128 tile or the 8 k.
+// 257 and 513 (33 and 65 k steps) publish mid-kernel (every 32nd step) before a partial last step.
 TEST(ProgressLiveGpu, SgemmCountsExactAndMatchesTwinAndReference) {
   TB_REQUIRE_GPU();
   Stream s;
-  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{130}, std::size_t{257}}) {
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{7}, std::size_t{130}, std::size_t{257}, std::size_t{513}}) {
     std::vector<float> a(n * n), b(n * n), c(n * n), twin(n * n);
     fill_uniform(std::span<float>(a), 21, -1.f, 1.f);
     fill_uniform(std::span<float>(b), 22, -1.f, 1.f);

@@ -401,7 +401,7 @@ def test_warm_is_recorded_as_the_cache_mode(tmp_path):
 
 
 def test_cpu_samples_are_cold_unless_warm(tmp_path):
-    """CPU rows of 100 us or more are timed one call a sample after a flush of the CPU caches,
+    """CPU rows of 1 us or more are timed one call a sample after a flush of the CPU caches,
     as GPU kernel rows after an L2 flush; --warm turns it off; the context says how big the
     flush is and what one pass took."""
     args = ["--workload=vector_add", "--benchmark_filter=vector_add/serial", "--quick"]
