@@ -667,7 +667,6 @@ std::pair<double, double> median_interval(std::vector<double>& v) {
 }
 
 void measure_pair(benchmark::State& state, const Setup& s) {
-  Event e0, e1, e2, e3;
   s.baseline();
   s.instrumented();
   CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -678,46 +677,21 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   double t_sum = 0.0, t_none_sum = 0.0;
   std::vector<double> pair_pct;  // (t - t_none) / t_none of each pair
   long long iters = 0;
-  // Cold, as every other GPU row (bench/gpu_harness.hpp time_gpu): an L2 flush before each of
-  // the two kernels, outside the events. Without it the pair ran back to back on whatever the
-  // previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on the
-  // H200 the `none` row timed against itself read +1.76% at 10M samples (the run of 25e23e9, in
-  // git history): a kernel's time depended on where it fell in the sequence, not on its code.
-  // Flushed, the same row read +0.40% at 10M and +0.06% at 100M (H200, the next session), and
-  // -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/2026-12-01).
-  const bool cold = cold_caches();
+  // The harness's A/B measurement (bench/gpu_harness.hpp time_gpu_ab): cold, gated, the order
+  // alternating. Cold matters here: without the flushes the pair ran back to back on whatever
+  // the previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on
+  // the H200 the `none` row timed against itself read +1.76% at 10M samples (the run of
+  // 25e23e9, in git history); flushed, +0.40% at 10M and +0.06% at 100M (H200, the next
+  // session), and -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/
+  // 2026-12-01).
   const auto wall_start = std::chrono::steady_clock::now();
-  // Both kernels are queued behind a gate (bench/gpu_harness.hpp) and run back to back: without
-  // it the first one, launched on an idle GPU, would carry the launch latency and the second,
-  // enqueued while the first runs, would not. Which one goes first alternates: of two identical
-  // kernels back to back the second ran 0.3-0.6% faster on the H200 (the none strategy measured
-  // against itself), a bias as large as the overheads being measured.
-  LaunchGate gate;
-  tb::measure(state, [&] {
-    const bool baseline_first = iters % 2 == 0;
-    if (s.gated) gate.close(s.stream);
-    if (cold) flush_l2(s.stream);
-    e0.record(s.stream);
-    (baseline_first ? s.baseline : s.instrumented)();
-    e1.record(s.stream);
-    if (cold) flush_l2(s.stream);
-    e2.record(s.stream);
-    (baseline_first ? s.instrumented : s.baseline)();
-    e3.record(s.stream);
-    if (s.gated) gate.open();
-    e3.synchronize();
-    if (s.gated && gate.timed_out())
-      throw std::runtime_error("the kernels waited behind the launch gate until it timed out");
-    const double first = e1.seconds_since(e0);
-    const double second = e3.seconds_since(e2);
-    const double t_none = baseline_first ? first : second;
-    const double t = baseline_first ? second : first;
-    t_sum += t;
-    t_none_sum += t_none;
-    if (t_none > 0) pair_pct.push_back((t - t_none) / t_none * 100.0);
-    ++iters;
-    return t;
-  });
+  time_gpu_ab(state, s.stream, s.baseline, s.instrumented, s.gated,
+              [&](double t_none, double t) {
+                t_sum += t;
+                t_none_sum += t_none;
+                if (t_none > 0) pair_pct.push_back((t - t_none) / t_none * 100.0);
+                ++iters;
+              });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   poller.stop();
@@ -735,7 +709,6 @@ void measure_pair(benchmark::State& state, const Setup& s) {
     state.counters["overhead_lo_pct"] = lo;
     state.counters["overhead_hi_pct"] = hi;
   }
-  state.counters["l2_flushed"] = cold ? 1 : 0;
   state.counters["t_none_us"] = t_none_sum / iters * 1e6;
   state.counters["distinct_updates"] = static_cast<double>(ps.changes) / iters;
   state.counters["updates_per_s"] = t_sum > 0 ? static_cast<double>(ps.changes) / t_sum : 0.0;
