@@ -457,9 +457,9 @@ def _no_throughput_model(row: Row) -> str | None:
     """Rows whose work model holds no throughput to be bound by: API calls, dependent chains
     (alloc, sync, lucas: no bytes worth streaming, no FLOPs) are latency by what they time; host
     copies held to no ceiling (transfers) by the rate of their bytes."""
-    moved = row.counter("bytes_per_iter") or 0.0
+    moved = row.counter("bytes_per_iter")
     work = row.counter("flop_per_iter") or 0.0
-    if work > 0:
+    if moved is None or work > 0:  # no model written (old files), or FLOPs to be bound by
         return None
     if moved >= MIN_STREAM_BYTES and ce.row_ceiling(row) is None and row.time_s:
         return f"copy bandwidth ({moved / row.time_s / 1e9:.3g} GB/s; copies have no ceiling)"
