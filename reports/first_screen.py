@@ -56,8 +56,16 @@ def limiter_cell(line: su.SummaryLine) -> str:
     sides = limiter_sides(line.limiter)
     if not sides:
         return "–"
-    return "; ".join(f"{side}: {without_brackets(text)}" if side else without_brackets(text)
+    return "; ".join(f"{side}: {_words(text)}" if side else _words(text)
                      for side, text in sides.items())
+
+
+def _words(text: str) -> str:
+    """The limiter's words without figures: "too few threads: 2 blocks, 0 of a wave" -> "too few
+    threads" (the figures are in the detail); "compute: FMA pipe" stays whole."""
+    words = without_brackets(text)
+    head, sep, tail = words.partition(":")
+    return head if sep and any(ch.isdigit() for ch in tail) else words
 
 
 def narrow_cells(line: su.SummaryLine, context: dict, gpu: bool = True) -> list[str]:

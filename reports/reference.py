@@ -18,10 +18,10 @@ from .loader import LoadError, Run, load_run
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The committed reference run and its report, relative to the repository.
-REFERENCE_DIR = Path("results/nvidia-h200/2026-12-02")
+REFERENCE_DIR = Path("results/nvidia-h200/2026-12-02b")
 REFERENCE_RUN = REFERENCE_DIR / "run.json"
 REFERENCE_REPORT = REFERENCE_DIR / "report" / "report.md"
-REFERENCE_NAME = "the reference H200 run (results/nvidia-h200/2026-12-02)"
+REFERENCE_NAME = "the reference H200 run (results/nvidia-h200/2026-12-02b)"
 
 
 def reference_href(out_dir: str | Path | None, target: Path = REFERENCE_REPORT,
@@ -99,7 +99,7 @@ def no_gpu_blocks(run: Run, out_dir: str | Path | None,
         f"No GPU in this run (gpu_status: {status}): only the CPU side was measured, so this "
         "report gives no GPU speedup of its own. The reference answer, a GPU and its host "
         "measured by this suite, is the committed H200 report: ",
-        note=True, link=Link("results/nvidia-h200/2026-12-02/report",
+        note=True, link=Link("results/nvidia-h200/2026-12-02b/report",
                              reference_href(out_dir),
                              reference_href(out_dir, REFERENCE_REPORT.with_suffix(".html"))))]
     blocks.append(Paragraph(cpu_figures(lines, run.context)))

@@ -423,7 +423,7 @@ def gpu_limiter(row: Row, context: dict) -> str:
     if measured:
         return measured
     ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
-             or _launch(row))
+             or _launch(row) or _no_throughput_model(row))
     if ruled:
         return ruled
     why = ncu.unprofiled_reason(row, context)
@@ -461,6 +461,21 @@ def _roofline_side(row: Row, context: dict, side: str) -> str | None:
             f"its model counts no FLOPs)")
 
 
+def _no_throughput_model(row: Row) -> str | None:
+    """Rows whose work model holds no throughput to be bound by: API calls, dependent chains
+    (alloc, sync, lucas: no bytes worth streaming, no FLOPs) are latency by what they time; host
+    copies held to no ceiling (transfers) by the rate of their bytes."""
+    moved = row.counter("bytes_per_iter")
+    work = row.counter("flop_per_iter") or 0.0
+    if moved is None or work > 0:  # no model written (old files), or FLOPs to be bound by
+        return None
+    if moved >= MIN_STREAM_BYTES and ce.row_ceiling(row) is None and row.time_s:
+        return f"copy bandwidth ({moved / row.time_s / 1e9:.3g} GB/s; copies have no ceiling)"
+    if moved < MIN_STREAM_BYTES:
+        return "latency (its model has no bytes to stream or FLOPs: API calls or a dependent chain)"
+    return None
+
+
 def cpu_limiter(row: Row, context: dict) -> str:
     """The roofline against the CPU's measured ceilings and roofs: at 60 % of one, that one;
     under both, the side of the roofline the row's model puts it on; latency / other only for
@@ -468,7 +483,7 @@ def cpu_limiter(row: Row, context: dict) -> str:
     more where the run recorded that (common/perf_counters)."""
     side = ce.side_of(row) or "cpu_one"
     ruled = (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
-             or _roofline_side(row, context, side))
+             or _roofline_side(row, context, side) or _no_throughput_model(row))
     if ruled:
         return ruled
     why = ncu.cpu_counters_reason(context)

@@ -3,11 +3,11 @@
     .venv/bin/python tests/browser/screenshot.py REPORT.html OUT.png [--size 1400x900]
 
 The README's screenshot is made with it (issue 30: 1400x900, the committed H200 report):
-    .venv/bin/python -m reports render results/nvidia-h200/2026-12-02/run.json \\
-        --out results/nvidia-h200/2026-12-02/report
+    .venv/bin/python -m reports render results/nvidia-h200/2026-12-02b/run.json \\
+        --out results/nvidia-h200/2026-12-02b/report
     .venv/bin/python tests/browser/screenshot.py \\
-        results/nvidia-h200/2026-12-02/report/report.html \\
-        results/nvidia-h200/2026-12-02/report/first-screen.png
+        results/nvidia-h200/2026-12-02b/report/report.html \\
+        results/nvidia-h200/2026-12-02b/report/first-screen.png
 Prints where the headline, the chart and the first table end up, and whether anything scrolls
 sideways, so a layout that no longer fits is seen without opening the PNG.
 """

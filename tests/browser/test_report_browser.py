@@ -33,7 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))  # reports, for the chart's title
 SAMPLE = REPO_ROOT / "tests" / "python" / "data" / "gpu_run.json"
 # Issue 30's first screen is that of the committed H200 report.
-H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02" / "run.json"
+H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
 
 
 @dataclass

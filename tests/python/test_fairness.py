@@ -165,9 +165,11 @@ def test_committed_h200_run_reads_like_for_like():
     lines = _lines(run)
     sgemm = lines[("sgemm", "")]
     assert sgemm.best.gpu.impl == "cublas"            # not cublas_tf32 against an FP32 CPU
-    assert sgemm.hardware.bound == "compute" and 20 < sgemm.hardware.value < 27
-    assert "CPU row at 47 % of its FP32 roof" in sgemm.fairness
-    assert "CPU row at 60 % of its add ceiling" in lines[("black_scholes", "")].fairness
+    # 2026-12-02b: FP32 61 TFLOP/s (GPU) over 1.38 (the CPU's native roof): 44x; sgemm at 49x
+    # is within 1.5x of it, so not flagged; Black-Scholes (71x against 43x) is.
+    assert sgemm.hardware.bound == "compute" and 40 < sgemm.hardware.value < 48
+    assert not sgemm.fairness
+    assert "CPU row at 57 % of its add ceiling" in lines[("black_scholes", "")].fairness
     for line in lines.values():
         for pct in re.findall(r"(\d+) % of the \w+ \w+ roof", line.limiter):
             assert int(pct) <= 102, line.limiter
@@ -184,7 +186,7 @@ def test_cpu_only_report_answers_in_its_first_15_lines(cpu_only_report):
     assert "OpenMP × serial median" in head and "bandwidth ceiling" in head
     assert "report/report.md)" in head and "results/nvidia-h200/2026-12-02" in head
     html = cpu_only_report.html.read_text()
-    assert "report/report.html'>results/nvidia-h200/2026-12-02/report</a>" in html
+    assert "report/report.html'>results/nvidia-h200/2026-12-02b/report</a>" in html
 
 
 def test_cpu_only_summary_has_no_gpu_columns(cpu_only_report):
@@ -197,7 +199,7 @@ def test_cpu_only_summary_has_no_gpu_columns(cpu_only_report):
 
 def test_reference_link_is_relative_inside_the_repository(tmp_path):
     inside = REPO_ROOT / "results" / "this-machine" / "2026-12-02" / "report"
-    assert ref.reference_href(inside) == "../../../nvidia-h200/2026-12-02/report/report.md"
+    assert ref.reference_href(inside) == "../../../nvidia-h200/2026-12-02b/report/report.md"
     target = (REPO_ROOT / ref.REFERENCE_REPORT).resolve()
     assert (inside / ref.reference_href(inside)).resolve() == target
     assert ref.reference_href(tmp_path) == str((REPO_ROOT / ref.REFERENCE_REPORT).resolve())
@@ -211,7 +213,7 @@ def test_two_machines_table_is_labelled(cpu_only_report):
     table = next(t for t in markdown_tables(markdown) if t[0] == ref.TWO_MACHINES_HEADERS)
     rows = {r[0]: r for r in table[1:]}
     assert rows["vector_add"][2].startswith("40 ms (omp") and "(cuda" in rows["vector_add"][3]
-    assert rows["sgemm"][3].startswith("2.67 ms (cublas)")   # FP32 against FP32
+    assert rows["sgemm"][3].startswith("2.68 ms (cublas)")   # FP32 against FP32
 
 
 def test_no_gpu_sentences_on_a_run_without_gpu(cpu_only_report, cpu_only_run):

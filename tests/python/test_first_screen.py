@@ -18,7 +18,7 @@ from reports import summary as su
 from reports.loader import load_run
 from reports.render import render
 
-H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02" / "run.json"
+H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
 
 
 @pytest.fixture(scope="module")

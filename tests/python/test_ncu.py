@@ -27,6 +27,10 @@ VA = "vector_add/cuda/n:268435456/block:256/mode:kernel"
 VA_ARTICLE = "vector_add/cuda_article/n:268435456/block:256/mode:kernel"
 
 
+LATENCY_NO_MODEL = ("latency (its model has no bytes to stream or FLOPs: API calls or a dependent "
+                    "chain)")
+
+
 @pytest.fixture(scope="module")
 def h200():
     return load_run(RUN)
@@ -207,9 +211,8 @@ def test_the_summary_limiter_takes_the_counters_first_and_the_rules_elsewhere(me
     assert lines["sgemm"].startswith("GPU: compute: FMA pipe (ncu:")
     # a row without counters: the rules, as before
     assert lines["aos_soa"].startswith("GPU: memory bandwidth (100 % of add)")
-    # no kernel to profile: the rules' latency / other says why no counter spoke
-    assert "GPU: latency / other (no kernel profile: its timed work is API calls or copies)" \
-        in lines["transfers"]
+    # no kernel to profile: host copies are read by the rate of their bytes
+    assert "GPU: copy bandwidth (" in lines["transfers"]
 
 
 def test_the_limiter_classes_read_the_counters_words(merged):
@@ -224,18 +227,21 @@ def test_a_run_without_a_profile_keeps_the_rules_words(h200):
     gpu = row(h200, VA)
     assert sm.gpu_limiter(gpu, h200.context) == "memory bandwidth (100 % of add)"
     other = row(h200, "sync/cuda_graph/launches:1000")
-    assert sm.gpu_limiter(other, h200.context) == "latency / other"
+    assert sm.gpu_limiter(other, h200.context) == LATENCY_NO_MODEL
 
 
 def test_the_cpu_limiter_says_why_no_counter_spoke(h200):
+    """A row with no throughput in its model is latency whatever the counters; where a row's
+    limiter is left unnamed, the reason no counter spoke comes from the run's context."""
     serial = row(h200, "sync/serial_call/launches:1000")
     context = dict(h200.context, cpu_counters="not available: ENOENT (No such file or directory):"
                    " no CPU PMU (...: a VM without a virtual PMU); kernel.perf_event_paranoid=2")
-    assert sm.cpu_limiter(serial, context) == "latency / other (no CPU counters: a VM without a PMU)"
+    assert sm.cpu_limiter(serial, context) == LATENCY_NO_MODEL
+    assert ncu.cpu_counters_reason(context) == "no CPU counters: a VM without a PMU"
     context["cpu_counters"] = "not available: EACCES (Permission denied): refused"
-    assert sm.cpu_limiter(serial, context) == "latency / other (no CPU counters: EACCES)"
+    assert ncu.cpu_counters_reason(context) == "no CPU counters: EACCES"
     context["cpu_counters"] = "available (perf_event_open): cycles, instructions; probe IPC 3.1"
-    assert sm.cpu_limiter(serial, context) == "latency / other"
+    assert ncu.cpu_counters_reason(context) is None
 
 
 def test_why_paragraphs_compare_the_fastest_kernel_with_the_articles(merged, h200):

@@ -1,0 +1,1 @@
+/usr/local/cuda/bin/ncu --profile-from-start off --nvtx --target-processes all --section Occupancy --section LaunchStats -f -o /root/out/prof/ncu-sweep /work/main/bundle/twinbench --no-ceilings --no-telemetry --min-samples=1 --min-time=1e-9 --max-time=1e-9 --benchmark_filter=$(cat ncu-sweep.filter) --benchmark_out=/root/out/prof/ncu-sweep-run.json --benchmark_out_format=json
