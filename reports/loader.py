@@ -380,6 +380,14 @@ def _base_name(entry: dict) -> str:
     return name
 
 
+def _mode_of(fields: dict[str, str], args: dict[str, str]) -> str | None:
+    """kernel or e2e for a GPU kernel row: its declared mode, or for a row of an older file the
+    name's mode arg; None for rows without one."""
+    if DESCRIPTION_FIELD in fields:
+        return fields.get("mode") or None
+    return args.get("mode")
+
+
 def _median_entry(entries: list[dict]) -> dict:
     ordered = sorted(entries, key=lambda e: _seconds(e, "real_time") or 0.0)
     return ordered[(len(ordered) - 1) // 2]
@@ -405,12 +413,13 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
 
     name = strip_gb_suffixes(base)
     workload, impl, args = parse_name(name)
+    fields = _fields(chosen) or _fields(group[0])
     samples = _samples_of(iterations)
     repetitions = int(chosen.get("repetitions") or max(len(iterations), 1))
 
     row = Row(
         name=name, workload=workload, impl=impl, family=family_of(impl), args=args,
-        size_key=size_key_of(args), mode=args.get("mode"),
+        size_key=size_key_of(args), mode=_mode_of(fields, args),
         time_s=_seconds(chosen, "real_time"), cpu_time_s=_seconds(chosen, "cpu_time"),
         bytes_per_second=_number(chosen, "bytes_per_second"),
         items_per_second=_number(chosen, "items_per_second"),
@@ -418,7 +427,7 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
         counters=_counters(chosen), aggregate=how, repetitions=repetitions,
         samples_s=samples, source=source,
         label=chosen.get("label") if isinstance(chosen.get("label"), str) else "",
-        fields=_fields(chosen) or _fields(group[0]),
+        fields=fields,
     )
     _attach_spread(row, aggregates, samples)
     if how == "none":

@@ -57,3 +57,22 @@ def test_declared_precision_pairs_rows_and_the_impl_word_does_not():
     assert sm.precision_class(old) == "tf32"
     groups = sm.like_for_like([bf16_cpu, bf16_gpu, plain])
     assert groups[":bf16"].omp.impl == "onednn_bf16" and groups[":bf16"].gpu.impl == "cublas_bf16"
+
+
+def test_the_loader_takes_the_declared_mode():
+    """A described row's mode is its field's; an older file's row keeps its name's mode arg."""
+    from reports.loader import rows_from_entries
+
+    def entry(name: str, **fields: str) -> dict:
+        return {"name": name + "/manual_time", "run_name": name + "/manual_time",
+                "run_type": "iteration", "iterations": 1, "real_time": 5.0, "cpu_time": 5.0,
+                "time_unit": "us", **fields}
+
+    described = {"workload": "w", "impl": "cuda", "algorithm": "", "side": "gpu",
+                 "precision": ""}
+    rows, _ = rows_from_entries([
+        entry("w/cuda/n:8/block:64", mode="e2e", **described),   # the field, not the name
+        entry("w/cuda/n:16/block:64/mode:e2e", mode="", **described),
+        entry("w/cuda/n:32/block:64/mode:e2e"),                  # an older file's row
+    ])
+    assert [r.mode for r in rows] == ["e2e", None, "e2e"]
