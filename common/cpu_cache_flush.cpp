@@ -8,13 +8,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
 
 #include "common/harness.hpp"
+#include "common/host_array.hpp"
 
 namespace tb {
 namespace {
@@ -116,7 +121,63 @@ const char* method_name(FlushMethod m) {
   return m == FlushMethod::one_pass ? "one pass" : "8 MiB chunks read twice";
 }
 
+// The live HostArrays (common/host_array.hpp). Never destroyed: a HostArray held in a static may
+// be freed after this file's statics are gone.
+struct Registry {
+  std::mutex mutex;
+  std::map<const void*, std::size_t> arrays;
+  std::size_t bytes = 0;
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+// Evicts every tracked array from every cache level, all threads, when they hold no more than
+// twice the caches (larger sets push most of themselves out as they stream; the read pass then
+// does the rest). clflush is in SSE2, so every x86-64 has it; on a line that is not cached it
+// costs little.
+void evict_tracked_arrays() {
+  std::vector<std::pair<const char*, std::size_t>> ranges;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.bytes == 0 || r.bytes > 2 * cpu_cache_bytes()) return;
+    for (const auto& [p, bytes] : r.arrays) ranges.emplace_back(static_cast<const char*>(p), bytes);
+  }
+#if defined(__x86_64__) && defined(__GNUC__)
+  for (const auto& [p, bytes] : ranges) {
+    const auto lines = static_cast<std::ptrdiff_t>(bytes / 64);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t l = 0; l < lines; ++l) _mm_clflush(p + 64 * l);
+  }
+  _mm_mfence();
+#endif
+}
+
 }  // namespace
+
+namespace host_arrays {
+void track(const void* p, std::size_t bytes) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.arrays[p] = bytes;
+  r.bytes += bytes;
+}
+void untrack(const void* p) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto it = r.arrays.find(p);
+  if (it == r.arrays.end()) return;
+  r.bytes -= it->second;
+  r.arrays.erase(it);
+}
+std::size_t tracked_bytes() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.bytes;
+}
+}  // namespace host_arrays
 
 std::size_t cpu_cache_bytes() {
 #if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
@@ -141,6 +202,7 @@ void flush_cpu_caches() {
   const auto t0 = Clock::now();
   run_flush(g_method);
   g_last_pass_s = seconds_since(t0);
+  evict_tracked_arrays();
 }
 
 FlushMethod choose_cpu_flush_method() {
@@ -195,6 +257,8 @@ std::string cpu_cache_flush_description() {
     out += text;
   }
   if (!g_check.empty()) out += "; check: " + g_check;
+  out += "; then every live HostArray (the rows' own data) is evicted line by line with clflush "
+         "when they hold at most twice the caches";
   return out;
 }
 

@@ -21,8 +21,10 @@
 // probe read in 39 us warm, 317 us cold, 169 us after one pass and 154 us after the chunked
 // reads: neither method evicts everything (the L3 there is shared with the host's other
 // tenants and its policy is not documented), so rows whose data fit the L3 still read above
-// the memory ceiling; evicting a row's own buffers (clflush over what it allocated) is the
-// next step, once the work model declares its buffers before timing.
+// the memory ceiling. So after the pass every live HostArray (common/host_array.hpp registers
+// them: the rows' inputs, outputs and references) is evicted line by line with clflush, while
+// they hold at most twice the caches: the cold reference of the check, applied to the row's own
+// data (added after the 2026-12-02b run; not yet measured on the H200).
 #include <cstddef>
 #include <string>
 

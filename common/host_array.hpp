@@ -10,6 +10,14 @@
 
 namespace tb {
 
+// Every live HostArray's memory, so that a cold CPU sample can evict exactly the arrays a row
+// works on (common/cpu_cache_flush.hpp). Thread-safe; defined in common/cpu_cache_flush.cpp.
+namespace host_arrays {
+void track(const void* p, std::size_t bytes);
+void untrack(const void* p);
+std::size_t tracked_bytes();
+}  // namespace host_arrays
+
 template <class T>
 class HostArray {
  public:
@@ -22,6 +30,7 @@ class HostArray {
     void* p = std::aligned_alloc(align, bytes);
     if (!p) throw std::bad_alloc();
     ptr_.reset(static_cast<T*>(p));
+    host_arrays::track(p, bytes);
   }
   T* data() { return ptr_.get(); }
   const T* data() const { return ptr_.get(); }
@@ -37,7 +46,10 @@ class HostArray {
 
  private:
   struct Free {
-    void operator()(T* p) const { std::free(p); }
+    void operator()(T* p) const {
+      host_arrays::untrack(p);
+      std::free(p);
+    }
   };
   std::unique_ptr<T[], Free> ptr_;
   std::size_t n_ = 0;
