@@ -75,21 +75,22 @@ struct Avx512 {};
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #define TB_ISA_TARGET_AVX512 [[gnu::target("arch=x86-64-v4,prefer-vector-width=512")]]
 #define TB_ISA_TARGET_AVX2 [[gnu::target("arch=x86-64-v3")]]
-// Defines name_avx512, name_avx2 and name_baseline, each `body` compiled for its level, and
-// name(...), which runs the one of the active level. `body` must be always_inline so that its
-// loops are compiled inside each version.
-#define TB_ISA_CLONES(name, body)                                                         \
+#define TB_ISA_COMMA ,
+// Defines name_avx512, name_avx2 and name_baseline, each `body` compiled for its level (called
+// with the level's tag first when `tag_avx512` etc. are given, with nothing extra when empty), and
+// name(...), which runs the one of the active level.
+#define TB_ISA_CLONES_WITH(name, body, tag_avx512, tag_avx2, tag_baseline)                 \
   template <class... A>                                                                   \
   TB_ISA_TARGET_AVX512 auto name##_avx512(A... a) {                                       \
-    return body(a...);                                                                    \
+    return body(tag_avx512 a...);                                                         \
   }                                                                                       \
   template <class... A>                                                                   \
   TB_ISA_TARGET_AVX2 auto name##_avx2(A... a) {                                           \
-    return body(a...);                                                                    \
+    return body(tag_avx2 a...);                                                           \
   }                                                                                       \
   template <class... A>                                                                   \
   auto name##_baseline(A... a) {                                                          \
-    return body(a...);                                                                    \
+    return body(tag_baseline a...);                                                       \
   }                                                                                       \
   template <class... A>                                                                   \
   auto name(A... a) {                                                                     \
@@ -102,33 +103,15 @@ struct Avx512 {};
         return name##_baseline(a...);                                                     \
     }                                                                                     \
   }
+// `body` must be always_inline so that its loops are compiled inside each version.
+#define TB_ISA_CLONES(name, body) TB_ISA_CLONES_WITH(name, body, , , )
 // As TB_ISA_CLONES, but `body` gets the level's tag (tb::cpu_isa::tag::...) as its first argument:
 // for bodies that call code written per level with intrinsics (e.g. cpu/nt_store.hpp's streamed
 // stores), which a body compiled three times from one source cannot name otherwise.
 #define TB_ISA_CLONES_TAGGED(name, body)                                                  \
-  template <class... A>                                                                   \
-  TB_ISA_TARGET_AVX512 auto name##_avx512(A... a) {                                       \
-    return body(::tb::cpu_isa::tag::Avx512{}, a...);                                      \
-  }                                                                                       \
-  template <class... A>                                                                   \
-  TB_ISA_TARGET_AVX2 auto name##_avx2(A... a) {                                           \
-    return body(::tb::cpu_isa::tag::Avx2{}, a...);                                        \
-  }                                                                                       \
-  template <class... A>                                                                   \
-  auto name##_baseline(A... a) {                                                          \
-    return body(::tb::cpu_isa::tag::Baseline{}, a...);                                    \
-  }                                                                                       \
-  template <class... A>                                                                   \
-  auto name(A... a) {                                                                     \
-    switch (::tb::cpu_isa::active_level()) {                                              \
-      case ::tb::cpu_isa::Level::avx512:                                                  \
-        return name##_avx512(a...);                                                       \
-      case ::tb::cpu_isa::Level::avx2:                                                    \
-        return name##_avx2(a...);                                                         \
-      default:                                                                            \
-        return name##_baseline(a...);                                                     \
-    }                                                                                     \
-  }
+  TB_ISA_CLONES_WITH(name, body, ::tb::cpu_isa::tag::Avx512{} TB_ISA_COMMA,               \
+                     ::tb::cpu_isa::tag::Avx2{} TB_ISA_COMMA,                             \
+                     ::tb::cpu_isa::tag::Baseline{} TB_ISA_COMMA)
 #else
 #define TB_ISA_TARGET_AVX512
 #define TB_ISA_TARGET_AVX2

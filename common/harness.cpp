@@ -354,8 +354,8 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
   if (host_watch) {
     record_host_state(state, before, telemetry::read_host_state());
-    // What the CPU gave around the row (host_ceilings.hpp says why); the report compares each
-    // row's probes with the run's best.
+    // What the CPU gave around the row (host_ceilings.hpp says why, and why the report does not
+    // read it yet: on the H200 the probes did not track the rows).
     state.counters["cpu_probe_flops_before"] = probe_before;
     state.counters["cpu_probe_flops_after"] = host::probe_fma_rate(0);
   }

@@ -1,6 +1,7 @@
 #include "cpu/black_scholes.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/cpu_isa.hpp"
 #include "cpu/nt_store.hpp"
@@ -17,43 +18,31 @@ namespace {
 // stores (cpu/nt_store.hpp): 20 B of memory traffic an option instead of 28.
 constexpr std::size_t kBlock = 256;
 
-template <class Tag>
-[[gnu::always_inline]] inline void price_range(Tag tag, const float* spot, const float* strike,
+// `Erfc` picks the normal CDF: false, price_fp32_vector's polynomial (the omp row); true, the
+// library's erfcf (price_fp32's formula, the omp_erfc row): what the accurate CDF costs, as
+// cuda_erfc beside cuda on the GPU. The same loop and streamed stores, so that the two rows differ
+// by the CDF alone.
+template <class Tag, bool Erfc>
+[[gnu::always_inline]] inline void price_range(Tag tag, std::bool_constant<Erfc>,
+                                               const float* spot, const float* strike,
                                                const float* years, float* call, float* put,
                                                std::size_t begin, std::size_t end) {
   alignas(64) float c[kBlock], p[kBlock];
   for (std::size_t i0 = begin; i0 < end; i0 += kBlock) {
     const std::size_t m = end - i0 < kBlock ? end - i0 : kBlock;
 #pragma omp simd
-    for (std::size_t j = 0; j < m; ++j)
-      price_fp32_vector(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
+    for (std::size_t j = 0; j < m; ++j) {
+      if constexpr (Erfc)
+        price_fp32(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
+      else
+        price_fp32_vector(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
+    }
     nt::store(tag, call + i0, c, m * sizeof(float));
     nt::store(tag, put + i0, p, m * sizeof(float));
   }
   nt::fence();
 }
 TB_ISA_CLONES_TAGGED(price_range_isa, price_range)
-
-// The same loop with the library's erfcf for the normal CDF (price_fp32's formula): what the
-// accurate CDF costs, as cuda_erfc beside cuda on the GPU. The same streamed stores, so that the
-// two rows differ by the CDF alone.
-template <class Tag>
-[[gnu::always_inline]] inline void price_range_erfc(Tag tag, const float* spot,
-                                                    const float* strike, const float* years,
-                                                    float* call, float* put, std::size_t begin,
-                                                    std::size_t end) {
-  alignas(64) float c[kBlock], p[kBlock];
-  for (std::size_t i0 = begin; i0 < end; i0 += kBlock) {
-    const std::size_t m = end - i0 < kBlock ? end - i0 : kBlock;
-#pragma omp simd
-    for (std::size_t j = 0; j < m; ++j)
-      price_fp32(spot[i0 + j], strike[i0 + j], years[i0 + j], c[j], p[j]);
-    nt::store(tag, call + i0, c, m * sizeof(float));
-    nt::store(tag, put + i0, p, m * sizeof(float));
-  }
-  nt::fence();
-}
-TB_ISA_CLONES_TAGGED(price_range_erfc_isa, price_range_erfc)
 
 }  // namespace
 
@@ -101,7 +90,7 @@ void omp(const float* spot, const float* strike, const float* years, float* call
 #pragma omp parallel
   {
     const streaming::Range r = streaming::this_thread_range(n);
-    price_range_isa(spot, strike, years, call, put, r.begin, r.end);
+    price_range_isa(std::false_type{}, spot, strike, years, call, put, r.begin, r.end);
   }
 }
 
@@ -110,7 +99,7 @@ void omp_erfc(const float* spot, const float* strike, const float* years, float*
 #pragma omp parallel
   {
     const streaming::Range r = streaming::this_thread_range(n);
-    price_range_erfc_isa(spot, strike, years, call, put, r.begin, r.end);
+    price_range_isa(std::true_type{}, spot, strike, years, call, put, r.begin, r.end);
   }
 }
 
