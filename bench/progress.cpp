@@ -100,7 +100,8 @@ bool per_thread_mapped_affordable(const RunConfig& cfg, TargetKind kind, std::si
 
 // per_warp on the mapped counter is one atomic and one system fence per warp (see
 // per_thread_mapped_affordable): 2.86 s a launch for vector_add's 2.8 million warps on the H200
-// (results/nvidia-h200/2026-12-02), 20 s of the default run for one row. By default it runs where the warps are few.
+// (results/nvidia-h200/2026-12-02), 20 s of the default run for one row. By default it runs where
+// the warps are few.
 bool per_warp_mapped_affordable(const RunConfig& cfg, TargetKind kind) {
   return cfg.full || cfg.size || kind != TargetKind::vector_add;
 }
@@ -129,48 +130,64 @@ BenchSpec cuda_spec(TargetKind kind, std::size_t n, Strategy strategy, CounterKi
 // without (the twin is the suite's kernel). impl cuda_live: a kernel written for live progress
 // (a persistent grid, or sgemm's), against its twin with the reporting compiled out; its
 // strategy:none row times that twin against the suite's fastest kernel of the target.
+// counter:devslots8: the same slots, packed, in device memory, which the host reads with a copy
+// on the board's own stream (SlotBoard::Placement::device): the kernel's code is the same, its
+// stores stay in the GPU's L2 instead of crossing PCIe.
 enum class Impl { cuda, cuda_live };
-const char* slots_name(unsigned stride_words) { return stride_words == 1 ? "slots8" : "slots64"; }
-
-BenchSpec live_spec(Impl impl, TargetKind kind, std::size_t n, Strategy strategy,
-                   unsigned stride_words) {
-  return bench_spec("progress", impl == Impl::cuda ? "cuda" : "cuda_live",
-                    {{"target", target_name(kind)},
-                     {"strategy", strategy_name(strategy)},
-                     {"counter", slots_name(stride_words)},
-                     {"n", n},
-                     {"block", kBlock}});
-}
+using Placement = SlotPlacement;
 
 struct LiveRow {
   Impl impl;
   Strategy strategy;
   unsigned stride_words;
+  Placement where = Placement::mapped;
 };
+
+const char* slots_name(const LiveRow& row) {
+  if (row.where == Placement::device) return row.stride_words == 1 ? "devslots8" : "devslots64";
+  return row.stride_words == 1 ? "slots8" : "slots64";
+}
+
+BenchSpec live_spec(TargetKind kind, std::size_t n, const LiveRow& row) {
+  return bench_spec("progress", row.impl == Impl::cuda ? "cuda" : "cuda_live",
+                    {{"target", target_name(kind)},
+                     {"strategy", strategy_name(row.strategy)},
+                     {"counter", slots_name(row)},
+                     {"n", n},
+                     {"block", kBlock}});
+}
 
 // The live rows of each target. live_warp only where the grid has few warps (a store per warp
 // at least: vector_add's suite kernel has 349,525 blocks and is only offered persistent;
 // black_scholes's has 78,125 warps at 10M). live_block on packed slots beside the padded ones:
 // whether two writers' stores into one host cache line cost more than into two.
 std::vector<LiveRow> live_rows(TargetKind kind) {
+  constexpr Placement dev = Placement::device;
   switch (kind) {
     case TargetKind::vector_add:
       return {{Impl::cuda_live, Strategy::none, 8},
               {Impl::cuda_live, Strategy::live_block, 8},
-              {Impl::cuda_live, Strategy::live_block, 1}};
+              {Impl::cuda_live, Strategy::live_block, 1},
+              {Impl::cuda_live, Strategy::live_block, 1, dev}};
     case TargetKind::black_scholes:
       return {{Impl::cuda, Strategy::live_block, 8},
               {Impl::cuda, Strategy::live_block, 1},
+              {Impl::cuda, Strategy::live_block, 1, dev},
               {Impl::cuda_live, Strategy::none, 8},
-              {Impl::cuda_live, Strategy::live_block, 8}};
+              {Impl::cuda_live, Strategy::live_block, 8},
+              {Impl::cuda_live, Strategy::live_block, 1, dev}};
     case TargetKind::poisson:
     case TargetKind::nested_loop:
     case TargetKind::nested_loop_warp:
       return {{Impl::cuda, Strategy::live_block, 8},
               {Impl::cuda, Strategy::live_warp, 8},
-              {Impl::cuda, Strategy::live_block, 1}};
+              {Impl::cuda, Strategy::live_block, 1},
+              {Impl::cuda, Strategy::live_block, 1, dev},
+              {Impl::cuda, Strategy::live_warp, 1, dev}};
     case TargetKind::sgemm:
-      return {{Impl::cuda_live, Strategy::none, 8}, {Impl::cuda_live, Strategy::live_block, 8}};
+      return {{Impl::cuda_live, Strategy::none, 8},
+              {Impl::cuda_live, Strategy::live_block, 8},
+              {Impl::cuda_live, Strategy::live_block, 1, dev}};
   }
   return {};
 }
@@ -188,11 +205,15 @@ BenchSpec article_spec(TargetKind kind, std::size_t n) {
 // model; sgemm's items are its n^3 multiply-adds (Target::items, what its counter counts).
 WorkModel target_work(TargetKind kind, std::size_t n) {
   switch (kind) {
-    case TargetKind::vector_add: return vector_add::work(n);
-    case TargetKind::poisson: return poisson::work(n);
-    case TargetKind::black_scholes: return black_scholes::work(n);
+    case TargetKind::vector_add:
+      return vector_add::work(n);
+    case TargetKind::poisson:
+      return poisson::work(n);
+    case TargetKind::black_scholes:
+      return black_scholes::work(n);
     case TargetKind::nested_loop:
-    case TargetKind::nested_loop_warp: return nested_loop::work(n);
+    case TargetKind::nested_loop_warp:
+      return nested_loop::work(n);
     case TargetKind::sgemm: {
       WorkModel w = sgemm::work(n);
       w.items = static_cast<double>(n) * n * n;
@@ -285,11 +306,13 @@ class VectorAddTarget : public Target {
     return gpu::progress_vector_add_stats(s, n_, kBlock);
   }
   void launch_live(Impl impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
-    if (impl != Impl::cuda_live) throw std::logic_error("progress: vector_add's live rows are cuda_live");
+    if (impl != Impl::cuda_live)
+      throw std::logic_error("progress: vector_add's live rows are cuda_live");
     gpu::live_vector_add(s, board, da_.data(), db_.data(), dc_.data(), n_, kBlock, stream);
   }
   std::size_t live_writers(Impl, Strategy s) const override {
-    return s == Strategy::none ? 0 : static_cast<std::size_t>(gpu::live_vector_add_grid(n_, kBlock));
+    return s == Strategy::none ? 0
+                               : static_cast<std::size_t>(gpu::live_vector_add_grid(n_, kBlock));
   }
 
  private:
@@ -322,8 +345,8 @@ class PoissonTarget : public Target {
   // H200, block 256 (results/nvidia-h200/2026-12-01): 1220.1 us at 10M, +0.02% over the kernel
   // without the counter; Numba 1281.3 us, +0.56%.
   void launch_article(CounterRef counter, cudaStream_t stream) override {
-    gpu::progress_poisson_article(counter, dout_.data(), n_, poisson::kSeed, poisson::kRate,
-                                  kBlock, stream);
+    gpu::progress_poisson_article(counter, dout_.data(), n_, poisson::kSeed, poisson::kRate, kBlock,
+                                  stream);
   }
   void launch_article_baseline(cudaStream_t stream) override {
     gpu::poisson_cuda_article(dout_.data(), n_, poisson::kSeed, poisson::kRate, kBlock, stream);
@@ -409,9 +432,8 @@ class BlackScholesTarget : public Target {
     return gpu::progress_black_scholes_stats(s, n_, kBlock);
   }
   void launch_live(Impl impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
-    gpu::live_black_scholes(s, board, dspot_.data(), dstrike_.data(), dyears_.data(),
-                            dcall_.data(), dput_.data(), n_, market(), kBlock,
-                            impl == Impl::cuda_live, stream);
+    gpu::live_black_scholes(s, board, dspot_.data(), dstrike_.data(), dyears_.data(), dcall_.data(),
+                            dput_.data(), n_, market(), kBlock, impl == Impl::cuda_live, stream);
   }
   std::size_t live_writers(Impl impl, Strategy s) const override {
     return gpu::live_writers(s, gpu::live_black_scholes_grid(n_, kBlock, impl == Impl::cuda_live),
@@ -606,12 +628,14 @@ Counter& counter(CounterKind kind) {
   return *c;
 }
 
-// The slot boards of the live rows, one per slot stride, grown to the largest launch asked for.
-const SlotBoard& board(unsigned stride_words, std::size_t writers) {
-  static std::unique_ptr<SlotBoard> boards[2];
-  auto& b = boards[stride_words == 1 ? 0 : 1];
+// The slot boards of the live rows, one per slot stride and placement, grown to the largest
+// launch asked for.
+const SlotBoard& board(const LiveRow& row, std::size_t writers) {
+  static std::unique_ptr<SlotBoard> boards[2][2];
+  auto& b = boards[row.stride_words == 1 ? 0 : 1][row.where == Placement::device ? 1 : 0];
   if (!b || b->capacity() < writers)
-    b = std::make_unique<SlotBoard>(std::max<std::size_t>(writers, 1024), stride_words);
+    b = std::make_unique<SlotBoard>(std::max<std::size_t>(writers, 1024), row.stride_words,
+                                    row.where);
   return *b;
 }
 
@@ -685,13 +709,12 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   // session), and -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/
   // 2026-12-01).
   const auto wall_start = std::chrono::steady_clock::now();
-  time_gpu_ab(state, s.stream, s.baseline, s.instrumented, s.gated,
-              [&](double t_none, double t) {
-                t_sum += t;
-                t_none_sum += t_none;
-                if (t_none > 0) pair_pct.push_back((t - t_none) / t_none * 100.0);
-                ++iters;
-              });
+  time_gpu_ab(state, s.stream, s.baseline, s.instrumented, s.gated, [&](double t_none, double t) {
+    t_sum += t;
+    t_none_sum += t_none;
+    if (t_none > 0) pair_pct.push_back((t - t_none) / t_none * 100.0);
+    ++iters;
+  });
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   poller.stop();
@@ -779,33 +802,34 @@ ErrorStats validate_live(Target& t, const SlotBoard& b, const Setup& s) {
 // against the suite's fastest kernel (how far the twin is from it). The poller reads the slots
 // every 50 us.
 void add_live(const RunConfig& cfg, TargetKind kind, std::size_t n, LiveRow row) {
-  add_gpu_benchmark(cfg, live_spec(row.impl, kind, n, row.strategy, row.stride_words),
-                    target_work(kind, n), [=](benchmark::State& state) {
-    if (!check_block(state, kBlock)) return;
-    Target& t = target(kind, n);
-    const cudaStream_t stream = bench_stream();
-    const SlotBoard& b = board(row.stride_words, t.live_writers(row.impl, row.strategy));
-    if (auto* g = dynamic_cast<SgemmTarget*>(&t)) g->compute_twin(b, stream);
-    const bool twin_row = row.impl == Impl::cuda_live && row.strategy == Strategy::none;
-    const Setup s{
-        .instrumented = [&t, &b, row, stream] { t.launch_live(row.impl, row.strategy, b, stream); },
-        .baseline =
-            [&t, &b, row, stream, twin_row] {
-              if (twin_row)
-                t.launch_fastest(stream);
-              else
-                t.launch_live(row.impl, Strategy::none, b, stream);
-            },
-        .read = [&b] { return b.read(); },
-        .stream = stream,
-        .expected_count = row.strategy == Strategy::none ? 0 : t.items(),
-        .poll = std::chrono::microseconds(50),
-    };
-    if (!validate_once(state, t.tolerance(), [&] { return validate_live(t, b, s); })) return;
-    measure_pair(state, s);
-    state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
-    state.counters["slot_bytes"] = 8.0 * row.stride_words;
-  });
+  add_gpu_benchmark(
+      cfg, live_spec(kind, n, row), target_work(kind, n), [=](benchmark::State& state) {
+        if (!check_block(state, kBlock)) return;
+        Target& t = target(kind, n);
+        const cudaStream_t stream = bench_stream();
+        const SlotBoard& b = board(row, t.live_writers(row.impl, row.strategy));
+        if (auto* g = dynamic_cast<SgemmTarget*>(&t)) g->compute_twin(b, stream);
+        const bool twin_row = row.impl == Impl::cuda_live && row.strategy == Strategy::none;
+        const Setup s{
+            .instrumented = [&t, &b, row,
+                             stream] { t.launch_live(row.impl, row.strategy, b, stream); },
+            .baseline =
+                [&t, &b, row, stream, twin_row] {
+                  if (twin_row)
+                    t.launch_fastest(stream);
+                  else
+                    t.launch_live(row.impl, Strategy::none, b, stream);
+                },
+            .read = [&b] { return b.read(); },
+            .stream = stream,
+            .expected_count = row.strategy == Strategy::none ? 0 : t.items(),
+            .poll = std::chrono::microseconds(50),
+        };
+        if (!validate_once(state, t.tolerance(), [&] { return validate_live(t, b, s); })) return;
+        measure_pair(state, s);
+        state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
+        state.counters["slot_bytes"] = 8.0 * row.stride_words;
+      });
 }
 
 void add_target(const RunConfig& cfg, TargetKind kind, std::size_t n) {
@@ -834,8 +858,7 @@ void add_all(const RunConfig& cfg, TargetKind kind, std::size_t n) {
     add_gpu_benchmark(cfg, article_spec(kind, n), target_work(kind, n), skipped);
   }
   for (const LiveRow& row : live_rows(kind))
-    add_gpu_benchmark(cfg, live_spec(row.impl, kind, n, row.strategy, row.stride_words),
-                      target_work(kind, n), skipped);
+    add_gpu_benchmark(cfg, live_spec(kind, n, row), target_work(kind, n), skipped);
 #endif
 }
 

@@ -262,14 +262,22 @@ std::uint64_t Counter::read_legacy() const {
   return v;
 }
 
-SlotBoard::SlotBoard(std::size_t capacity, unsigned stride_words)
-    : capacity_(capacity), stride_(stride_words), in_use_(capacity) {
+SlotBoard::SlotBoard(std::size_t capacity, unsigned stride_words, Placement where)
+    : capacity_(capacity), stride_(stride_words), where_(where), in_use_(capacity) {
   if (capacity_ == 0 || stride_ == 0)
     throw std::invalid_argument("SlotBoard: capacity and stride must be positive");
-  const std::size_t bytes = capacity_ * stride_ * sizeof(std::uint64_t);
-  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes, cudaHostAllocMapped));
-  std::memset(host_, 0, bytes);
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  if (where_ == Placement::mapped) {
+    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes(), cudaHostAllocMapped));
+    std::memset(host_, 0, bytes());
+    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+  } else {
+    CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), bytes(), cudaHostAllocDefault));
+    std::memset(host_, 0, bytes());
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&device_), bytes()));
+    CUDA_CHECK(cudaMemset(device_, 0, bytes()));
+    CUDA_CHECK(cudaDeviceSynchronize());  // the kernels run on non-blocking streams
+    CUDA_CHECK(cudaStreamCreateWithFlags(&read_stream_, cudaStreamNonBlocking));
+  }
   int device = 0, khz = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
@@ -277,6 +285,8 @@ SlotBoard::SlotBoard(std::size_t capacity, unsigned stride_words)
 }
 
 SlotBoard::~SlotBoard() {
+  if (read_stream_) CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(read_stream_));
+  if (where_ == Placement::device && device_) CUDA_CHECK_NOEXCEPT(cudaFree(device_));
   if (host_) CUDA_CHECK_NOEXCEPT(cudaFreeHost(host_));
 }
 
@@ -296,18 +306,35 @@ SlotsRef SlotBoard::ref(std::size_t writers, double period_ns, unsigned items_lo
 }
 
 std::uint64_t SlotBoard::read() const {
-  return sum_slots(host_, in_use_.load(std::memory_order_relaxed), stride_);
+  const std::size_t used = in_use_.load(std::memory_order_relaxed);
+  if (where_ == Placement::mapped) return sum_slots(host_, used, stride_);
+  // The copy engine reads the slots through the L2, where the kernel's stores land: a copy taken
+  // while the kernel runs sees each slot at some value it held (each slot is one aligned 64-bit
+  // word), so the sum is monotone from read to read as for mapped slots.
+  std::lock_guard lock(read_mutex_);
+  if (used == 0) return 0;
+  const std::size_t span = ((used - 1) * stride_ + 1) * sizeof(std::uint64_t);
+  CUDA_CHECK(cudaMemcpyAsync(host_, device_, span, cudaMemcpyDeviceToHost, read_stream_));
+  CUDA_CHECK(cudaStreamSynchronize(read_stream_));
+  return sum_slots(host_, used, stride_);
 }
 
 void SlotBoard::reset(cudaStream_t stream) {
-  // The host writes the slots itself, so the kernels still storing to them must be done first.
+  // The host writes the slots itself (or the memset runs on `stream`): the kernels still storing
+  // to them must be done first.
   CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::memset(host_, 0, capacity_ * stride_ * sizeof(std::uint64_t));
+  if (where_ == Placement::mapped) {
+    std::memset(host_, 0, bytes());
+    return;
+  }
+  CUDA_CHECK(cudaMemsetAsync(device_, 0, bytes(), stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 LiveProgress::LiveProgress(std::size_t writers, std::uint64_t total, Poller::Options opts,
-                           unsigned stride_words)
-    : board_(std::max<std::size_t>(writers, 1), stride_words), writers_(writers),
+                           unsigned stride_words, SlotPlacement where)
+    : board_(std::max<std::size_t>(writers, 1), stride_words, where),
+      writers_(writers),
       opts_(std::move(opts)) {
   opts_.total = total;
   CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
@@ -342,8 +369,8 @@ std::uint64_t LiveProgress::wait() {
     // give it a few intervals (it may be asleep), then stop it whatever it saw.
     const auto deadline =
         std::chrono::steady_clock::now() + 4 * opts_.interval + std::chrono::milliseconds(200);
-    for (PollStats st = poller_->stats(); !st.complete && st.error.empty() &&
-                                          std::chrono::steady_clock::now() < deadline;
+    for (PollStats st = poller_->stats();
+         !st.complete && st.error.empty() && std::chrono::steady_clock::now() < deadline;
          st = poller_->stats())
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     poller_->stop();

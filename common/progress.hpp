@@ -67,12 +67,18 @@ bool host_native_atomics();
 // SM clocks have passed since its last store, or when its total crosses a multiple of
 // 2^items_log2 (63: never; a power of two keeps the test a shift, no division), and at its end.
 struct SlotsRef {
-  unsigned long long* slots = nullptr;  // the device alias of mapped host memory
+  unsigned long long* slots = nullptr;  // the kernel's pointer (SlotPlacement)
   unsigned stride_words = 8;            // 8: one 64-byte line a slot; 1: packed
   unsigned count = 0;
-  unsigned period_cycles = 0;           // < 2^31
+  unsigned period_cycles = 0;  // < 2^31
   unsigned items_log2 = 63;
 };
+
+// Where a SlotBoard's slots live. mapped: pinned host memory, read with plain loads (no CUDA
+// call; the kernel's stores cross PCIe). device: device memory, read with a cudaMemcpyAsync on the
+// board's own non-blocking stream (a copy per read; the kernel's stores stay in the GPU's L2).
+// The kernel's code is the same for both: a slot pointer and a plain store.
+enum class SlotPlacement { mapped, device };
 
 // The sum of `count` slots of a slot array written by a kernel (or by a test), read with one
 // volatile load each: what SlotBoard::read returns. Monotone from call to call when every slot
@@ -193,33 +199,42 @@ class Counter {
 #endif
 
 #if TWINBENCH_HAVE_CUDA
-// Slots in mapped pinned host memory (cudaHostAlloc mapped) for live progress: the kernel stores
-// into them through ref(), any host thread sums them with read() at any time, whatever stream the
-// kernel runs on, without a CUDA call (so a poller costs the GPU nothing, and nothing is done
-// when nobody reads). Not thread-safe against reset().
+// Slots for live progress, in mapped pinned host memory (cudaHostAlloc mapped, the default) or in
+// device memory (SlotPlacement): the kernel stores into them through ref(), any host thread sums
+// them with read() at any time, whatever stream the kernel runs on: mapped without a CUDA call
+// (a poller costs the GPU nothing), device with one copy on the board's own stream. Nothing is
+// done when nobody reads. Not thread-safe against reset().
 class SlotBoard {
  public:
+  using Placement = SlotPlacement;
   // `capacity` slots, `stride_words` 64-bit words apart (8: a 64-byte line each, 1: packed).
-  SlotBoard(std::size_t capacity, unsigned stride_words);
+  SlotBoard(std::size_t capacity, unsigned stride_words, Placement where = Placement::mapped);
   SlotBoard(const SlotBoard&) = delete;
   SlotBoard& operator=(const SlotBoard&) = delete;
   ~SlotBoard();
   std::size_t capacity() const { return capacity_; }
   unsigned stride_words() const { return stride_; }
+  Placement placement() const { return where_; }
   // For a launch of `writers` writers (<= capacity, else std::invalid_argument): the period from
   // live_period_ns at the device's clock (period_ns overrides it when > 0), and a store at
   // least every 2^items_log2 items of a writer (63: no item rule).
   SlotsRef ref(std::size_t writers, double period_ns = 0.0, unsigned items_log2 = 63) const;
   // The sum of the first `writers` slots of the last ref() (all of them before any ref()).
+  // Thread-safe (device placement: one copy at a time).
   std::uint64_t read() const;
   // Zeroes the slots once the kernels before it on `stream` are done.
   void reset(cudaStream_t stream);
 
  private:
+  std::size_t bytes() const { return capacity_ * stride_ * sizeof(std::uint64_t); }
+
   std::size_t capacity_;
   unsigned stride_;
-  std::uint64_t* host_ = nullptr;
-  unsigned long long* device_ = nullptr;
+  Placement where_;
+  std::uint64_t* host_ = nullptr;         // mapped: the slots; device: the pinned staging copy
+  unsigned long long* device_ = nullptr;  // the kernel's pointer
+  cudaStream_t read_stream_ = nullptr;    // device placement's copies
+  mutable std::mutex read_mutex_;
   mutable std::atomic<std::size_t> in_use_;
   double cycles_per_ns_ = 1.0;
 };
@@ -237,7 +252,7 @@ class SlotBoard {
 class LiveProgress {
  public:
   LiveProgress(std::size_t writers, std::uint64_t total, Poller::Options opts = {},
-               unsigned stride_words = 8);
+               unsigned stride_words = 8, SlotPlacement where = SlotPlacement::mapped);
   LiveProgress(const LiveProgress&) = delete;
   LiveProgress& operator=(const LiveProgress&) = delete;
   ~LiveProgress();

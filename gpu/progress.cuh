@@ -182,8 +182,9 @@ struct Strided {
 //
 // A writer stores when `period_cycles` SM cycles have passed since its last store (clock64,
 // cheap and per-SM, and a block never leaves its SM) or when its count crosses a multiple of
-// 2^items_log2, and always at its end: the number of PCIe writes is bounded by the time the kernel runs, not by the work it
-// does. The host chooses the period from the number of writers (SlotsRef, live_period_ns).
+// 2^items_log2, and always at its end: the number of PCIe writes is bounded by the time the kernel
+// runs, not by the work it does. The host chooses the period from the number of writers (SlotsRef,
+// live_period_ns).
 //
 // To use it in your own kernel (the README has the host side):
 //   __global__ void k(..., tb::progress::SlotsRef slots) {
@@ -262,7 +263,12 @@ __device__ __forceinline__ Publisher& block_publisher() {
 // the walk then overlaps the kernel's first loads, and the store is posted (the thread does not
 // wait for it). Only blocks of the first wave do it (blockIdx.x < kWarmBlocks, ~8 blocks an SM
 // on 132 SMs) and one store a block: they cover every SM's TLB, and grids of thousands of blocks
-// (Black-Scholes' 9,766) do not double their stores.
+// (Black-Scholes' 9,766) do not double their stores. What the model does not explain (H200, the
+// third session of 2026-12-02, the devslots8 rows): the same slots in device memory, where
+// no host page is walked, cost the short kernels nearly as much (Poisson 10M live_block +4.4%
+// against +6.0% mapped; nested_loop_warp +3.6-3.8% against +4.3-4.8%; Black-Scholes +2.8%
+// against +3.1%), so most of what remains is the reporting code in kernels of 30-50 us, not the
+// stores; an equal shared-memory carveout for twin and instrumented kernel changed nothing.
 constexpr unsigned kWarmBlocks = 1024;
 __device__ __forceinline__ void warm_up(const tb::progress::SlotsRef& s, unsigned index) {
   if (blockIdx.x < kWarmBlocks)

@@ -75,7 +75,8 @@ TEST(ProgressLive, PollerOfHostWrittenSlotsIsMonotoneAndExact) {
   for (std::size_t w = 0; w < kWriters; ++w)
     writers.emplace_back([&, w] {
       for (std::size_t s = 1; s <= kSteps; ++s) {
-        std::atomic_ref<std::uint64_t>(mem[w * kStride]).store(s * kStep, std::memory_order_relaxed);
+        std::atomic_ref<std::uint64_t>(mem[w * kStride])
+            .store(s * kStep, std::memory_order_relaxed);
         if (s % 20 == 0) std::this_thread::sleep_for(200us);
       }
     });
@@ -154,6 +155,7 @@ TEST(ProgressLive, DemoWithoutGpuExitsTwo) {
 #if TWINBENCH_HAVE_CUDA
 constexpr Strategy kLive[] = {Strategy::live_block, Strategy::live_warp};
 constexpr unsigned kStrides[] = {1u, 8u};
+constexpr SlotPlacement kPlacements[] = {SlotPlacement::mapped, SlotPlacement::device};
 
 // The README's example: LiveProgress around a live kernel on a stream of the caller's.
 TEST(ProgressLiveGpu, LiveProgressWatchesAKernelToCompletion) {
@@ -192,18 +194,19 @@ TEST(ProgressLiveGpu, PoissonCountsExactAndSamplesMatchTwin) {
     gpu::live_poisson(Strategy::none, twin_board, d.data(), n, poisson::kSeed, table, 256, 3, s);
     s.synchronize();
     download(std::span<std::int32_t>(want), d);
-    for (unsigned stride : kStrides)
-      for (Strategy st : kLive)
-        for (unsigned rows : {1u, 3u, 256u}) {
-          SlotBoard board(1 << 16, stride);
-          board.reset(s);
-          CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
-          gpu::live_poisson(st, board, d.data(), n, poisson::kSeed, table, 256, rows, s);
-          s.synchronize();
-          EXPECT_EQ(board.read(), n) << strategy_name(st) << " n=" << n << " rows=" << rows;
-          download(std::span<std::int32_t>(got), d);
-          EXPECT_EQ(got, want) << strategy_name(st) << " n=" << n << " rows=" << rows;
-        }
+    for (SlotPlacement where : kPlacements)
+      for (unsigned stride : kStrides)
+        for (Strategy st : kLive)
+          for (unsigned rows : {1u, 3u, 256u}) {
+            SlotBoard board(1 << 16, stride, where);
+            board.reset(s);
+            CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+            gpu::live_poisson(st, board, d.data(), n, poisson::kSeed, table, 256, rows, s);
+            s.synchronize();
+            EXPECT_EQ(board.read(), n) << strategy_name(st) << " n=" << n << " rows=" << rows;
+            download(std::span<std::int32_t>(got), d);
+            EXPECT_EQ(got, want) << strategy_name(st) << " n=" << n << " rows=" << rows;
+          }
   }
 }
 
@@ -211,7 +214,8 @@ TEST(ProgressLiveGpu, BlackScholesCountsExactAndPricesMatchTwin) {
   TB_REQUIRE_GPU();
   Stream s;
   const gpu::BlackScholesMarket market{black_scholes::kRiskFree, black_scholes::kVolatility};
-  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4099}, (std::size_t{1} << 20) + 6}) {
+  for (std::size_t n :
+       {std::size_t{1}, std::size_t{3}, std::size_t{4099}, (std::size_t{1} << 20) + 6}) {
     std::vector<float> spot(n), strike(n), years(n), want_call(n), want_put(n), call(n), put(n);
     fill_uniform(std::span<float>(spot), black_scholes::kSeed, black_scholes::kSpotLo,
                  black_scholes::kSpotHi);
@@ -265,19 +269,20 @@ TEST(ProgressLiveGpu, NestedLoopCountsExactAndResultsMatchTwin) {
     gpu::nested_loop_cuda_warp(d.data(), sh.n, sh.m, 256, s);
     s.synchronize();
     download(std::span<double>(want_warp), d);
-    for (bool warp : {false, true})
-      for (Strategy st : kLive)
-        for (unsigned stride : kStrides) {
-          SlotBoard board(1 << 14, stride);
-          board.reset(s);
-          CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
-          gpu::live_nested_loop(st, board, d.data(), sh.n, sh.m, 256, warp, s);
-          s.synchronize();
-          EXPECT_EQ(board.read(), sh.n * sh.m)
-              << strategy_name(st) << " warp=" << warp << " n=" << sh.n << " m=" << sh.m;
-          download(std::span<double>(got), d);
-          EXPECT_EQ(got, warp ? want_warp : want) << strategy_name(st) << " warp=" << warp;
-        }
+    for (SlotPlacement where : kPlacements)
+      for (bool warp : {false, true})
+        for (Strategy st : kLive)
+          for (unsigned stride : kStrides) {
+            SlotBoard board(1 << 14, stride, where);
+            board.reset(s);
+            CUDA_CHECK(tb::test::memset_sync(d.data(), 0xFF, d.bytes()));
+            gpu::live_nested_loop(st, board, d.data(), sh.n, sh.m, 256, warp, s);
+            s.synchronize();
+            EXPECT_EQ(board.read(), sh.n * sh.m)
+                << strategy_name(st) << " warp=" << warp << " n=" << sh.n << " m=" << sh.m;
+            download(std::span<double>(got), d);
+            EXPECT_EQ(got, warp ? want_warp : want) << strategy_name(st) << " warp=" << warp;
+          }
   }
 }
 
@@ -301,8 +306,8 @@ TEST(ProgressLiveGpu, VectorAddPersistentCountsExactAndSumsExact) {
           SlotBoard board(1 << 16, 8);
           board.reset(s);
           CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
-          gpu::live_vector_add(st, board, da.data() + shift, db.data() + shift, dc.data(), n,
-                               block, s);
+          gpu::live_vector_add(st, board, da.data() + shift, db.data() + shift, dc.data(), n, block,
+                               s);
           s.synchronize();
           EXPECT_EQ(board.read(), st == Strategy::none ? 0u : n)
               << strategy_name(st) << " n=" << n << " block=" << block << " shift=" << shift;
@@ -359,14 +364,21 @@ TEST(ProgressLiveGpu, SgemmCountsExactAndMatchesTwinAndReference) {
 // A kernel of tens of ms: the host, reading the slots every 50 us, sees the count grow through
 // many values, never shrink, and end at n^3 (issue 27: at least 50 distinct values during a
 // kernel of 20 ms and more).
-TEST(ProgressLiveGpu, PollerSeesManyIncreasingValuesDuringOneKernel) {
+// Both placements: mapped slots read with loads, device slots read with a copy each.
+class ProgressLivePlacement : public ::testing::TestWithParam<SlotPlacement> {};
+INSTANTIATE_TEST_SUITE_P(Gpu, ProgressLivePlacement, ::testing::ValuesIn(kPlacements),
+                         [](const auto& info) {
+                           return info.param == SlotPlacement::mapped ? "mapped" : "device";
+                         });
+
+TEST_P(ProgressLivePlacement, PollerSeesManyIncreasingValuesDuringOneKernel) {
   TB_REQUIRE_GPU();
   const std::size_t n = test::reduced() ? 256 : 8192;
   Stream s;
   DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
   gpu::live_fill_uniform(a.data(), n * n, 1, s);
   gpu::live_fill_uniform(b.data(), n * n, 2, s);
-  SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8);
+  SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8, GetParam());
   board.reset(s);
   std::mutex m;
   std::vector<std::uint64_t> seen;
@@ -394,8 +406,9 @@ TEST(ProgressLiveGpu, PollerSeesManyIncreasingValuesDuringOneKernel) {
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   std::vector<std::uint64_t> distinct(seen);
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  std::printf("[ live ] sgemm n=%zu: %.1f ms, %zu reads, %zu distinct values\n", n, ms,
-              seen.size(), distinct.size());
+  std::printf("[ live ] sgemm n=%zu, %s slots: %.1f ms, %zu reads, %zu distinct values\n", n,
+              GetParam() == SlotPlacement::mapped ? "mapped" : "device", ms, seen.size(),
+              distinct.size());
   if (!test::reduced() && ms >= 20.0) {
     EXPECT_GE(distinct.size(), 50u) << ms << " ms";
   }

@@ -47,7 +47,8 @@ def _rows():
         # poisson 10M: 28 us, a 1% limit; the best is live_warp at 0.8%.
         _entry("cuda", "poisson", "live_block", "slots64", 10000000, 29.0, 1.5, 1.0, 2.0),
         _entry("cuda", "poisson", "live_warp", "slots64", 10000000, 28.8, 0.8, 0.5, 1.1),
-        _entry("cuda", "poisson", "per_warp", "device", 10000000, 28.7, 0.3),
+        _entry("cuda", "poisson", "per_warp", "device", 10000000, 28.7, 2.3),
+        _entry("cuda", "poisson", "live_block", "devslots8", 10000000, 28.7, 0.9),
         # sgemm: 40 ms, so a 0.5% limit, missed at 0.6%; a failed row is left out.
         _entry("cuda_live", "sgemm", "none", "slots64", 8192, 40000, 1.0),
         _entry("cuda_live", "sgemm", "live_block", "slots64", 8192, 40240, 0.6, 0.4, 0.9,
@@ -69,7 +70,11 @@ def test_reads_and_host_visibility():
     assert pt.reads(by["cuda_live", "vector_add", "live_block", "slots8"]) == "load"
     assert pt.reads(by["cuda", "vector_add", "none", "mapped"]) == ""
     assert pt.is_twin_row(by["cuda_live", "vector_add", "none", "slots64"])
-    assert not pt.host_visible(by["cuda", "poisson", "per_warp", "device"])
+    # A copy on its own stream reads while the kernel runs: host-visible, as a load.
+    assert pt.host_visible(by["cuda", "poisson", "per_warp", "device"])
+    assert pt.reads(by["cuda", "poisson", "live_block", "devslots8"]) == "copy"
+    assert pt.host_visible(by["cuda", "poisson", "live_block", "devslots8"])
+    assert not pt.host_visible(by["cuda_article", "vector_add", "per_thread", "device"])
 
 
 def test_best_host_visible_per_target_and_limits():
@@ -79,7 +84,7 @@ def test_best_host_visible_per_target_and_limits():
     assert best.overhead_pct == 0.10
     assert best.limit_pct == 1.0  # its twin ran 740 us, under 1 ms
     poisson = pt.best_host_visible(rows, ("poisson", "10000000"))
-    # The device counter is cheaper (0.3%) but the host cannot load it: not the best.
+    # The cheapest of load and copy: live_warp's mapped slots (0.8%) over device slots (0.9%).
     assert poisson.row.args["strategy"] == "live_warp"
     assert poisson.limit_pct == 1.0 and poisson.met
     sgemm = pt.best_host_visible(rows, ("sgemm", "8192"))
