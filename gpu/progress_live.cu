@@ -18,13 +18,11 @@ using tb::progress::SlotsRef;
 using tb::progress::Strategy;
 
 void check_live_block(Strategy s, int block) {
-  if (block <= 0 || block > 1024)
-    throw std::invalid_argument("live progress: block must be 1..1024");
+  if (block <= 0 || block > 1024) throw std::invalid_argument("live progress: block must be 1..1024");
   if (s != Strategy::none && block % 32 != 0)
     throw std::invalid_argument("live progress: live_block and live_warp need a multiple of 32");
   if (s != Strategy::none && s != Strategy::live_block && s != Strategy::live_warp)
-    throw std::invalid_argument(
-        "live progress: the strategy must be none, live_block or live_warp");
+    throw std::invalid_argument("live progress: the strategy must be none, live_block or live_warp");
 }
 
 // The board's slots for this launch (none: an empty ref, never read by the twin).
@@ -129,30 +127,22 @@ constexpr int kStep = 8;
 // barrier and its loads (clock64, the SlotsRef rules from constant memory, 64-bit compares and
 // the running count: ~200 cycles of a ~4,500-cycle step at n = 8192, 2 blocks an SM) delays
 // warp 0's loads and so the next barrier of all 8 warps. With a compile-time stride, 31 steps of
-// 32 cost a test of k0 (two integer instructions, no state kept across the loop), and the 32nd
-// the count rows * cols * min(k0 + kStep, n) and a posted store: expected ~+0.2%; measured
-// +2.2-2.4% with that state in registers (publish_sgemm below says why it no longer is). The host
-// still sees plenty: at n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident
+// 32 cost a test of the step index (`(step & 31) == 31`, two integer instructions, no state kept
+// across the loop: the count is rows * cols * min(k0 + kStep, n), exact from k0), and the 32nd a
+// multiply and a posted store: ~1/32 of the old cost plus ~0.05%, about +0.2%. The host still
+// sees plenty: at n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident
 // blocks make a new total every ~0.3 us, more than the poller's ~5,000 reads a second take in
 // (it saw 189 distinct values a kernel with the period rule).
+// Measured with this stride (H200, 2026-12-02): +2.1% to +2.5% over the twin in four runs, the
+// same with the slots in device memory (+2.2%, +2.4%, +2.8%), so not the stores. This version
+// holds the slot pointer, rows * cols and the step in registers (127 against the twin's 117,
+// ptxas CUDA 13.0 sm_90; 2 blocks an SM either way); one that recomputed them at each publish
+// from the parameters (121 registers) measured +3.9% / +4.1%, and was dropped. Nsight Compute on
+// the short targets (gpu/progress.cuh, warm_up) points at latency added to each warp's path,
+// not at instructions; for this kernel, whose every step ends in a barrier of 8 warps, thread
+// 0's work after the barrier is such latency. Not met: issue 27's 0.5% for kernels over 1 ms.
 constexpr int kPublishSteps = 32;
 static_assert((kPublishSteps & (kPublishSteps - 1)) == 0, "the test is a mask");
-
-// The block's count after k_done steps of k, into its slot: its rows times its columns (fewer at
-// the edges) times k_done. Everything is recomputed from the kernel's parameters and the block's
-// indices at each publish, rather than kept across the k loop: the version that held the slot
-// pointer, rows * cols and a step counter in registers took 127 registers against the twin's
-// 117 (ptxas, CUDA 13.0, sm_90; both 2 blocks an SM; this one takes 121) and measured +2.2% (device
-// slots) to +2.4% (mapped) over the twin on the H200 at n = 8192, the same with either placement:
-// the cost was the code, not the stores.
-__device__ __forceinline__ void publish_sgemm(const tb::progress::SlotsRef& slots, int n, int row0,
-                                              int col0, int k_done) {
-  const unsigned long long rows = n - row0 < kTile ? n - row0 : kTile;
-  const unsigned long long cols = n - col0 < kTile ? n - col0 : kTile;
-  const unsigned long long block = blockIdx.y * gridDim.x + blockIdx.x;
-  progress::publish(slots.slots + block * slots.stride_words,
-                    rows * cols * static_cast<unsigned long long>(k_done));
-}
 
 // Thread (tr, tc) of the 16 x 16 grid owns rows tr*4 + {0..3} and 64 + tr*4 + {0..3}, columns
 // likewise: its 4-wide groups of a shared row are read as float4, and the 16 threads of a
@@ -171,11 +161,18 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
   for (int i = 0; i < 8; ++i)
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+  // The block's slot; its multiply-adds a k step: its rows times its columns (fewer at the edges).
+  unsigned long long* const slot =
+      kReport ? slots.slots + static_cast<unsigned long long>(blockIdx.y * gridDim.x + blockIdx.x) *
+                                  slots.stride_words
+              : nullptr;
+  const unsigned long long rows = n - row0 < kTile ? n - row0 : kTile;
+  const unsigned long long cols = n - col0 < kTile ? n - col0 : kTile;
   // A: 128 rows x 8 k a step, 4 consecutive k of one row a thread; B: 8 k x 128 columns,
   // 4 consecutive columns of one k a thread.
   const int a_row = tid / 2, a_k = (tid % 2) * 4;
   const int b_k = tid / 32, b_col = (tid % 32) * 4;
-  for (int k0 = 0; k0 < n; k0 += kStep) {
+  for (int k0 = 0, step = 0; k0 < n; k0 += kStep, ++step) {
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       const int r = row0 + a_row, k = k0 + a_k + q;
@@ -200,11 +197,13 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
     }
-    // Every warp has used the step's tiles (the next step overwrites them): k up to k0 + kStep is
-    // done by the whole block, and thread 0 publishes it every kPublishSteps steps.
+    // Every warp has used the step's tiles (the next step overwrites them): steps 0..step are
+    // done by the whole block, and thread 0 publishes them every kPublishSteps steps.
     __syncthreads();
-    if (kReport && tid == 0 && (k0 & (kPublishSteps * kStep - 1)) == (kPublishSteps - 1) * kStep)
-      publish_sgemm(slots, n, row0, col0, k0 + kStep < n ? k0 + kStep : n);
+    if (kReport && tid == 0 && (step & (kPublishSteps - 1)) == kPublishSteps - 1) {
+      const unsigned long long k_done = n - k0 < kStep ? n : k0 + kStep;
+      progress::publish(slot, rows * cols * k_done);
+    }
   }
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
@@ -216,7 +215,7 @@ __global__ void __launch_bounds__(kLiveSgemmThreads)
       if (col < n) C[static_cast<std::size_t>(r) * n + col] = acc[i][j];
     }
   }
-  if (kReport && tid == 0) publish_sgemm(slots, n, row0, col0, n);
+  if (kReport && tid == 0) progress::publish(slot, rows * cols * static_cast<unsigned long long>(n));
 }
 
 __global__ void fill_uniform_kernel(float* p, std::size_t count, std::uint64_t seed) {
@@ -281,9 +280,9 @@ long long live_black_scholes_grid(std::size_t n, int block, bool persistent) {
   return persistent_grid(black_scholes_vec4_full_kernel<FastPrice, progress::None>, block, work);
 }
 
-void live_black_scholes(Strategy s, const SlotBoard& board, const float* spot, const float* strike,
-                        const float* years, float* call, float* put, std::size_t n,
-                        BlackScholesMarket market, int block, bool persistent,
+void live_black_scholes(Strategy s, const SlotBoard& board, const float* spot,
+                        const float* strike, const float* years, float* call, float* put,
+                        std::size_t n, BlackScholesMarket market, int block, bool persistent,
                         cudaStream_t stream) {
   using namespace black_scholes_detail;
   if (n == 0) return;
@@ -333,8 +332,8 @@ long long live_vector_add_grid(std::size_t n, int block) {
   return vector_add_grid_for<false>(n, block);
 }
 
-void live_vector_add(Strategy s, const SlotBoard& board, const float* a, const float* b, float* c,
-                     std::size_t n, int block, cudaStream_t stream) {
+void live_vector_add(Strategy s, const SlotBoard& board, const float* a, const float* b,
+                     float* c, std::size_t n, int block, cudaStream_t stream) {
   if (n == 0) return;
   if (block % 32 != 0 || block <= 0 || block > 1024)
     throw std::invalid_argument("live_vector_add: block must be a multiple of 32, <= 1024");
