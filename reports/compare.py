@@ -11,9 +11,10 @@ A row is "faster" or "slower" only when the difference is both
   - statistically clear: the strongest evidence both runs carry says so (repetition samples in
     both -> two-sided Mann-Whitney U at p<0.05; mean and stddev in both -> the mean±stddev
     intervals do not overlap; single numbers -> nothing more to ask), and
-  - larger than the row's practical threshold: max(2%, k x the row's between-run noise)
+  - larger than the row's practical threshold: max(2%, e^(k x the row's between-run noise) - 1)
     (noise.py: from a baseline of repeated runs of one revision when given, else from the
-    row's kind).
+    row's kind: 2% for a GPU kernel, wider for the kinds that time host work, as far as runs
+    of identical code on the H200 moved them).
 With hundreds of samples a row, the U test alone calls the 0.1-1% by which two machine
 instances differ "significant" (issue 32: 83% of the rows of two runs of identical code were
 flagged); the threshold is what makes the verdict about the code rather than the machine.

@@ -39,7 +39,7 @@ def compared(tmp_path):
          + repeated("k/cuda/n:1/agg_noise", base, with_iterations=False)
          + [single("k/serial/n:1/t_faster", 10.0), single("k/serial/n:1/t_same", 10.0),
             single("k/serial/n:1/t_slower", 10.0), single("k/serial/n:1/gone", 1.0)])
-    # The single numbers of CPU serial rows face that kind's default threshold (43%).
+    # The single numbers of CPU serial rows face that kind's default threshold (52%).
     b = (repeated("k/cuda/n:1/faster", [7.0, 7.1, 6.9, 7.05, 6.95])
          + repeated("k/cuda/n:1/slower", [13.0, 13.2, 12.9, 13.1, 12.8])
          + repeated("k/cuda/n:1/noise", [10.02, 9.93, 10.08, 9.97, 10.0])
@@ -71,7 +71,7 @@ def test_methods_follow_available_evidence(compared):
         "mean±stddev apart; threshold ±2.0% (floor")
     assert methods["k/cuda/n:1/agg_noise"].startswith("mean±stddev overlap")
     assert methods["k/serial/n:1/t_same"] == (
-        "single numbers; threshold ±43.0% (2×21.5% CPU serial default)")
+        "single numbers; threshold ±51.9% (e^(2×20.9%)−1: CPU serial default)")
 
 
 def test_ratio_and_output(compared):

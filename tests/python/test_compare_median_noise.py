@@ -12,8 +12,9 @@ from conftest import repeated, write_run
 from reports.cli import EXIT_OK, EXIT_REGRESSION, main
 from reports.compare import SAME, SLOWER, compare_runs, regressions, ungated_regressions
 from reports.loader import Run, rows_from_entries
-from reports.noise import (DEFAULT_NOISE, GPU_KERNEL, NoiseModel, PRIOR_DIFFS, kind_figures,
-                           median_standard_error, pooled_sigma, quantile)
+from reports.noise import (DEFAULT_FLOOR, DEFAULT_NOISE, GPU_HOST_PAGING, GPU_KERNEL, NoiseModel,
+                           PRIOR_DIFFS, kind_figures, median_standard_error, pooled_sigma,
+                           quantile)
 
 CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}
 
@@ -69,7 +70,8 @@ def test_the_threshold_of_a_gpu_kernel_is_its_kinds_not_its_samples_spread():
     row = run.rows[0]
     assert row.cv > 0.03                                   # 4% within the run
     threshold = NoiseModel().threshold(row, row)
-    assert threshold.value == pytest.approx(2 * DEFAULT_NOISE[GPU_KERNEL], abs=0.002)
+    # The kind's 0.94% (and the median's own small error), not 3 x the 4% spread: about the floor.
+    assert DEFAULT_FLOOR <= threshold.value < 0.025
     assert "GPU kernel default" in threshold.source
 
 
@@ -106,11 +108,35 @@ def test_the_kind_figures_are_the_95th_percentile_of_the_moves():
     assert quantile(values, 0.95) == pytest.approx(0.95)
     a = _run({f"k{i}/cuda/n:1/mode:kernel": [1.0, 1.0, 1.0] for i in range(100)})
     b = _run({f"k{i}/cuda/n:1/mode:kernel": [1 + i / 1000] * 3 for i in range(100)})
-    (kind, diffs, median, q95, _q99, sigma), = kind_figures([a, b])
-    assert kind == GPU_KERNEL and diffs == 100
-    assert q95 == pytest.approx(math.log(1.094), rel=0.01)
-    assert sigma == pytest.approx(q95 / 1.959964)
-    assert median == pytest.approx(math.log(1.0495), rel=0.01)
+    figure, = kind_figures([a, b])
+    assert figure.kind == GPU_KERNEL and figure.diffs == 100
+    assert figure.q95 == pytest.approx(math.log(1.094), rel=0.01)
+    assert figure.sigma == pytest.approx(figure.q95 / 1.959964)
+    assert figure.median == pytest.approx(math.log(1.0495), rel=0.01)
+
+
+def test_a_heavy_tailed_kinds_figure_is_past_its_98th_percentile():
+    """Host-side allocations: 2 sigma is 1.5 x the 98th percentile of the moves, in log space, so
+    the threshold e^(2 sigma) - 1 holds the moves seen with a margin."""
+    a = _run({f"alloc/cuda_malloc_free/bytes:{i}": [1.0] * 3 for i in range(100)})
+    b = _run({f"alloc/cuda_malloc_free/bytes:{i}": [math.exp(i / 100)] * 3 for i in range(100)})
+    figure, = kind_figures([a, b])
+    assert figure.kind == GPU_HOST_PAGING and figure.largest == pytest.approx(0.99)
+    assert figure.q98 == pytest.approx(0.9702)
+    assert 2 * figure.sigma == pytest.approx(1.5 * 0.9702)
+
+
+def test_only_runs_of_one_revision_are_paired_and_the_hooks_rows_left_out():
+    def run(revision, factor, hook=None):
+        parsed = _run({f"{w}/cuda/n:1/mode:kernel": [factor] * 3 for w in ("k", "h")})
+        parsed.context = {"git_revision": revision}
+        if hook:
+            parsed.context["inject_slowdown"] = f"{hook}=5 (test hook: ...)"
+        return parsed
+    runs = [run("r1", 1.0), run("r1", 1.01, hook="^h/"), run("r2", 2.0)]
+    figure, = kind_figures(runs)
+    # One pair (the r1 runs), one row (h/ was slowed by the hook in the second run).
+    assert figure.diffs == 1 and figure.largest == pytest.approx(math.log(1.01))
 
 
 # ----------------------------------------------------------------- what the CI gate judges
@@ -129,9 +155,10 @@ def _pair(tmp_path, host_factor: float, kernel_factor: float) -> tuple[str, str]
 
 
 def test_a_host_side_row_past_its_noise_is_reported_but_not_gated(tmp_path, capsys):
-    """The committed A/A pair's case: alloc rows 1.6x slower on identical code (their kind moves
-    that far between runs), a GPU kernel unchanged: the CI passes and says why."""
-    a, b = _pair(tmp_path, 1.62, 1.0)
+    """The committed A/A pair's case: host-side rows 2.7x slower on identical code (past their
+    kind's 129%: a serial_memcpy, a managed copy), a GPU kernel unchanged: the CI passes and
+    says why."""
+    a, b = _pair(tmp_path, 3.0, 1.0)
     assert main(["compare", a, b, "--out", str(tmp_path / "out"),
                  "--fail-on-regression", "5"]) == EXIT_OK
     out = capsys.readouterr().out
@@ -140,7 +167,7 @@ def test_a_host_side_row_past_its_noise_is_reported_but_not_gated(tmp_path, caps
 
 
 def test_a_gpu_kernel_regression_fails_the_ci_beside_an_ungated_one(tmp_path, capsys):
-    a, b = _pair(tmp_path, 1.62, 1.08)
+    a, b = _pair(tmp_path, 3.0, 1.08)
     assert main(["compare", a, b, "--out", str(tmp_path / "out"),
                  "--fail-on-regression", "5"]) == EXIT_REGRESSION
     captured = capsys.readouterr()
@@ -148,20 +175,20 @@ def test_a_gpu_kernel_regression_fails_the_ci_beside_an_ungated_one(tmp_path, ca
 
 
 def test_a_percentage_above_the_rows_threshold_gates_it(tmp_path):
-    """--fail-on-regression 50: the host-side row's 38% threshold is under it, so its 1.62x
+    """--fail-on-regression 150: the host-side row's 129% threshold is under it, so its 3x
     counts."""
-    a, b = _pair(tmp_path, 1.62, 1.0)
+    a, b = _pair(tmp_path, 3.0, 1.0)
     assert main(["compare", a, b, "--out", str(tmp_path / "out"),
-                 "--fail-on-regression", "50"]) == EXIT_REGRESSION
+                 "--fail-on-regression", "150"]) == EXIT_REGRESSION
 
 
 def test_regressions_and_ungated_split_the_slower_rows(tmp_path):
-    a, b = _pair(tmp_path, 1.62, 1.08)
+    a, b = _pair(tmp_path, 3.0, 1.08)
     from reports.loader import load_run
     comparisons, _, _, _ = compare_runs(load_run(a), load_run(b), NoiseModel())
     assert [c.name for c in regressions(comparisons, 5)] == [KERNEL]
     assert [c.name for c in ungated_regressions(comparisons, 5)] == [HOST]
-    assert [c.name for c in regressions(comparisons, 50)] == [HOST]   # 8% is under 50%
+    assert [c.name for c in regressions(comparisons, 150)] == [HOST]   # 8% is under 150%
 
 
 def test_a_percentage_under_every_threshold_gates_nothing_and_says_so(tmp_path, capsys):

@@ -12,19 +12,24 @@ import pytest
 from conftest import repeated
 from reports.compare import FASTER, SAME, SLOWER, compare_runs, regressions
 from reports.loader import Run, rows_from_entries
-from reports.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_HOST, GPU_KERNEL,
-                           NoiseModel, kind_of)
+from reports.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_E2E_SHORT,
+                           GPU_HOST, GPU_HOST_PAGING, GPU_KERNEL, GPU_THRUST, NoiseModel, kind_of)
 
 # One synthetic row per (kind, index): a name whose kind_of is the kind.
-NAMES = {GPU_KERNEL: "k{i}/cuda/n:1024/mode:kernel", GPU_E2E: "k{i}/cuda/n:1024/mode:e2e",
-         GPU_HOST: "transfers/cuda_pinned/bytes:{i}", CPU_SERIAL: "k{i}/serial/n:1024",
+NAMES = {GPU_KERNEL: "k{i}/cuda/n:1024/mode:kernel", GPU_THRUST: "k{i}/thrust/n:1024/mode:kernel",
+         GPU_E2E: "k{i}/cuda/n:1024/mode:e2e", GPU_E2E_SHORT: "s{i}/cuda/n:1/mode:e2e",
+         GPU_HOST: "transfers/cuda_pinned/bytes:{i}",
+         GPU_HOST_PAGING: "alloc/cuda_malloc_free/bytes:{i}", CPU_SERIAL: "k{i}/serial/n:1024",
          CPU_PARALLEL: "k{i}/omp/n:1024/threads:16"}
+# True times (ms): 1-100 ms, but an end-to-end row under 20 us is its own kind.
+TIMES_MS = {GPU_E2E_SHORT: (0.008, 0.015)}
 ROWS_PER_KIND = 40
 PAIRS = 5
 SAMPLES = 40
 # Within-run spread (relative stdev of a row's samples) by kind: what the committed H200 runs
 # show for most rows (GPU kernels under 1-3%, CPU rows a few %).
-WITHIN = {GPU_KERNEL: 0.01, GPU_E2E: 0.02, GPU_HOST: 0.05, CPU_SERIAL: 0.02, CPU_PARALLEL: 0.04}
+WITHIN = {GPU_KERNEL: 0.01, GPU_THRUST: 0.03, GPU_E2E: 0.02, GPU_E2E_SHORT: 0.1, GPU_HOST: 0.05,
+          GPU_HOST_PAGING: 0.05, CPU_SERIAL: 0.02, CPU_PARALLEL: 0.04}
 
 
 def _t3(rng: random.Random) -> float:
@@ -45,8 +50,9 @@ class Population:
         for kind in kinds:
             for i in range(ROWS_PER_KIND):
                 between = DEFAULT_NOISE[kind] * noise_scale * self.rng.uniform(0.1, 1.0)
-                self.rows.append((NAMES[kind].format(i=i), kind, self.rng.uniform(1, 100),
-                                  between, WITHIN[kind]))
+                self.rows.append((NAMES[kind].format(i=i), kind,
+                                  self.rng.uniform(*TIMES_MS.get(kind, (1, 100))), between,
+                                  WITHIN[kind]))
 
     def run(self, slowdown: dict[str, float] | None = None) -> Run:
         entries = []
