@@ -355,7 +355,11 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   long batch = 1;
   bool cold = false;
   if (!g_classic) {
-    if (cold_caches()) flush_cpu_caches();
+    // The bound is on the work's warm time: one call warms the code and data, the second is
+    // timed. (Deciding on a call timed right after a flush, as the run of 40175bc did, put lucas'
+    // 13-52 ns loops and 4-16 KiB memcpys over 1 us, a cold call's instruction and TLB misses,
+    // and timed them one cold call a sample: 0.95-1.2 us, 20-90x their warm time.)
+    timed_cpu_calls(work, 1, 0.0);
     const double once = timed_cpu_calls(work, 1, 0.0);
     cold = cold_caches() && once >= kCpuColdMinSeconds;
     if (!cold && once < kCpuBatchSeconds)

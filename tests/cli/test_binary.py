@@ -418,6 +418,15 @@ def test_cpu_samples_are_cold_unless_warm(tmp_path):
     assert all(b["llc_flushed"] == 0 for b in data["benchmarks"])
 
 
+def test_work_under_a_microsecond_is_batched_warm(tmp_path):
+    """The cold bound is on the work's warm time: lucas' iterative loop (tens of ns) is batched,
+    not timed one cold call a sample, though a call right after a flush takes over 1 us."""
+    proc, data = run_json(tmp_path, "--workload=lucas", "--benchmark_filter=serial_iterative")
+    assert proc.returncode == 0, proc.stderr
+    rows = [b for b in data["benchmarks"] if b["name"].startswith("lucas/serial_iterative")]
+    assert rows and all(b["llc_flushed"] == 0 and b["batch"] > 1 for b in rows)
+
+
 def test_a_size_too_large_for_memory_skips_with_the_numbers(tmp_path):
     proc, data = run_json(tmp_path, "--workload=vector_add", "--size=4611686018427387904",
                           "--benchmark_filter=serial")
