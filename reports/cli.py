@@ -84,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "measure each row's between-run noise (else defaults per kind of "
                               "row, reports/noise.py)")
     compare.add_argument("--noise-k", type=_positive("--noise-k"), default=None,
-                         help="the threshold is this many times the row's between-run sigma "
-                              "(default 2: about the 95th percentile of its kind's moves)")
+                         help="the threshold is e^(k x sigma) - 1, sigma the row's between-run "
+                              "noise in log space (default 2: about the 95th percentile of its "
+                              "kind's moves, 1.5 x the 98th for kinds that time host work)")
     compare.add_argument("--fail-on-regression", type=_positive("--fail-on-regression"),
                          default=None, metavar="PCT",
                          help="exit 1 when a benchmark whose threshold is at most PCT percent "
