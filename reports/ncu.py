@@ -410,7 +410,8 @@ def merge(run_path: str | Path, csv_paths: list[str | Path], out_path: str | Pat
     problem = permission_problem(log_text)
     if problem:
         context["ncu_problem"] = problem
-    Path(out_path or run_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    Path(out_path or run_path).write_text(json.dumps(doc, separators=(",", ":")) + "\n",
+                                          encoding="utf-8")
     return {"rows": sorted(merged), "missing": missing, "metrics": sorted(keys),
             "unknown": sorted(set(by_row) - names)}
 
