@@ -214,7 +214,6 @@ class SlotBoard {
   ~SlotBoard();
   std::size_t capacity() const { return capacity_; }
   unsigned stride_words() const { return stride_; }
-  Placement placement() const { return where_; }
   // For a launch of `writers` writers (<= capacity, else std::invalid_argument): the period from
   // live_period_ns at the device's clock (period_ns overrides it when > 0), and a store at
   // least every 2^items_log2 items of a writer (63: no item rule).
