@@ -19,6 +19,13 @@
 //   }
 //   TB_ISA_CLONES(price_range_isa, price_range)   // price_range_isa(...) runs the best level
 //
+// aarch64: one version, the armv8-a baseline, whose Advanced SIMD (NEON, 128-bit) every
+// aarch64 CPU has; GCC vectorises the same loops for it. The level is named "neon" there, and
+// vector_extension() names what the host has beyond it (sve or sve2 with its vector length,
+// from getauxval(AT_HWCAP/AT_HWCAP2) and prctl(PR_SVE_GET_VL)), recorded in the run context.
+// The kernels do not use SVE: no Arm machine is at hand to measure an SVE version against the
+// NEON one (the aarch64 build is tested under qemu-user, which checks results, not speed).
+//
 // This header has no Google Benchmark: cpu/ includes it.
 #include <optional>
 #include <string>
@@ -51,7 +58,8 @@ class RestoreLimit {
   std::optional<Level> saved_;
 };
 
-// "baseline", "avx2", "avx512"; and the x86-64 micro-architecture level each stands for.
+// "baseline", "avx2", "avx512"; and the x86-64 micro-architecture level each stands for. On
+// aarch64 the baseline is "neon" (armv8-a), and parse() takes "baseline" for it too.
 const char* name(Level level);
 const char* arch(Level level);
 std::optional<Level> parse(std::string_view text);
@@ -60,8 +68,24 @@ std::vector<Level> runnable_levels();
 
 // CPU features beyond the levels that some kernels use when present (AVX512_FP16, AVX512_BF16,
 // AVX512_VNNI, AMX): as text for the run context, e.g. "avx512_fp16 avx512_bf16 amx_bf16".
+// On aarch64: the vector extension first, then "asimddp", "asimdhp", "bf16", "i8mm", "sme" as
+// the kernel's HWCAP names them, e.g. "sve2 vl=128 asimddp asimdhp bf16 i8mm".
 std::string extra_features();
 bool has_feature(const char* gcc_feature_name);
+
+// The host's widest vector extension: on x86-64 the name of host_level(); on aarch64 "neon",
+// "sve vl=N" or "sve2 vl=N" (N: the SVE vector length in bits this process runs with).
+std::string vector_extension();
+
+// aarch64's vector facts from the kernel (all false / 0 elsewhere).
+struct ArmVectors {
+  bool sve = false;
+  bool sve2 = false;
+  int sve_bits = 0;  // the process's SVE vector length; 0 without SVE
+};
+ArmVectors arm_vectors();
+// The text vector_extension() gives for `v` (pure: the tests feed it HWCAP-like facts).
+std::string describe_arm_vectors(const ArmVectors& v);
 
 // Which level a TB_ISA_CLONES_TAGGED body was compiled for.
 namespace tag {

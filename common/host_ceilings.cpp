@@ -443,6 +443,34 @@ struct alignas(64) TileConfig {
 #define TB_HAVE_NATIVE_ROOF 0
 #endif
 
+#if defined(__aarch64__) && defined(__GNUC__)
+#define TB_HAVE_NEON_ROOF 1
+// aarch64: the kernels run NEON (common/cpu_isa.hpp), so the roof is NEON's FMLA on 128-bit
+// registers, fused (std::fma, as the chains above on AVX2 and AVX-512). 16 chains: Neoverse V1
+// and V2 issue four 128-bit FMAs a cycle with a latency of 4, so 16 independent chains keep
+// every pipe busy (16 + 2 of the 32 vector registers, nothing spills). An SVE roof at a vector
+// length above 128 bits would be higher; no SVE code is built (common/cpu_isa.hpp says why).
+constexpr int kNeonAcc = 16;
+template <class T>
+double chains_neon(double a, double b, double seed, std::int64_t iters) {
+  return fma_chains<T, kNeonAcc, 16 / static_cast<int>(sizeof(T)), true>(a, b, seed, iters);
+}
+template <class T>
+RoofKernel neon_kernel() {
+  return {&chains_neon<T>, kNeonAcc * 16 / static_cast<int>(sizeof(T))};
+}
+// The roof's basis, for the native roof's isa text.
+std::string neon_roof_isa() {
+  std::string isa = "neon fmla (128-bit)";
+  const cpu_isa::ArmVectors v = cpu_isa::arm_vectors();
+  if (v.sve && v.sve_bits > 128)
+    isa += "; the host's " + cpu_isa::describe_arm_vectors(v) + " is not used";
+  return isa;
+}
+#else
+#define TB_HAVE_NEON_ROOF 0
+#endif
+
 // Denormals flushed to zero (MXCSR FTZ and DAZ) while a roof runs, restored after: a roof
 // measures the multiply-add pipes, not microcode assists. On the H200 machine's Xeon (a VM) the
 // FP64 roof read 0.07 GFLOP/s on one thread inside twinbench, against 12.6 in a standalone
@@ -458,6 +486,20 @@ class FlushDenormals {
  private:
   static constexpr unsigned kFtz = 0x8000, kDaz = 0x0040;
   unsigned saved_;
+#elif defined(__aarch64__) && defined(__GNUC__)
+  // FPCR.FZ (bit 24) flushes denormal inputs and results to zero, as FTZ and DAZ together do.
+  FlushDenormals() : saved_(read_fpcr()) { write_fpcr(saved_ | kFz); }
+  ~FlushDenormals() { write_fpcr(saved_); }
+
+ private:
+  static std::uint64_t read_fpcr() {
+    std::uint64_t v;
+    asm volatile("mrs %0, fpcr" : "=r"(v));
+    return v;
+  }
+  static void write_fpcr(std::uint64_t v) { asm volatile("msr fpcr, %0" : : "r"(v)); }
+  static constexpr std::uint64_t kFz = std::uint64_t{1} << 24;
+  std::uint64_t saved_;
 #endif
 };
 
@@ -588,7 +630,11 @@ RoofKernel active_fma_kernel(Precision p) {
     return fp32 ? RoofKernel{&chains_avx2<float>, kAvx2Acc * 8}
                 : RoofKernel{&chains_avx2<double>, kAvx2Acc * 4};
 #endif
+#if TB_HAVE_NEON_ROOF
+  return fp32 ? neon_kernel<float>() : neon_kernel<double>();
+#else
   return fp32 ? baseline_kernel<float>() : baseline_kernel<double>();
+#endif
 }
 }  // namespace
 
@@ -632,6 +678,9 @@ NativeRoof measure_bf16_roof(int threads) {
   } else if (roof.why_not.empty()) {
     roof.why_not = "the CPU has neither AMX-BF16 nor AVX512_BF16";
   }
+#elif defined(__aarch64__)
+  (void)threads;
+  roof.why_not = "no BF16 roof on aarch64: the CPU kernels have no BFDOT/BFMMLA path";
 #else
   (void)threads;
   roof.why_not = "BF16 roofs are built for x86-64 with GCC only";
@@ -648,6 +697,9 @@ NativeRoof measure_fp16_roof(int threads) {
   } else {
     roof.why_not = "no AVX512_FP16 at the active ISA level: FP16 is converted to FP32 there";
   }
+#elif defined(__aarch64__)
+  (void)threads;
+  roof.why_not = "no FP16 roof on aarch64: the CPU kernels convert FP16 to FP32 there";
 #else
   (void)threads;
   roof.why_not = "FP16 roofs are built for x86-64 with GCC only";
@@ -674,10 +726,14 @@ NativeRoof measure_native_fma_roof(Precision p, int threads) {
     roof.why_not =
         "the CPU has neither AVX-512F nor AVX2 with FMA (or the OS does not enable them)";
   }
+#elif TB_HAVE_NEON_ROOF
+  roof.flops = measure_roof(p == Precision::fp32 ? neon_kernel<float>() : neon_kernel<double>(),
+                            threads);
+  roof.isa = neon_roof_isa();
 #else
   (void)p;
   (void)threads;
-  roof.why_not = "the native roof is built for x86-64 with GCC or Clang only";
+  roof.why_not = "the native roof is built for x86-64 and aarch64 with GCC only";
 #endif
   return roof;
 }

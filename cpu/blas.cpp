@@ -10,7 +10,7 @@
 namespace tb::blas {
 namespace {
 
-const char* coretype_for(cpu_isa::Level level) {
+[[maybe_unused]] const char* coretype_for(cpu_isa::Level level) {
   switch (level) {
     case cpu_isa::Level::avx512: return "SkylakeX";
     case cpu_isa::Level::avx2: return "Haswell";
@@ -20,22 +20,36 @@ const char* coretype_for(cpu_isa::Level level) {
 
 // The OpenMP build first: beside the binary (the GPU bundle) or where Debian puts it; the
 // generic name last (whatever build the system has).
+#if defined(__aarch64__)
+#define TB_MULTIARCH "aarch64-linux-gnu"
+#else
+#define TB_MULTIARCH "x86_64-linux-gnu"
+#endif
 constexpr const char* kCandidates[] = {
     "libopenblas.so.0",  // found through the binary's RUNPATH ($ORIGIN: the bundle) first
-    "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
-    "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+    "/usr/lib/" TB_MULTIARCH "/openblas-openmp/libopenblas.so.0",
+    "/usr/lib/" TB_MULTIARCH "/openblas-pthread/libopenblas.so.0",
 };
+#undef TB_MULTIARCH
+
+// Where OpenBLAS's own choice stands (it detects the core when it loads). On x86-64 twinbench
+// names the core (blas.hpp says why); on aarch64 Debian's build detects Neoverse and Cortex cores
+// itself, and the suite's kernels run one level there, so there is nothing to match.
+std::string choose_coretype() {
+  if (const char* user = std::getenv("OPENBLAS_CORETYPE"); user && *user)
+    return std::string("the user's OPENBLAS_CORETYPE=") + user;
+#if defined(__aarch64__)
+  return "OpenBLAS's own detection (aarch64)";
+#else
+  const char* core = coretype_for(cpu_isa::active_level());
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  return std::string("OPENBLAS_CORETYPE=") + core + " set by twinbench from the CPU's ISA level " +
+         cpu_isa::name(cpu_isa::active_level());
+#endif
+}
 
 std::unique_ptr<OpenBlas> load(std::string& why_not) {
-  std::string source;
-  if (const char* user = std::getenv("OPENBLAS_CORETYPE"); user && *user) {
-    source = std::string("the user's OPENBLAS_CORETYPE=") + user;
-  } else {
-    const char* core = coretype_for(cpu_isa::active_level());
-    setenv("OPENBLAS_CORETYPE", core, 1);
-    source = std::string("OPENBLAS_CORETYPE=") + core + " set by twinbench from the CPU's ISA level " +
-             cpu_isa::name(cpu_isa::active_level());
-  }
+  const std::string source = choose_coretype();
   void* handle = nullptr;
   std::string path;
   std::string errors;

@@ -1,6 +1,13 @@
 #include "cpu/dtypes.hpp"
 
+// The x86 paths (F16C, AVX512_FP16, AVX512_VNNI) are written with intrinsics; elsewhere (aarch64)
+// every type takes the portable vector code below, which GCC compiles to NEON there.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TB_DTYPES_X86 1
 #include <immintrin.h>
+#else
+#define TB_DTYPES_X86 0
+#endif
 
 #include <algorithm>
 #include <type_traits>
@@ -28,11 +35,14 @@ inline T axpy_one(T x, T y) {
 
 // Which special path the omp variants of fp16 and int8 take at the active level.
 bool use_avx512fp16() {
-  return cpu_isa::active_level() == Level::avx512 && cpu_isa::has_feature("avx512fp16");
+  return TB_DTYPES_X86 && cpu_isa::active_level() == Level::avx512 &&
+         cpu_isa::has_feature("avx512fp16");
 }
-bool use_f16c() { return cpu_isa::active_level() >= Level::avx2; }  // x86-64-v3 includes F16C
+// x86-64-v3 includes F16C
+bool use_f16c() { return TB_DTYPES_X86 && cpu_isa::active_level() >= Level::avx2; }
 bool use_avx512vnni() {
-  return cpu_isa::active_level() == Level::avx512 && cpu_isa::has_feature("avx512vnni");
+  return TB_DTYPES_X86 && cpu_isa::active_level() == Level::avx512 &&
+         cpu_isa::has_feature("avx512vnni");
 }
 
 // ---- axpy ----------------------------------------------------------------------------------
@@ -49,6 +59,7 @@ template <class T>
 }
 TB_ISA_CLONES(axpy_range_isa, axpy_range)
 
+#if TB_DTYPES_X86
 // fp16 with F16C: 8 halves widened to floats, a*x + y in float as axpy_one computes it (a*x is
 // exact, a = 0.5; the add rounds to float) and rounded to half to nearest-even as the scalar
 // conversion does, so the result is serial's, bit for bit. The tail runs the same scalar code
@@ -86,13 +97,17 @@ constexpr __mmask32 lane_mask(std::size_t m) {
   }
 }
 
+#endif  // TB_DTYPES_X86
+
 // One thread's slice of the omp axpy: the fastest path this host has at the active level.
 template <class T>
 void axpy_omp_range(const T* x, T* y, std::size_t begin, std::size_t end) {
+#if TB_DTYPES_X86
   if constexpr (std::is_same_v<T, f16>) {
     if (use_avx512fp16()) return axpy_avx512fp16_range(x, y, begin, end);
     if (use_f16c()) return axpy_f16c_range(x, y, begin, end);
   }
+#endif
   axpy_range_isa(x, y, begin, end);
 }
 
@@ -227,6 +242,7 @@ void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
   }
 }
 
+#if TB_DTYPES_X86
 // fp16 chains in half with AVX512_FP16: the GPU kernel's operations (gpu/dtypes.cu: the starts
 // 2b, 3b, 4b by a half multiply, k half FMAs per chain, the chains summed by half adds in the
 // same order), 32 lanes a register, two registers (8 chains of 4-cycle FMAs on two ports).
@@ -312,6 +328,8 @@ void fma_outputs_isa(const T* x, typename Dtype<T>::fma_out* out, std::size_t n,
   }
 }
 
+#endif  // TB_DTYPES_X86
+
 // The unit of work the omp fma loop hands out: a multiple of every path's outputs per trip
 // (2 registers: up to 64 halves or 32 int8 words).
 constexpr std::size_t kBlock = 64;
@@ -319,11 +337,13 @@ constexpr std::size_t kBlock = 64;
 template <class T>
 void fma_omp_range(const T* x, typename Dtype<T>::fma_out* out, std::size_t n, std::size_t begin,
                    std::size_t end, int k) {
+#if TB_DTYPES_X86
   if constexpr (std::is_same_v<T, f16>) {
     if (use_avx512fp16()) return fma_avx512fp16_range(x, out, begin, end, k);
   } else if constexpr (std::is_same_v<T, std::int8_t>) {
     if (use_avx512vnni()) return fma_avx512vnni_range(x, n, out, begin, end, k);
   }
+#endif
   fma_outputs_isa(x, out, n, begin, end, k);
 }
 

@@ -39,7 +39,15 @@
 
 namespace tb::dtypes {
 
+// IEEE binary16. GCC accepts _Float16 in C++ on x86-64 from GCC 12 and on aarch64 from GCC 13;
+// before that aarch64 has __fp16 (the same format, arithmetic promoted to float, as _Float16's is
+// on x86-64 without AVX512_FP16), which is all the CPU code here needs: it computes in float and
+// rounds to half when it stores.
+#if defined(__x86_64__) || defined(__clang__) || !defined(__aarch64__) || __GNUC__ >= 13
 using f16 = _Float16;
+#else
+using f16 = __fp16;
+#endif
 static_assert(sizeof(f16) == 2);
 
 constexpr std::uint64_t kSeed = 0x5eed0501;

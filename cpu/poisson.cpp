@@ -1,6 +1,8 @@
 #include "cpu/poisson.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#endif
 #include <omp.h>
 #include <unistd.h>
 
@@ -215,6 +217,8 @@ bool sample_row_isa(LaneBatch* b, std::int32_t* out, std::size_t m, const CdfTab
     default:
       break;
   }
+#else
+  (void)stream, (void)resolve;  // the walk writes plain stores and resolves every lane itself
 #endif
   return sample_row_walk(b, out, m, table);
 }

@@ -1,6 +1,8 @@
 #include "cpu/streams.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +56,7 @@ constexpr std::size_t kBlock = 256;
 struct Sse2 {};
 struct Avx2 {};
 struct Avx512 {};
+#if defined(__x86_64__) && defined(__GNUC__)
 inline void stream_block(Sse2, float* out, const float* v) {
   for (std::size_t j = 0; j < kBlock; j += 4) _mm_stream_ps(out + j, _mm_loadu_ps(v + j));
 }
@@ -63,6 +66,17 @@ inline void stream_block(Sse2, float* out, const float* v) {
 [[gnu::target("avx512f")]] inline void stream_block(Avx512, float* out, const float* v) {
   for (std::size_t j = 0; j < kBlock; j += 16) _mm512_stream_ps(out + j, _mm512_loadu_ps(v + j));
 }
+inline void stream_fence() { _mm_sfence(); }
+#else
+// aarch64: plain stores. Its non-temporal store (STNP) is only a hint that cores may ignore, and
+// no Arm machine is at hand to measure whether it skips the line fill; plain stores are the
+// portable choice until one is.
+template <class Isa>
+inline void stream_block(Isa, float* out, const float* v) {
+  std::copy_n(v, kBlock, out);
+}
+inline void stream_fence() {}
+#endif
 
 // One thread's slice: plain stores up to out's first cache-line boundary and for the last
 // partial block, streamed stores for the aligned whole blocks between.
@@ -84,7 +98,7 @@ template <class Isa>
     else
       std::copy_n(v, m, out + i0);
   }
-  _mm_sfence();  // the streamed stores are visible before the threads join
+  stream_fence();  // the streamed stores are visible before the threads join
 }
 
 // One version per level, each with its own stores (flatten: stream_block inlined).

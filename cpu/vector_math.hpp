@@ -13,6 +13,10 @@
 // tolerance.
 #include <cmath>
 
+// x86-64 only: aarch64's libmvec (AdvSIMD and SVE names) is in glibc from 2.38, and Debian 12 has
+// 2.36; there the loops call the scalar functions (correct, not vectorised) and the build does not
+// link -lmvec (CMakeLists.txt).
+#if defined(__x86_64__)
 extern "C" {
 #pragma omp declare simd notinbranch
 float expf(float) noexcept;
@@ -27,3 +31,4 @@ double exp(double) noexcept;
 #pragma omp declare simd notinbranch
 double log(double) noexcept;
 }
+#endif

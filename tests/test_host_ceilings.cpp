@@ -119,17 +119,26 @@ TEST(HostCeilings, LowPrecisionRoofsAreMeasuredOrExplained) {
   }
   const NativeRoof fp16 = measure_fp16_roof(1);
   EXPECT_EQ(fp16.flops > 0, cpu_isa::has_feature("avx512fp16")) << fp16.why_not;
+#if defined(__x86_64__)
   cpu_isa::set_limit(cpu_isa::Level::avx2);
   EXPECT_EQ(measure_bf16_roof(1).flops, 0.0);
   EXPECT_NE(measure_bf16_roof(1).why_not.find("avx2"), std::string::npos);
   EXPECT_EQ(measure_fp16_roof(1).flops, 0.0);
+#else
+  EXPECT_EQ(bf16.flops, 0.0);
+  EXPECT_EQ(fp16.flops, 0.0);
+#endif
 }
 
 TEST(HostCeilings, NativeRoofIsMeasuredOrExplained) {
   for (Precision p : {Precision::fp32, Precision::fp64}) {
     const NativeRoof roof = measure_native_fma_roof(p, 1);
     if (roof.flops > 0) {
+#if defined(__aarch64__)
+      EXPECT_EQ(roof.isa.rfind("neon fmla (128-bit)", 0), 0u) << roof.isa;
+#else
       EXPECT_TRUE(roof.isa == "avx512f" || roof.isa == "avx2+fma") << roof.isa;
+#endif
       EXPECT_TRUE(roof.why_not.empty()) << roof.why_not;
       EXPECT_TRUE(std::isfinite(roof.flops));
     } else {
