@@ -129,6 +129,18 @@ std::string describe_arm_vectors(const ArmVectors& v) {
   return out;
 }
 
+std::string dispatch_description() {
+#if defined(__aarch64__)
+  return "one version, armv8-a with NEON (no SVE version is built); vector math: scalar libm "
+         "calls (glibc before 2.38 has no aarch64 libmvec)";
+#else
+  return std::string("GCC function multiversioning (target x86-64-v4 with 512-bit vectors, "
+                     "x86-64-v3, x86-64), chosen at run time") +
+         (limit() ? std::string(", limited by --cpu-isa=") + name(*limit()) : std::string()) +
+         "; vector math: glibc libmvec";
+#endif
+}
+
 std::string vector_extension() {
 #if defined(__aarch64__)
   return describe_arm_vectors(arm_vectors());

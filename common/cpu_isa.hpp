@@ -73,6 +73,10 @@ std::vector<Level> runnable_levels();
 std::string extra_features();
 bool has_feature(const char* gcc_feature_name);
 
+// How the kernels' version is chosen and where vector math comes from, for the run context's
+// cpu_dispatch (with the --cpu-isa limit when one is set).
+std::string dispatch_description();
+
 // The host's widest vector extension: on x86-64 the name of host_level(); on aarch64 "neon",
 // "sve vl=N" or "sve2 vl=N" (N: the SVE vector length in bits this process runs with).
 std::string vector_extension();

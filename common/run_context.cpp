@@ -100,12 +100,7 @@ void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("cpu_isa_host", cpu_isa::name(cpu_isa::host_level()));
   add("cpu_isa_active", cpu_isa::name(cpu_isa::active_level()));
   add("cpu_isa_features", cpu_isa::extra_features());
-  add("cpu_dispatch",
-      std::string("GCC function multiversioning (target x86-64-v4 with 512-bit vectors, x86-64-v3, "
-                  "x86-64), chosen at run time") +
-          (cpu_isa::limit() ? std::string(", limited by --cpu-isa=") + cpu_isa::name(*cpu_isa::limit())
-                            : std::string()) +
-          "; vector math: glibc libmvec");
+  add("cpu_dispatch", cpu_isa::dispatch_description());
   add("quick", cfg.quick ? "true" : "false");
   add("full", cfg.full ? "true" : "false");
   const host::HostEnvironment env = host::read_host_environment();

@@ -44,6 +44,11 @@ if [ "$cxx_status" -ne 0 ]; then
   exit "$cxx_status"
 fi
 
+# aarch64: the CPU side cross-built and its C++ tests run under qemu-aarch64 (installs its arm64
+# packages; fails, never skips, when it cannot: docs/machines-cpu.md).
+step "aarch64: cross-build and C++ tests under qemu (scripts/test-aarch64.sh)"
+bash "$root/scripts/test-aarch64.sh"
+
 export TWINBENCH_BIN="$root/build/twinbench" TWINBENCH_CPU_BIN="$cpu_bin"
 export TWINBENCH_TESTS_BIN="$root/build/tests/twinbench_tests"
 # deps.sh --tests installed chromium: the browser tests fail rather than skip without it.
