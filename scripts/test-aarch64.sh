@@ -15,8 +15,9 @@
 # Exit status: 0 when everything passed, non-zero on any failure (a package that cannot be
 # installed included: nothing here is skipped silently).
 #
-# Time on the 2-core machine, packages installed: the build ~3 to 4 min from an empty ccache
-# (seconds with a warm one), the tests under qemu about a minute; each qemu step has a time bound.
+# Time on the 2-core machine, packages installed: the cross-build ~2 to 4 min from an empty
+# ccache (seconds with a warm one), the tests under qemu one to two minutes; each qemu step has a
+# time bound.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -69,15 +70,16 @@ aarch64-linux-gnu-readelf -h "$build/twinbench" | grep 'Machine: *AArch64' >/dev
   fail "build-aarch64/twinbench is not an aarch64 binary"
 
 # ---- tests under qemu --------------------------------------------------------------------------
-# Excluded under qemu (each runs on x86 in scripts/test.sh, and its code is the same on aarch64):
-# - timing behaviour that needs a real CPU's speed, not an emulated one 10-50x slower whose
-#   threads are time-sliced by the translator: the sampler's slowdown detection
-#   (SamplerSlowdown.*), the live progress display's pacing (ProgressLive.*) and the launch gate's
-#   timing (LaunchGate.*).
-# Every other test runs, at the sizes the tests use on x86.
-excluded='SamplerSlowdown.*:ProgressLive.*:LaunchGate.*'
-# Bounds: the whole test binary takes about a minute under qemu here; 300 s leaves room for a
-# loaded machine and still stops a hang well within CI's budget.
+# Excluded under qemu: the 38 tests of the *Mutation suites. They inject faults (dropped terms,
+# wrong rates, lost blocks, swapped outputs) into copies of the kernels and check that the
+# validation catches each, at full sizes and over many seeds: PoissonMutation alone draws 10M
+# samples many times (it ran for minutes under qemu and was stopped), and AtomicsMutation took
+# 25 s. What they test is the checkers (common/validate.hpp, the
+# statistics), portable code that runs in scripts/test.sh's x86 tests; the kernels' own results
+# on aarch64 are checked here by every other test (210 of 248), each kernel at every level.
+excluded='*Mutation.*'
+# Bound: the other tests took 100 s under qemu on this 2-core machine while others built on it;
+# 300 s leaves room and still stops a hang well within CI's budget.
 tests_timeout=300
 step "C++ tests under qemu-aarch64 (all but $excluded)"
 set +e
