@@ -88,6 +88,10 @@ class ProgressCase:
     block: int = 0
     grid_blocks: int = 0
     counters: dict = field(default_factory=dict)
+    # Zeroes the count before each timed pair (slots that hold one launch's running counts);
+    # None: the count accumulates over launches (the article's counter).
+    reset_each: Callable[[], None] | None = None
+    poll_s: float = 1e-3                    # the host's pause between two reads
 
 
 # ---------------------------------------------------------------- the device
