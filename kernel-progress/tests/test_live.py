@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 import pytest
+
+pytest.importorskip("numba.cuda", reason="numba (with numba-cuda) is not importable here")
 from numba import cuda, uint64
 
 import kernel_progress as kp
