@@ -1,5 +1,6 @@
-"""Compiles the example's kernels for an H200 (compute capability 9.0) and a T4 (7.5, the oldest this NVVM targets) with
-numba.cuda.compile_ptx, which needs no GPU, and prints what the tests check, as JSON: whether
+"""Compiles the example's kernels for an H200 (compute capability 9.0) and a T4 (7.5, the
+oldest this NVVM targets) with numba.cuda.compile_ptx, which needs no GPU, and prints what the
+tests check, as JSON: whether
 the slot stores are volatile (system-visible) global stores, whether the time is %globaltimer,
 and that the reporting adds no global atomic and no fence.
 

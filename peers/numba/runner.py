@@ -316,18 +316,6 @@ def median_interval(values: list[float]) -> tuple[float, float]:
     return v[lo], v[hi]
 
 
-def wait_for(event, deadline: float, what: str) -> None:
-    """Waits for `event` by querying it, so that a signal can still stop the run and a kernel
-    that never ends is an error after the deadline instead of a hang."""
-    query = getattr(event, "query", None)
-    if query is None:   # the simulator runs kernels synchronously
-        return
-    while not query():
-        if time.perf_counter() > deadline:
-            raise RuntimeError(f"{what} did not end within {PAIR_DEADLINE_S:.0f} s")
-        time.sleep(50e-6)
-
-
 # The gate before each pair: a one-thread kernel that sleeps while the host enqueues the
 # flushes, the events and both launches (four Numba launches take a few hundred microseconds of
 # Python), so that no event interval holds a launch's host latency; doubled when it did not
@@ -346,7 +334,7 @@ def measure_progress(case: ProgressCase, rule, stop, flush=None) -> tuple:
         case.reset_each()
     case.instrumented()
     case.baseline()
-    cuda.synchronize()
+    harness.wait_gpu(time.perf_counter() + PAIR_DEADLINE_S, "the warm-up pair")
     s = {"expected": case.read(), "last": None, "iters": 0, "t": 0.0, "t_none": 0.0,
          "polls": 0, "changes": 0, "pairs": [], "retries": 0,
          "gate": max(1, int(PAIR_GATE_S * 1e9 / harness.GATE_STEP_NS))}
@@ -389,7 +377,7 @@ def measure_progress(case: ProgressCase, rule, stop, flush=None) -> tuple:
             if time.perf_counter() > deadline:
                 raise RuntimeError(f"the progress count stopped at {value} of {s['expected']}")
             time.sleep(case.poll_s)
-        wait_for(e3, deadline, "the timed pair")
+        harness.wait_event(e3, deadline, "the timed pair")
         w2 = time.perf_counter()
         return (elapsed(e0, e1, w1 - w0), elapsed(e2, e3, w2 - w1), held, polls, changes)
 

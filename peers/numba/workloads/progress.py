@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 from numba import cuda, int64, uint64
 
 from ..checks import CHI2_BINS, ErrorStats, poisson_stats_from_counts
-from ..harness import SIMULATOR, ProgressCase, Skip, blocks_for, check_block, parse_block
+from ..harness import (SIMULATOR, ProgressCase, Skip, blocks_for, check_block, parse_block,
+                       wait_gpu)
 from . import poisson
 from .poisson import MAX_K, RATE, SEED, STREAMS, streams_for
 from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float64
@@ -174,6 +176,9 @@ POISON = np.iinfo(np.int32).min
 # launches are enqueued, so no launch waits for the GIL).
 LIVE_POLL_S = 200e-6
 ARTICLE_POLL_S = 1e-3
+# The validating launch (1.2 s at 10^10 samples on the H200) may take this long before the row
+# is an error rather than a hang.
+VALIDATE_DEADLINE_S = 60.0
 
 
 def strategy(row) -> tuple[str, str]:
@@ -328,7 +333,7 @@ def _case(dev: Device, instrumented, baseline, read, per_launch: int, reset, eac
         before = read()
         dev.poison()
         instrumented()
-        cuda.synchronize()
+        wait_gpu(time.perf_counter() + VALIDATE_DEADLINE_S, "the validating launch")
         e = dev.check()
         return _count_check(e, read() - before, per_launch, what) if per_launch else e
 
