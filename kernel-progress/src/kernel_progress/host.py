@@ -190,7 +190,7 @@ class LiveProgress:
     display: "auto", "tqdm", "bar", "lines" or "quiet" (make_display).
     """
 
-    def __init__(self, writers: int, total: int = 0, *, label: str = "", interval: float = 0.05,
+    def __init__(self, writers: int, total: int = 0, *, label: str = "", interval: float = 0.02,
                  display: str = "auto", out: Optional[TextIO] = None,
                  period_ns: Optional[int] = None, line_period: float = 1.0):
         if int(writers) <= 0:
