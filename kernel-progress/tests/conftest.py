@@ -2,7 +2,7 @@
 before numba is imported, for this pytest process) and the PTX that the real target compiles
 (compile_ptx, in a process of its own without the simulator: ptx_check.py).
 
-The package is imported from src/ when it is not installed, so the tests run from a checkout."""
+The package is imported from src/ (this checkout's code, installed or not)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,7 @@ if "numba" in sys.modules and not sys.modules["numba"].config.ENABLE_CUDASIM:
     raise RuntimeError("kernel-progress tests: numba was imported before the simulator was "
                        "chosen; run them in a pytest process of their own")
 
-try:
-    import kernel_progress  # noqa: F401
-except ImportError:
-    sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(SRC))   # this checkout's code, even where an older copy is installed
 
 
 def env_without_simulator() -> dict:

@@ -42,11 +42,12 @@ from . import poisson
 from .poisson import MAX_K, RATE, SEED, STREAMS, streams_for
 from numba.cuda.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float64
 
-try:
-    import kernel_progress as kp
-except ImportError:   # run from the checkout: the package's sources are beside the peers
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "kernel-progress" / "src"))
-    import kernel_progress as kp
+# The checkout's helper (kernel-progress/src, beside the peers), installed or not: the rows
+# measure the code of this revision.
+_HELPER = Path(__file__).resolve().parents[3] / "kernel-progress" / "src"
+if _HELPER.is_dir() and str(_HELPER) not in sys.path:
+    sys.path.insert(0, str(_HELPER))
+import kernel_progress as kp  # noqa: E402
 
 
 # The article's counting kernel as it writes it: poisson.poisson_kernel's walk with the atomic
