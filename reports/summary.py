@@ -428,11 +428,10 @@ def gpu_limiter(row: Row, context: dict) -> str:
     """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
     them (scripts/gpu-profile.sh; reports/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
     peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
-    memory bandwidth, compute, too few threads (under a wave), launch latency, the roofline's
-    side, else latency / other, with the
-    reason the profile pass could not say more when the run had one. Under both limits, without
-    counters, the side of the roofline its model puts it on (_gpu_roofline_side): latency /
-    other is left for rows whose model has neither bytes nor FLOPs."""
+    memory bandwidth, compute, too few threads (under a wave), launch latency, the side of the
+    roofline its model puts it on (_gpu_roofline_side), a model without throughput, else
+    latency / other (a row whose model has neither bytes nor FLOPs), with the reason the
+    profile pass could not say more when the run had one."""
     measured = ncu.limiter_words(row)
     if measured:
         return measured
@@ -506,9 +505,9 @@ def _gpu_roofline_side(row: Row, context: dict) -> str | None:
     ridge of the pipe its precision uses (that roof over its access pattern's bandwidth) names
     the bound; a row with FLOPs but no bytes worth streaming (nested_loop: 80 KB written for
     2e8 FLOPs) is on the compute side; a row without FLOPs in its model (poisson: integer work)
-    is placed by its bytes alone, and says so. On the H200 without counters these read
-    "latency / other" for conv2d 7x7 and nested_loop; the counters call them FMA- and XU-pipe
-    bound."""
+    is placed by its bytes alone, and says so. Near the ridge either side can hold it: the
+    H200's conv2d 7x7 sits at 12 FLOP/B against a ridge of 14 (56 % of copy) and its counters
+    find the FMA pipe at 61 % of peak."""
     moved = row.counter("bytes_per_iter") or 0.0
     work = row.counter("flop_per_iter") or 0.0
     flops = an.achieved_flop_per_s(row)
@@ -927,7 +926,8 @@ SUMMARY_TEXT = (
     "the CPU side is that far from its hardware. The limiter "
     f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
     f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof of its precision, too "
-    "few threads (a GPU grid of fewer blocks than SMs), launch latency "
+    "few threads (a GPU grid of fewer blocks than SMs, or under "
+    f"{100 * ncu.ACHIEVED_SHARE:.0f} % of one wave), launch latency "
     f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ "
     f"{LAUNCH_RATIO:.0f}× "
     f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel. A row under both "
