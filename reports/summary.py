@@ -358,7 +358,6 @@ COMPUTE_BOUND_PCT = 60.0      # % of the measured compute roof of its precision
 LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
 LAUNCH_RATIO = 2.0            # launch-included time over kernel time
 PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
-MIN_BLOCKS_PER_SM = 2
 # A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
 # the DRAM write stream): its time is latency, whatever its bytes per second say.
 MIN_STREAM_BYTES = 1 << 20
@@ -393,11 +392,23 @@ def _compute(row: Row, context: dict, side: str) -> str | None:
 
 
 def _too_few_threads(row: Row, context: dict) -> str | None:
-    if row.counter("low_occupancy") == 1.0:
-        return "too few threads (low occupancy)"
+    """Fewer blocks than SMs (some SMs idle), or a grid that fills under ncu.ACHIEVED_SHARE of
+    one wave (the blocks the SMs hold at once: SMs × this kernel's blocks per SM), so no SM can
+    reach that share of its theoretical warps: the counters' rules (under one wave; achieved
+    occupancy under that share of theoretical) without the counters. A grid just short of a
+    wave is not named (conv2d cuda_direct 8x8: 0.97 of a wave, FMA-pipe bound by the counters),
+    nor is low theoretical occupancy alone (poisson 100M's fastest kernel: one 1024-thread
+    block per SM, a full wave, ALU bound by the counters)."""
     blocks, sms = row.counter("grid_blocks"), an.context_number(context, "gpu_sms")
-    if blocks is not None and sms and blocks < MIN_BLOCKS_PER_SM * sms:
-        return f"too few threads ({blocks:.0f} blocks for {sms:.0f} SMs)"
+    if blocks is None or not sms:
+        return None
+    if blocks < sms:
+        plural = "" if blocks == 1 else "s"
+        return f"too few threads ({blocks:.0f} block{plural} for {sms:.0f} SMs)"
+    per_sm = row.counter("active_blocks_per_sm")
+    if per_sm and blocks < ncu.ACHIEVED_SHARE * sms * per_sm:
+        return (f"too few threads ({blocks:.0f} blocks, {blocks / (sms * per_sm):.2g} of a wave "
+                f"of {sms:.0f} SMs × {per_sm:.0f})")
     return None
 
 
@@ -417,13 +428,15 @@ def gpu_limiter(row: Row, context: dict) -> str:
     """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
     them (scripts/gpu-profile.sh; reports/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
     peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
-    memory bandwidth, compute, too few threads, launch latency, else latency / other, with the
-    reason the profile pass could not say more when the run had one."""
+    memory bandwidth, compute, too few threads (under a wave), launch latency, the side of the
+    roofline its model puts it on (_gpu_roofline_side), a model without throughput, else
+    latency / other (a row whose model has neither bytes nor FLOPs), with the reason the
+    profile pass could not say more when the run had one."""
     measured = ncu.limiter_words(row)
     if measured:
         return measured
     ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
-             or _launch(row) or _no_throughput_model(row))
+             or _launch(row) or _gpu_roofline_side(row, context) or _no_throughput_model(row))
     if ruled:
         return ruled
     why = ncu.unprofiled_reason(row, context)
@@ -459,6 +472,77 @@ def _roofline_side(row: Row, context: dict, side: str) -> str | None:
                 f"{work / moved:.2g} FLOP/B against a ridge of {ridge:.2g})")
     return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline by bytes alone: "
             f"its model counts no FLOPs)")
+
+
+def _gpu_roof(row: Row, context: dict) -> ce.Roof | None:
+    """The roof of the pipe the row's precision uses (its tensor roof where it names a tensor
+    precision or is a cuBLAS row; ce.roof_for); for FP32 or an unnamed precision, the GPU's
+    datasheet FP32 peak where the run measured no roof."""
+    roof = ce.roof_for(row, context, "gpu")
+    if roof is None and (row.precision or "fp32").lower() == "fp32":
+        roof = ce.top_roof(context, "gpu")
+    return roof
+
+
+def _ridge_bandwidth(ceiling: ce.RowCeiling | None, context: dict) -> tuple[str, float] | None:
+    """(pattern, bytes/s) the ridge is drawn with: the row's own pattern's ceiling, else the
+    GPU's highest measured bandwidth (the lowest ridge: a row past it is past every ridge)."""
+    if ceiling and ceiling.bytes_per_s:
+        return ceiling.pattern, ceiling.bytes_per_s
+    measured = ce.pattern_bandwidths(context, "gpu")
+    if ceiling and ceiling.pattern in measured:
+        return ceiling.pattern, measured[ceiling.pattern]
+    return ce.highest_bandwidth(context, "gpu")
+
+
+def _roof_name(roof: ce.Roof) -> str:
+    return f"{'datasheet ' if roof.kind == 'datasheet' else ''}{roof.precision} roof"
+
+
+def _gpu_roofline_side(row: Row, context: dict) -> str | None:
+    """A GPU kernel row under both of its limits and without counters: which side of the
+    roofline its model puts it on, and its share of that limit. Its FLOPs per byte against the
+    ridge of the pipe its precision uses (that roof over its access pattern's bandwidth) names
+    the bound; a row with FLOPs but no bytes worth streaming (nested_loop: 80 KB written for
+    2e8 FLOPs) is on the compute side; a row without FLOPs in its model (poisson: integer work)
+    is placed by its bytes alone, and says so. Near the ridge either side can hold it: the
+    H200's conv2d 7x7 sits at 12 FLOP/B against a ridge of 14 (56 % of copy) and its counters
+    find the FMA pipe at 61 % of peak."""
+    moved = row.counter("bytes_per_iter") or 0.0
+    work = row.counter("flop_per_iter") or 0.0
+    flops = an.achieved_flop_per_s(row)
+    roof = _gpu_roof(row, context)
+    ceiling = ce.row_ceiling(row)
+    streams = moved >= MIN_STREAM_BYTES
+    if work and flops and roof:
+        share = f"{100 * flops / roof.value:.0f} % of the {_roof_name(roof)}"
+        bandwidth = _ridge_bandwidth(ceiling, context)
+        if not streams:
+            return f"compute (under the roof: {share}; its model streams under 1 MiB)"
+        if bandwidth is None:
+            return f"compute (under the roof: {share}; no bandwidth measured to draw a ridge)"
+        intensity, ridge = work / moved, roof.value / bandwidth[1]
+        roofline = f"roofline: {intensity:.2g} FLOP/B against a ridge of {ridge:.2g}"
+        if intensity >= ridge:
+            return f"compute (under the roof: {share}; {roofline})"
+        under = _bandwidth_share(row, ceiling, bandwidth)
+        return f"memory bandwidth (under the ceiling: {under}; {roofline})"
+    if streams and ceiling:
+        why = (f"no {row.precision.upper()} roof measured" if work and row.precision
+               else "its model counts no FLOPs")
+        return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline by bytes "
+                f"alone: {why})")
+    return None
+
+
+def _bandwidth_share(row: Row, ceiling: ce.RowCeiling | None,
+                     bandwidth: tuple[str, float]) -> str:
+    """"56 % of copy": the row's own share where the run gave one, else its bytes per second
+    over the bandwidth the ridge was drawn with."""
+    if ceiling:
+        return ceiling.short
+    rate = an.gb_per_s(row)
+    return f"{100 * rate * 1e9 / bandwidth[1]:.0f} % of {bandwidth[0]}" if rate else bandwidth[0]
 
 
 def _no_throughput_model(row: Row) -> str | None:
@@ -842,11 +926,16 @@ SUMMARY_TEXT = (
     "the CPU side is that far from its hardware. The limiter "
     f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
     f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof of its precision, too "
-    f"few threads (low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency "
+    "few threads (a GPU grid of fewer blocks than SMs, or under "
+    f"{100 * ncu.ACHIEVED_SHARE:.0f} % of one wave), launch latency "
     f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ "
     f"{LAUNCH_RATIO:.0f}× "
-    f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / "
-    "other.")
+    f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel. A row under both "
+    "of its limits is placed on its roofline: its FLOPs per byte (its work model) against the "
+    "ridge (its precision's roof over its pattern's bandwidth) names memory bandwidth or compute, "
+    "with its share of that limit in brackets; a model without FLOPs is placed by its bytes "
+    "alone. Latency where the model has neither bytes nor FLOPs (API calls, dependent chains), "
+    "else latency / other.")
 
 CPU_ONLY_SUMMARY_TEXT = (
     "One row per workload at its largest size. OpenMP × serial pairs rows of the same algorithm "
