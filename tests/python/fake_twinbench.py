@@ -6,7 +6,7 @@
 FAKE_TWINBENCH_SPEC names a JSON file:
   {"rows": [{"name": "dot/cuda/n:1024/block:256/mode:kernel", "time": 1e-5,
              "factors": [1.1, 1.0]}, ...],
-   "exit": 0}
+   "exit": 0, "context": {"inject_slowdown": "..."}}
 A row's median is time x factors[k] in this binary's k-th process (the last factor repeats), so a
 row can be slow once and then not, slow every time, or move from process to process.
 FAKE_TWINBENCH_STATE names a file counting this binary's processes. "exit" forces an exit
@@ -97,7 +97,7 @@ def main() -> int:
         return 2
     context = {"git_revision": spec.get("revision", "fake"), "quick": "false",
                "run_complete": True, "benchmarks_planned": len(entries),
-               "executable": sys.argv[0]}
+               "executable": sys.argv[0], **spec.get("context", {})}
     out = flags.get("--benchmark_out")
     if out:
         with open(out, "w", encoding="utf-8") as f:

@@ -35,9 +35,10 @@ def _rows(**factors) -> list[dict]:
     return [{"name": n, "time": t, "factors": chosen.get(n, [1.0])} for n, t in times.items()]
 
 
-def fake_binary(tmp_path: Path, label: str, rows: list[dict], exit_code: int = 0) -> Path:
+def fake_binary(tmp_path: Path, label: str, rows: list[dict], exit_code: int = 0,
+                context: dict | None = None) -> Path:
     spec = tmp_path / f"{label}.spec.json"
-    spec.write_text(json.dumps({"rows": rows, "exit": exit_code}))
+    spec.write_text(json.dumps({"rows": rows, "exit": exit_code, "context": context or {}}))
     binary = tmp_path / f"twinbench-{label}"
     binary.write_text(
         "#!/bin/sh\n"
@@ -246,3 +247,20 @@ def test_ci_gate_script_passes_exit_codes_and_prints_the_summary(tmp_path):
     bad = subprocess.run(["bash", script, "--a", tmp_path / "nope", "--b", b],
                          env=env, capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2
+
+
+def test_calibration_checks_the_gates_outputs(tmp_path, capsys):
+    from reports.calibrate_compare import main as calibrate
+    a = fake_binary(tmp_path, "a", _rows())
+    hook = {"inject_slowdown": f"^{KERNEL}=6 (test hook)"}
+    b = fake_binary(tmp_path, "b", _rows(kernel=[1.06]), context=hook)
+    missed = fake_binary(tmp_path, "m", _rows(kernel=[1.06, 1.0]), context=hook)
+    assert run_cli("--a", a, "--b", a, "--out", tmp_path / "aa") == 0
+    assert run_cli("--a", a, "--b", b, "--out", tmp_path / "ab") == 1
+    assert run_cli("--a", a, "--b", missed, "--out", tmp_path / "missed") == 0
+    assert calibrate(["--gates", str(tmp_path / "aa"), str(tmp_path / "ab"),
+                      "--out", str(tmp_path / "cal")]) == 0
+    table = (tmp_path / "cal" / "gates.md").read_text()
+    assert "1 of 1 (1 GPU kernel, 0 CPU rows)" in table
+    assert calibrate(["--gates", str(tmp_path / "missed")]) == 1
+    assert calibrate(["--gates", str(tmp_path / "nope")]) == 2
