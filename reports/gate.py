@@ -172,7 +172,8 @@ def run_binary(side: Side, out_json: Path, bench_args: list[str], log: Path,
         raise GateError(f"{side.label}: cannot run {side.path}: {exc.strerror or exc}") from None
     wall = time.monotonic() - start
     if rc != 0:
-        why = {1: "a validation failed", 2: "bad input", 3: "the results could not be written"}
+        why = {1: "a validation failed", 2: "bad input", 3: "the results could not be written",
+               4: "the build has no code for this GPU"}
         raise GateError(f"{side.label}: {side.path.name} exited {rc} "
                         f"({why.get(rc, 'see its log')}; {log}): {_tail(log)}")
     if not out_json.is_file():
