@@ -264,3 +264,15 @@ def test_calibration_checks_the_gates_outputs(tmp_path, capsys):
     assert "1 of 1 (1 GPU kernel, 0 CPU rows)" in table
     assert calibrate(["--gates", str(tmp_path / "missed")]) == 1
     assert calibrate(["--gates", str(tmp_path / "nope")]) == 2
+
+
+def test_bench_args_reach_every_run_and_repetitions_the_confirm_rounds(tmp_path):
+    a = fake_binary(tmp_path, "a", _rows())
+    b = fake_binary(tmp_path, "b", _rows(kernel=[1.06]))
+    out = tmp_path / "out"
+    assert run_cli("--a", a, "--b", b, "--out", out, "--bench-args=--workload=dot --quick",
+                   "--repetitions", "2", "--rounds", "1") == gate.EXIT_REGRESSION
+    first = [e["name"] for e in json.loads((out / "b.json").read_text())["benchmarks"]]
+    assert first and all(n.startswith("dot/") for n in first)
+    round_b = json.loads((out / "confirm" / "round1-B.json").read_text())["benchmarks"]
+    assert [e["repetition_index"] for e in round_b] == [0, 1]
