@@ -80,14 +80,17 @@ def main() -> int:
     if spec.get("exit"):
         print("twinbench: forced failure", file=sys.stderr)
         return int(spec["exit"])
-    pattern = re.compile(flags.get("--benchmark_filter") or ".")
+    text = flags.get("--benchmark_filter") or "."
+    # Google Benchmark's negative filter: a leading '-' selects the names that do not match.
+    negate = text.startswith("-")
+    pattern = re.compile(text[1:] if negate else text)
     workloads = [w for w in flags.get("--workload", "").split(",") if w]
     repetitions = int(flags.get("--benchmark_repetitions") or 1)
     entries = []
     for row in spec["rows"]:
         if workloads and row["name"].split("/")[0] not in workloads:
             continue
-        if not pattern.search(row["name"] + "/manual_time"):
+        if bool(pattern.search(row["name"] + "/manual_time")) == negate:
             continue
         factors = row.get("factors") or [1.0]
         factor = factors[min(k, len(factors) - 1)]
