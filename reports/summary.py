@@ -363,9 +363,11 @@ PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
 MIN_STREAM_BYTES = 1 << 20
 
 
-def _memory(row: Row, suspect: dict[str, str] | None = None) -> str | None:
+def _memory(row: Row, suspect: dict[str, str] | None = None,
+            context: dict | None = None) -> str | None:
     """suspect: the CPU ceilings that are impossible (ce.suspect_cpu_ceilings), for CPU rows:
-    above such a ceiling a row says nothing about caches."""
+    above such a ceiling a row says nothing about caches. context (CPU rows): a row whose data
+    exceed the last-level cache is above its ceiling, not in a cache."""
     moved = row.counter("bytes_per_iter")
     if moved is not None and moved < MIN_STREAM_BYTES:
         return None
@@ -375,6 +377,12 @@ def _memory(row: Row, suspect: dict[str, str] | None = None) -> str | None:
         return (f"unknown: the CPU ceiling is suspect ({ceiling.short}; the all-thread ceiling "
                 f"came out below the one-thread one, so something else ran while it was "
                 f"measured: {why})")
+    if ceiling and ceiling.pct > CACHE_PCT and context and ce.cpu_data_beyond_cache(row, context):
+        # vector_add/omp 256M (3 GB) read 118 % of the triad ceiling on the H200 host: the
+        # ceiling, measured once at start, moved with the host's level, not into a cache.
+        return (f"memory bandwidth ({ceiling.short}: {ce.ABOVE_CEILING}; its data exceed the "
+                "CPU's caches, so not cache: the host's level moved between the ceiling's "
+                "measurement and the row)")
     if ceiling and ceiling.pct > CACHE_PCT:
         return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"
     if ceiling and ceiling.pct >= MEMORY_BOUND_PCT:
@@ -566,7 +574,8 @@ def cpu_limiter(row: Row, context: dict) -> str:
     rows with neither (a dependent chain without data), saying why no hardware counter could say
     more where the run recorded that (common/perf_counters)."""
     side = ce.side_of(row) or "cpu_one"
-    ruled = (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+    ruled = (_memory(row, ce.suspect_cpu_ceilings(context), context)
+             or _compute(row, context, side)
              or _roofline_side(row, context, side) or _no_throughput_model(row))
     if ruled:
         return ruled
@@ -708,6 +717,8 @@ class SummaryLine:
     fairness: str = ""             # fairness_flag of the GPU kernel speedup
     suspect: bool = False          # the CPU ceilings are impossible (see cpu_limiter)
     cpu_roof: str = ""             # "7 % of FP32 roof": the CPU row against its compute roof
+    # The best CPU row's data exceed the CPU's caches: above its ceiling it is not in a cache.
+    cpu_beyond_cache: bool = False
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -764,6 +775,7 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
     if ratio is None and best.gpu and best.cpu:
         line.fairness = cpu_lacks(best.gpu, best.cpu, context)
     line.cpu_roof = _roof_share(best.cpu, context)
+    line.cpu_beyond_cache = bool(best.cpu) and ce.cpu_data_beyond_cache(best.cpu, context)
     return line
 
 
@@ -807,12 +819,14 @@ def row_cell(row: Row | None) -> str:
     return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
 
 
-def _ceiling(row: Row | None, suspect: bool = False) -> str:
+def _ceiling(row: Row | None, suspect: bool = False, beyond_cache: bool = False) -> str:
     ceiling = ce.row_ceiling(row) if row else None
     if not ceiling:
         return "–"
     if suspect and not row.is_gpu and ceiling.pct > 100:
         return f"{ceiling.short} (ceiling suspect)"
+    if beyond_cache and not row.is_gpu and ceiling.pct > CACHE_PCT:
+        return f"{ceiling.short} ({ce.ABOVE_CEILING})"
     return ceiling.short
 
 
@@ -868,7 +882,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
     if not gpu:
         return [line.workload, " ".join(line.size_key) or "–", best.label,
                 row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
-                _ceiling(best.cpu, line.suspect), line.cpu_roof or "–", cpu_energy,
+                _ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), line.cpu_roof or "–", cpu_energy,
                 line.limiter]
     cells = [
         line.workload, " ".join(line.size_key) or "–", best.label,
@@ -876,7 +890,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
         omp_speedup_cell(line), speedup_cell(line.gpu_speedup),
         speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
         hardware_cell(line),
-        _pair(_ceiling(best.cpu, line.suspect), _ceiling(best.gpu)),
+        _pair(_ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), _ceiling(best.gpu)),
         _pair(cpu_energy, fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
         line.limiter,
     ]
@@ -907,6 +921,12 @@ def summary_table(rows: list[Row], context: dict,
     return Table(summary_headers(numba, gpu), [summary_cells(line, numba, gpu) for line in lines])
 
 
+CPU_ONE_PROCESS = (
+    " A CPU row's interval, and that of a speedup with a CPU row in it, comes from one process "
+    "only: a CPU row's samples agree within a process while its level moves between processes "
+    "(CPU medians of identical code moved 10 % typically between the committed H200 runs, "
+    "reports/noise.py), so it bounds this run's median, not the next run's.")
+
 SUMMARY_TEXT = (
     "One row per workload at its largest size measured on both sides (else its largest), and one "
     "more per other precision measured on both sides there (algorithm \"plain, bf16\"). Speedups "
@@ -918,7 +938,8 @@ SUMMARY_TEXT = (
     "onednn) count as OpenMP (every thread); best vs best is the fastest GPU "
     "kernel against the fastest CPU row of any algorithm of the same precision. In brackets: a "
     "distribution-free interval for the ratio of median times from each row's samples (order "
-    f"statistics, ≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples). "
+    f"statistics, ≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples)."
+    + CPU_ONE_PROCESS + " "
     "Hardware ratio: the GPU's limit over the CPU's (all threads), both measured in this run, for "
     "the bound the pair is nearest: the bandwidth of the rows' access pattern, or the compute "
     "roof of their precision (the CPU's native-ISA roof where the run has one). A GPU kernel × "
@@ -944,7 +965,8 @@ CPU_ONLY_SUMMARY_TEXT = (
     "roof its FLOP/s over the measured roof of its precision (rows that count FLOPs); a row near "
     "neither is bound by latency or by code that is not at its limit. In brackets: a "
     f"distribution-free interval (order statistics, ≥ {100 * LEVEL:.0f} % unless a lower "
-    "coverage is given). The limiter is read off the numbers: memory bandwidth at ≥ "
+    "coverage is given)." + CPU_ONE_PROCESS + " The limiter is read off the numbers: memory "
+    "bandwidth at ≥ "
     f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ "
     f"{COMPUTE_BOUND_PCT:.0f} % of the "
     "measured roof of its precision, else latency / other.")
