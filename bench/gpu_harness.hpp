@@ -282,6 +282,8 @@ inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
   state.counters["grid_blocks"] = static_cast<double>(k.grid_blocks);
   state.counters["suggested_block"] = k.suggested_block;
   state.counters["low_occupancy"] = k.low_occupancy() ? 1 : 0;
+  state.counters["code_arch"] = k.code_arch;
+  if (*k.path != '\0') state.SetLabel(k.path);
 }
 
 // The GPU rows' modes (common/bench_spec.hpp): kernel: inputs already on the device, events
