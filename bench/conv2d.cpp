@@ -15,7 +15,7 @@
 #include "common/random.hpp"
 #include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/conv2d.hpp"
 #endif
 

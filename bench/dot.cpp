@@ -6,7 +6,7 @@
 #include "common/random.hpp"
 #include "cpu/dot.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/dot.hpp"
 #endif
 

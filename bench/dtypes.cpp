@@ -16,7 +16,7 @@
 #include "common/random.hpp"
 #include "common/row_fields.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/dtypes.hpp"
 #endif
 

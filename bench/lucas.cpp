@@ -14,7 +14,7 @@
 #include "common/host_array.hpp"
 #include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/lucas.hpp"
 #endif
 

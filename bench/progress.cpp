@@ -46,7 +46,7 @@
 #include "cpu/sgemm.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
 #include "gpu/progress_live.hpp"
@@ -701,7 +701,7 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   double t_sum = 0.0, t_none_sum = 0.0;
   std::vector<double> pair_pct;  // (t - t_none) / t_none of each pair
   long long iters = 0;
-  // The harness's A/B measurement (bench/gpu_harness.hpp time_gpu_ab): cold, gated, the order
+  // The harness's A/B measurement (bench/detail/gpu_timing.hpp time_gpu_ab): cold, gated, the order
   // alternating. Cold matters here: without the flushes the pair ran back to back on whatever
   // the previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on
   // the H200 the `none` row timed against itself read +1.76% at 10M samples (the run of

@@ -19,7 +19,7 @@
 #include "cpu/blas.hpp"
 #include "cpu/sgemm_libs.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/sgemm.hpp"
 #endif
 

@@ -7,7 +7,7 @@
 #include "common/random.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/vector_add.hpp"
 #endif
 
