@@ -22,16 +22,14 @@
 namespace tb::conv2d {
 namespace {
 
-using Key = std::tuple<int, int, int>;  // w, h, f
-
 struct HostData {
   int w, h, f;
   std::size_t px;
   HostArray<float> in, out, ref, ref_separable;
   std::vector<float> filter, gauss, gauss_2d;
-  HostData(int w_, int h_, int f_)
-      : w(w_),
-        h(h_),
+  HostData(Dims2 d, int f_)
+      : w(d.w),
+        h(d.h),
         f(f_),
         px(static_cast<std::size_t>(w) * h),
         in(px),
@@ -48,18 +46,12 @@ struct HostData {
     serial(in.data(), ref.data(), w, h, filter.data(), f);
     serial(in.data(), ref_separable.data(), w, h, gauss_2d.data(), f);
   }
+  // in, out, ref, ref_separable (w*h floats each); the f x f filters and the 1D Gaussian.
+  static Footprint weight(Dims2 d, int f) {
+    const double px = static_cast<double>(d.w) * d.h;
+    return {.host_bytes = (4.0 * px + 2.0 * f * f + f) * sizeof(float)};
+  }
 };
-
-// in, out, ref, ref_separable (w*h floats each); the f x f filters and the 1D Gaussian.
-Footprint host_footprint(Dims2 d, int f) {
-  const double px = static_cast<double>(d.w) * d.h;
-  return {.host_bytes = (4.0 * px + 2.0 * f * f + f) * sizeof(float)};
-}
-
-HostData& host_data(Dims2 d, int f) {
-  static SingleSlot<Key, HostData> slot;
-  return slot.get(Key{d.w, d.h, f}, host_footprint(d, f), [d, f] { return HostData(d.w, d.h, f); });
-}
 
 std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_string(d.h); }
 
@@ -68,7 +60,7 @@ using CpuImpl = void (*)(const float*, float*, int, int, const float*, int);
 // serial / omp: one filtered image per iteration, wall-clock time.
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, int f, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(dims, f), [dims, f, impl](benchmark::State& state) {
-    HostData& d = host_data(dims, f);
+    HostData& d = inputs<HostData>(dims, f);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
@@ -93,20 +85,14 @@ struct DeviceData {
         hout(h.px) {
     std::copy(h.in.begin(), h.in.end(), hin.data());
   }
+  explicit DeviceData(Dims2 d, int f) : DeviceData(inputs<HostData>(d, f)) {}
+  // Device in, out (w*h floats each) and the f x f filter; pinned hin, hout.
+  static Footprint weight(Dims2 d, int f) {
+    const double px = static_cast<double>(d.w) * d.h;
+    return {.host_bytes = 2.0 * px * sizeof(float),
+            .device_bytes = (2.0 * px + 1.0 * f * f) * sizeof(float)};
+  }
 };
-
-// Device in, out (w*h floats each) and the f x f filter; pinned hin, hout.
-Footprint device_footprint(Dims2 d, int f) {
-  const double px = static_cast<double>(d.w) * d.h;
-  return {.host_bytes = 2.0 * px * sizeof(float),
-          .device_bytes = (2.0 * px + 1.0 * f * f) * sizeof(float)};
-}
-
-DeviceData& device_data(Dims2 d, int f) {
-  static SingleSlot<Key, DeviceData> slot;
-  return slot.get(Key{d.w, d.h, f}, device_footprint(d, f),
-                  [d, f] { return DeviceData(host_data(d, f)); });
-}
 
 enum class Kind { naive, tiled, direct, separable };
 const char* impl_name(Kind k) {
@@ -130,8 +116,8 @@ void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, 
                         .in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(dims, f), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
-    HostData& h = host_data(dims, f);
-    DeviceData& d = device_data(dims, f);
+    HostData& h = inputs<HostData>(dims, f);
+    DeviceData& d = inputs<DeviceData>(dims, f);
     if (kind == Kind::tiled || kind == Kind::direct)
       gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
     if (kind == Kind::separable) gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);

@@ -599,27 +599,32 @@ Footprint target_footprint(TargetKind kind, std::size_t n) {
   return {};
 }
 
-Target& target(TargetKind kind, std::size_t n) {
-  static SingleSlot<std::pair<int, std::size_t>, std::unique_ptr<Target>> slot;
-  const auto make = [&]() -> std::unique_ptr<Target> {
-    switch (kind) {
-      case TargetKind::vector_add:
-        return std::make_unique<VectorAddTarget>(n);
-      case TargetKind::poisson:
-        return std::make_unique<PoissonTarget>(n);
-      case TargetKind::black_scholes:
-        return std::make_unique<BlackScholesTarget>(n);
-      case TargetKind::nested_loop:
-        return std::make_unique<NestedLoopTarget>(n, false);
-      case TargetKind::nested_loop_warp:
-        return std::make_unique<NestedLoopTarget>(n, true);
-      case TargetKind::sgemm:
-        return std::make_unique<SgemmTarget>(n);
-    }
-    throw std::logic_error("progress: unknown target");
-  };
-  return *slot.get({static_cast<int>(kind), n}, target_footprint(kind, n), make);
+std::unique_ptr<Target> make_target(TargetKind kind, std::size_t n) {
+  switch (kind) {
+    case TargetKind::vector_add:
+      return std::make_unique<VectorAddTarget>(n);
+    case TargetKind::poisson:
+      return std::make_unique<PoissonTarget>(n);
+    case TargetKind::black_scholes:
+      return std::make_unique<BlackScholesTarget>(n);
+    case TargetKind::nested_loop:
+      return std::make_unique<NestedLoopTarget>(n, false);
+    case TargetKind::nested_loop_warp:
+      return std::make_unique<NestedLoopTarget>(n, true);
+    case TargetKind::sgemm:
+      return std::make_unique<SgemmTarget>(n);
+  }
+  throw std::logic_error("progress: unknown target");
 }
+
+// A target as the harness's inputs: one alive at a time, released with the workload.
+struct TargetInputs {
+  std::unique_ptr<Target> target;
+  TargetInputs(TargetKind kind, std::size_t n) : target(make_target(kind, n)) {}
+  static Footprint weight(TargetKind kind, std::size_t n) { return target_footprint(kind, n); }
+};
+
+Target& target(TargetKind kind, std::size_t n) { return *inputs<TargetInputs>(kind, n).target; }
 
 Counter& counter(CounterKind kind) {
   static std::unique_ptr<Counter> counters[2];

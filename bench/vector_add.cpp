@@ -23,21 +23,15 @@ struct HostData {
     omp(a.data(), b.data(), out.data(), n);  // first-touch out and ref in parallel
     serial(a.data(), b.data(), ref.data(), n);
   }
+  // a, b, ref, out: four float arrays of n.
+  static Footprint weight(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
 };
-
-// a, b, ref, out: four float arrays of n.
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.a.data(), d.b.data(), d.out.data(), n);
@@ -57,22 +51,17 @@ struct DeviceData {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
+  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
+  // Device a, b, c and their pinned staging copies ha, hb, hc: three float arrays of n each.
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = 3.0 * sizeof(float) * n, .device_bytes = 3.0 * sizeof(float) * n};
+  }
 };
-
-// Device a, b, c and their pinned staging copies ha, hb, hc: three float arrays of n each.
-Footprint device_footprint(std::size_t n) {
-  return {.host_bytes = 3.0 * sizeof(float) * n, .device_bytes = 3.0 * sizeof(float) * n};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
 
 using GpuLaunch = void (*)(const float*, const float*, float*, std::size_t, int, cudaStream_t);
 
 GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
-  const HostData& h = host_data(n);
+  const HostData& h = inputs<HostData>(n);
   return {
       .poison = [&d] { poison_device(d.c, d.stream); poison(d.hc.span()); },
       .upload = [&d, n] { copy_to_device(d.a.data(), d.ha.data(), n, d.stream);
@@ -88,7 +77,7 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
   const auto spec = bench_spec("vector_add", impl, {{"n", n}, {"block", block}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
     run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n, block, launch] {
       launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
     }));
@@ -99,7 +88,7 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
 void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
   const auto spec = bench_spec("vector_add", "thrust", {{"n", n}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    DeviceData& d = device_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
     run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n] {
                     gpu::vector_add_thrust(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
                   }));
