@@ -94,84 +94,61 @@ struct DeviceData {
   }
 };
 
-enum class Kind { naive, tiled, direct, separable };
-const char* impl_name(Kind k) {
-  switch (k) {
-    case Kind::naive:
-      return "cuda_naive";
-    case Kind::tiled:
-      return "cuda_tiled";
-    case Kind::direct:
-      return "cuda_direct";
-    default:
-      return "cuda_separable";
-  }
-}
+// The constant-memory filter a kernel reads, loaded before timing.
+enum class Filter { none, tiled, separable };
+using Launch = void (*)(DeviceData& d, const HostData& h, Block2 block);
+using Stats = gpu::KernelStats (*)(int w, int h, int f, Block2 block);
+struct ConvKernel : GpuKernel<Launch, Stats> {
+  Filter filter = Filter::none;
+};
+
+// cuda_tiled copies its tile with cp.async (gpu/conv2d.hpp), which needs sm_80.
+const ConvKernel kKernels[] = {
+    {{"cuda_naive",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f, b,
+                               d.stream);
+      },
+      gpu::conv2d_cuda_naive_stats}},
+    {{"cuda_tiled",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_tiled_stats, GpuFeature::cp_async},
+     Filter::tiled},
+    {{"cuda_direct",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_direct(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_direct_stats},
+     Filter::tiled},
+    {{"cuda_separable",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_separable_stats},
+     Filter::separable},
+};
 
 // cuda_naive / cuda_tiled / cuda_direct / cuda_separable with a 2D block; kernel or e2e (upload the
 // image, filter, download the result). The filters are loaded into constant memory before timing.
-void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
-  const auto spec = bench_spec("conv2d", impl_name(kind),
-                               {{"image", image_arg(dims)}, {"filter", f}, {"block", block}})
-                        .in_mode(mode);
+void add_cuda(const RunConfig& cfg, const ConvKernel& k, Dims2 dims, int f, Block2 block,
+              Mode mode) {
+  const auto spec =
+      bench_spec("conv2d", k.impl, {{"image", image_arg(dims)}, {"filter", f}, {"block", block}})
+          .in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(dims, f), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
     HostData& h = inputs<HostData>(dims, f);
     DeviceData& d = inputs<DeviceData>(dims, f);
-    if (kind == Kind::tiled || kind == Kind::direct)
-      gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
-    if (kind == Kind::separable) gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
-    const HostArray<float>& ref = kind == Kind::separable ? h.ref_separable : h.ref;
-    const std::size_t px = h.px;
-    const GpuStages s{
-        .poison =
-            [&d] {
-              poison_device(d.out, d.stream);
-              poison(d.hout.span());
-            },
-        .upload = [&d, px] { copy_to_device(d.in.data(), d.hin.data(), px, d.stream); },
-        .compute =
-            [&d, &h, kind, block] {
-              switch (kind) {
-                case Kind::naive:
-                  gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f,
-                                         block, d.stream);
-                  break;
-                case Kind::tiled:
-                  gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
-                  break;
-                case Kind::direct:
-                  gpu::conv2d_cuda_direct(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
-                                          d.stream);
-                  break;
-                case Kind::separable:
-                  gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
-                                             d.stream);
-                  break;
-              }
-            },
-        .download = [&d, px] { copy_to_host(d.hout.data(), d.out.data(), px, d.stream); },
-        .check =
-            [&d, &ref] {
-              return compare(std::span<const float>(d.hout.span()), ref.span(),
-                             kTolerance.scale_floor);
-            },
-    };
-    run_gpu_modes(state, mode, d.stream, kTolerance, s);
-    switch (kind) {
-      case Kind::naive:
-        record_kernel(state, gpu::conv2d_cuda_naive_stats(h.w, h.h, f, block));
-        break;
-      case Kind::tiled:
-        record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block));
-        break;
-      case Kind::direct:
-        record_kernel(state, gpu::conv2d_cuda_direct_stats(h.w, h.h, f, block));
-        break;
-      case Kind::separable:
-        record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
-        break;
-    }
+    if (k.filter == Filter::tiled) gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
+    if (k.filter == Filter::separable)
+      gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
+    const HostArray<float>& ref = k.filter == Filter::separable ? h.ref_separable : h.ref;
+    run_kernel(state, k, block.threads(), mode, d.stream, kTolerance,
+               io_stages(d.stream, {to_device(d.in, d.hin)}, d.out, d.hout, ref.span(), kTolerance,
+                         [&d, &h, k, block] { k.launch(d, h, block); }),
+               h.w, h.h, f, block);
   });
 }
 #endif
@@ -188,8 +165,7 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)
       for (Block2 block : blocks_2d(cfg, mode))
-        for (Kind kind : {Kind::naive, Kind::tiled, Kind::direct, Kind::separable})
-          add_cuda(cfg, kind, dims, f, block, mode);
+        for (const ConvKernel& k : kKernels) add_cuda(cfg, k, dims, f, block, mode);
 #endif
   }
 }

@@ -219,24 +219,29 @@ using Launch2d = void (*)(const float*, const float*, float*, std::size_t, Block
 using Stats2d = gpu::KernelStats (*)(std::size_t, Block2);
 
 // cuda_naive / cuda_tiled: one product per iteration with a 2D block; kernel or e2e (upload
-// A and B, multiply, download C).
-void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, Block2 block,
-                 Mode mode, Launch2d launch, Stats2d stats, bool (*supported)(Block2)) {
+// A and B, multiply, download C). `supported`: the block shapes the kernel takes (null: any).
+struct Kernel2d : GpuKernel<Launch2d, Stats2d> {
+  bool (*supported)(Block2) = nullptr;
+};
+const Kernel2d kNaive{{"cuda_naive", gpu::sgemm_cuda_naive, gpu::sgemm_cuda_naive_stats}};
+const Kernel2d kTiled{{"cuda_tiled", gpu::sgemm_cuda_tiled, gpu::sgemm_cuda_tiled_stats},
+                      gpu::sgemm_cuda_tiled_supported};
+
+void add_cuda_2d(const RunConfig& cfg, const Kernel2d& k, std::size_t n, Block2 block, Mode mode) {
   const auto spec =
-      bench_spec("sgemm", impl, {{"n", n}, {"block", block}}).in_mode(mode).in_precision("fp32");
+      bench_spec("sgemm", k.impl, {{"n", n}, {"block", block}}).in_mode(mode).in_precision("fp32");
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    if (supported && !supported(block)) {
-      skip(state, impl +
+    if (k.supported && !k.supported(block)) {
+      skip(state, std::string(k.impl) +
                       " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
                       "element of a square tile)");
       return;
     }
-    if (!check_block(state, block.threads())) return;
     DeviceData& d = inputs<DeviceData>(n);
-    run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n, block, launch] {
-                    launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
-                  }));
-    record_kernel(state, stats(n, block));
+    run_kernel(state, k, block.threads(), mode, d.stream, tolerance(n),
+               stages(d, n, [&d, n, block, k] {
+                 k.launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
+               }), n, block);
   });
 }
 
@@ -292,6 +297,7 @@ void add_cublas_bf16(const RunConfig& cfg, std::size_t n, Mode mode) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
     }
+    if (!check_capability(state, GpuFeature::bf16_tensor_cores)) return;
     DeviceData& d = inputs<DeviceData>(n);
     if (!d.cublas) d.cublas = std::make_unique<gpu::CublasSgemm>(d.stream, false);
     const gpu::CublasSgemm& handle = *d.cublas;
@@ -317,10 +323,8 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (Block2 block : blocks_2d(cfg, mode)) {
-        add_cuda_2d(cfg, "cuda_naive", n, block, mode, gpu::sgemm_cuda_naive,
-                    gpu::sgemm_cuda_naive_stats, nullptr);
-        add_cuda_2d(cfg, "cuda_tiled", n, block, mode, gpu::sgemm_cuda_tiled,
-                    gpu::sgemm_cuda_tiled_stats, gpu::sgemm_cuda_tiled_supported);
+        add_cuda_2d(cfg, kNaive, n, block, mode);
+        add_cuda_2d(cfg, kTiled, n, block, mode);
       }
       add_cuda_optimized(cfg, n, mode);
       add_cublas(cfg, n, mode, false);

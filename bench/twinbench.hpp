@@ -3,6 +3,7 @@
 // include. docs/adding-a-workload.md walks through a complete workload and lists the names.
 // The machinery behind it (timing, the launch gate, samples, registration) is in bench/detail/
 // and common/harness.hpp.
+#include "bench/detail/cpu_run.hpp"
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
 #include "common/random.hpp"

@@ -6,14 +6,20 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench/detail/gpu_timing.hpp"
+#include "common/capability.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/host_array.hpp"
 #include "gpu/kernel_stats.hpp"
 
 namespace tb {
@@ -33,6 +39,40 @@ inline bool check_block(benchmark::State& state, int threads) {
     return false;
   }
   return true;
+}
+
+// A GPU kernel as one object: its impl name in the rows, its launcher, the launcher's statistics
+// (registers, occupancy; none for a library call) and the device capability the row as a whole
+// needs, declared together so that a row cannot record another kernel's statistics. A launcher
+// that picks a path inside (TMA where the device has it) needs nothing: it runs everywhere and
+// the row records the path.
+template <class Launch, class Stats = std::nullptr_t>
+struct GpuKernel {
+  const char* impl;
+  Launch launch;
+  Stats stats = nullptr;
+  GpuFeature needs = GpuFeature::none;
+};
+
+// The architecture of the code the runtime loaded for the kernel, where the statistics say it
+// (0: not known, then the device alone decides).
+template <class K>
+int code_arch_of(const K& k) {
+  if constexpr (requires { k.code_arch; })
+    return k.code_arch;
+  else
+    return 0;
+}
+
+// Skips the row with the reason when the device, or the code this build has for the kernel,
+// lacks what it needs. code_arch: 0 when not known.
+inline bool check_capability(benchmark::State& state, GpuFeature needs, int code_arch = 0) {
+  if (needs == GpuFeature::none) return true;
+  const std::string why =
+      capability_missing(needs, gpu_info().cc_major * 10 + gpu_info().cc_minor, code_arch);
+  if (why.empty()) return true;
+  skip(state, why);
+  return false;
 }
 
 inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
@@ -79,6 +119,44 @@ struct GpuStages {
   Timing kernel_timing = Timing::gated;
 };
 
+// One host-to-device copy of a row's input, from pinned host memory.
+struct Upload {
+  void* dst;
+  const void* src;
+  std::size_t bytes;
+};
+template <class T>
+Upload to_device(const DeviceBuffer<T>& d, const PinnedBuffer<T>& h) {
+  return {d.data(), h.data(), d.bytes()};
+}
+
+// NaN in every float (0xFF bytes), so an unwritten element fails validation.
+template <class T>
+void poison_device(const DeviceBuffer<T>& d, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(d.data(), 0xFF, d.bytes(), stream));
+}
+
+// The stages of a kernel with one output: `ups` copied to the device, the kernel, `out` copied
+// back into `hout` and compared with `ref` against `tol`. Validation uploads, then starts from
+// both sides of the output poisoned; e2e samples upload every time; kernel samples never do, so
+// a kernel that overwrites its own input (in place) accumulates across kernel samples: restore
+// the input inside `compute` or state the accumulation (docs/adding-a-workload.md).
+template <class T, class R>
+GpuStages io_stages(cudaStream_t stream, std::vector<Upload> ups, const DeviceBuffer<T>& out,
+                    const PinnedBuffer<T>& hout, std::span<R> ref, Tolerance tol,
+                    std::function<void()> compute) {
+  return {
+      .poison = [&out, &hout, stream] { poison_device(out, stream); poison(hout.span()); },
+      .upload = [ups = std::move(ups), stream] {
+        for (const Upload& u : ups)
+          CUDA_CHECK(cudaMemcpyAsync(u.dst, u.src, u.bytes, cudaMemcpyHostToDevice, stream));
+      },
+      .compute = std::move(compute),
+      .download = [&out, &hout, stream] { copy_to_host(hout.data(), out.data(), out.size(), stream); },
+      .check = [&hout, ref, tol] { return compare(hout.span(), ref, tol); },
+  };
+}
+
 // The usual GPU benchmark body: validate once from freshly uploaded inputs into poisoned
 // outputs, then time the mode's stages.
 // The validation runs every stage whatever the mode, so a variant's kernel and e2e rows share
@@ -108,10 +186,36 @@ inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t strea
       mode == Mode::kernel ? s.kernel_timing : Timing::inline_launch);
 }
 
-// NaN in every float (0xFF bytes), so an unwritten element fails validation.
+// The usual row of a kernel: the block size (block > 0; 0 where the launcher picks its own) and
+// the capability it needs, validation once, the mode's timing, and the launch statistics of
+// `kernel.stats(stats_args...)` as the row's counters (none where the kernel has no stats).
+template <class K, class... StatsArgs>
+void run_kernel(benchmark::State& state, const K& kernel, int block, Mode mode,
+                cudaStream_t stream, const Tolerance& tol, const GpuStages& s,
+                StatsArgs... stats_args) {
+  if (block != 0 && !check_block(state, block)) return;
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(kernel.stats)>, std::nullptr_t>) {
+    if (!check_capability(state, kernel.needs)) return;
+    run_gpu_modes(state, mode, stream, tol, s);
+  } else {
+    if (!kernel.stats) {
+      if (!check_capability(state, kernel.needs)) return;
+      run_gpu_modes(state, mode, stream, tol, s);
+      return;
+    }
+    const gpu::KernelStats k = kernel.stats(stats_args...);
+    if (!check_capability(state, kernel.needs, code_arch_of(k))) return;
+    run_gpu_modes(state, mode, stream, tol, s);
+    record_kernel(state, k);
+  }
+}
+
+// A pinned copy of host inputs, for the e2e rows' uploads.
 template <class T>
-void poison_device(const DeviceBuffer<T>& d, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemsetAsync(d.data(), 0xFF, d.bytes(), stream));
+PinnedBuffer<T> pinned(const HostArray<T>& h) {
+  PinnedBuffer<T> p(h.size());
+  std::copy(h.begin(), h.end(), p.data());
+  return p;
 }
 
 }  // namespace tb
