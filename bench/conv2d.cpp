@@ -155,7 +155,8 @@ void add_cuda(const RunConfig& cfg, const ConvKernel& k, Dims2 dims, int f, Bloc
 
 void register_benchmarks(const RunConfig& cfg) {
   const Dims2 dims = image_dims(cfg, kImage, kQuickImage);
-  for (int f : kFilterSizes) {
+  const std::vector<int> filters(std::begin(kFilterSizes), std::end(kFilterSizes));
+  for (int f : int_axis(cfg, "filter", filters, filters)) {
     add_cpu(cfg, bench_spec("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
             f, serial);
     add_cpu(cfg,
