@@ -21,10 +21,9 @@ struct HostData {
   static Footprint weight(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
 };
 
-using Cpu = CpuKernel<decltype(&serial)>;
-const Cpu kCpu[] = {{"serial", serial}, {"omp", omp, true}};
+const CpuKernel<decltype(&serial)> kCpu[] = {{"serial", serial}, {"omp", omp, /*threaded=*/true}};
 
-void add_cpu(const RunConfig& cfg, const Cpu& k, std::size_t n) {
+void add_cpu(const RunConfig& cfg, const CpuKernel<decltype(&serial)>& k, std::size_t n) {
   add_cpu_benchmark(cfg, k.spec("vector_add", {{"n", n}}), work(n), [n, k](benchmark::State& s) {
     HostData& d = inputs<HostData>(n);
     run_cpu(s, kTolerance, d.out.span(), d.ref.span(),
@@ -33,7 +32,7 @@ void add_cpu(const RunConfig& cfg, const Cpu& k, std::size_t n) {
 }
 
 #if TWINBENCH_HAVE_CUDA
-// Device a, b, c and their pinned host copies; every sample reads a, b and overwrites all of c.
+// Device a, b, c and pinned host copies; every sample reads a and b and overwrites all of c.
 struct DeviceData {
   Stream stream;
   DeviceBuffer<float> a, b, c;
@@ -41,27 +40,22 @@ struct DeviceData {
   explicit DeviceData(std::size_t n)
       : a(n), b(n), c(n), ha(pinned(inputs<HostData>(n).a)), hb(pinned(inputs<HostData>(n).b)), hc(n) {}
   static Footprint weight(std::size_t n) { return {.host_bytes = 12.0 * n, .device_bytes = 12.0 * n}; }
-  GpuStages stages(std::function<void()> compute) {
-    return io_stages(stream, {to_device(a, ha), to_device(b, hb)}, c, hc,
-                     inputs<HostData>(c.size()).ref.span(), kTolerance, std::move(compute));
-  }
 };
 
-using Launch = void (*)(const float*, const float*, float*, std::size_t, int, cudaStream_t);
-using Kernel = GpuKernel<Launch, gpu::KernelStats (*)(std::size_t, int)>;
+using Kernel = GpuKernel<decltype(&gpu::vector_add_cuda), decltype(&gpu::vector_add_cuda_stats)>;
 const Kernel kKernels[] = {{"cuda", gpu::vector_add_cuda, gpu::vector_add_cuda_stats},
                            {"cuda_article", gpu::vector_add_cuda_article, gpu::vector_add_cuda_article_stats}};
-// Thrust picks its own launch: no block axis, no statistics.
 const Kernel kThrust{"thrust", [](const float* a, const float* b, float* c, std::size_t n, int,
-                                  cudaStream_t s) { gpu::vector_add_thrust(a, b, c, n, s); }};
+                                  cudaStream_t s) { gpu::vector_add_thrust(a, b, c, n, s); }};  // no block
 
 void add_cuda(const RunConfig& cfg, const Kernel& k, std::size_t n, int block, Mode mode) {
   const auto spec = bench_spec("vector_add", k.impl, {{"n", n}}).with_block(block).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     DeviceData& d = inputs<DeviceData>(n);
-    run_kernel(state, k, block, mode, d.stream, kTolerance, d.stages([&d, n, block, k] {
-      k.launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
-    }), n, block);
+    const auto launch = [&d, n, block, k] { k.launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream); };
+    run_kernel(state, k, block, mode, d.stream, kTolerance,
+               io_stages(d.stream, {to_device(d.a, d.ha), to_device(d.b, d.hb)}, d.c, d.hc,
+                         inputs<HostData>(n).ref.span(), kTolerance, launch), n, block);
   });
 }
 #endif

@@ -264,3 +264,38 @@ TEST(Inputs, WeightCheckedBeforeAnythingIsMade) {
 
 }  // namespace
 }  // namespace tb
+
+// The A/B pairs' statistics (bench/detail/pair_stats.hpp, what time_gpu_ab returns).
+#include "bench/detail/pair_stats.hpp"
+
+namespace tb {
+namespace {
+
+TEST(PairStats, ExcessOverTotalsAndTheMedianPair) {
+  PairRecorder r;
+  r.add(1.0, 1.1);    // +10%
+  r.add(1.0, 1.0);    // 0%
+  r.add(2.0, 2.1);    // +5%
+  r.add(0.0, 1.0);    // a took no time: in the totals, not in the median
+  const PairStats s = r.stats();
+  EXPECT_EQ(s.pairs, 4);
+  EXPECT_DOUBLE_EQ(s.a_sum, 4.0);
+  EXPECT_DOUBLE_EQ(s.b_sum, 5.2);
+  EXPECT_NEAR(s.excess_pct, 30.0, 1e-9);
+  ASSERT_TRUE(s.has_median);
+  EXPECT_NEAR(s.median_pct, 5.0, 1e-9);
+  EXPECT_LE(s.lo_pct, s.median_pct);
+  EXPECT_GE(s.hi_pct, s.median_pct);
+}
+
+TEST(PairStats, MedianIntervalNarrowsWithMorePairs) {
+  std::vector<double> few = {3, 1, 2}, many(1000);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<double>(i);
+  EXPECT_EQ(median_interval(few), (std::pair<double, double>{1, 3}));  // min..max
+  const auto [lo, hi] = median_interval(many);
+  EXPECT_GT(lo, 400);
+  EXPECT_LT(hi, 600);
+}
+
+}  // namespace
+}  // namespace tb

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/detail/pair_stats.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
@@ -222,18 +223,18 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
 // latency; each after an L2 flush when cold (the default, as every other GPU row), outside the
 // events, so that neither is served from what the other left in the L2; and which goes first
 // alternates: of two identical kernels back to back the second ran 0.3-0.6% faster on the H200,
-// a bias as large as the overheads such pairs measure. `on_pair(t_a, t_b)` sees each pair's
-// seconds; the sample's time is b's. Not gated: work whose host side waits for the GPU (a
-// poller's cudaMemcpy on the legacy stream would wait behind the closed gate).
-template <class A, class B, class OnPair>
-SampleStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&& b, bool gated,
-                        OnPair&& on_pair) {
+// a bias as large as the overheads such pairs measure. The sample's time is b's; the pairs'
+// statistics (b's excess over a: over the totals, and the median pair's with its interval) are
+// returned. Not gated: work whose host side waits for the GPU (a poller's cudaMemcpy on the
+// legacy stream would wait behind the closed gate).
+template <class A, class B>
+PairStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&& b, bool gated) {
   Event e0, e1, e2, e3;
   LaunchGate gate;
   const bool cold = cold_caches();
-  long long pairs = 0;
-  const SampleStats stats = measure(state, [&] {
-    const bool a_first = pairs++ % 2 == 0;
+  PairRecorder pairs;
+  measure(state, [&] {
+    const bool a_first = pairs.count() % 2 == 0;
     if (gated) gate.close(stream);
     if (cold) flush_l2(stream);
     e0.record(stream);
@@ -250,11 +251,11 @@ SampleStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&&
       throw std::runtime_error("the kernels waited behind the launch gate until it timed out");
     const double first = e1.seconds_since(e0), second = e3.seconds_since(e2);
     const double t_a = a_first ? first : second, t_b = a_first ? second : first;
-    on_pair(t_a, t_b);
+    pairs.add(t_a, t_b);
     return t_b;
   });
   state.counters["l2_flushed"] = cold ? 1 : 0;
-  return stats;
+  return pairs.stats();
 }
 
 }  // namespace tb
