@@ -102,7 +102,8 @@ struct ConvKernel : GpuKernel<Launch, Stats> {
   Filter filter = Filter::none;
 };
 
-// cuda_tiled copies its tile with cp.async (gpu/conv2d.hpp), which needs sm_80.
+// cuda_tiled's cp.async tile copies fall back to plain loads below sm_80 (gpu/async_copy.cuh):
+// no kernel here needs a capability.
 const ConvKernel kKernels[] = {
     {{"cuda_naive",
       [](DeviceData& d, const HostData& h, Block2 b) {
@@ -114,7 +115,7 @@ const ConvKernel kKernels[] = {
       [](DeviceData& d, const HostData& h, Block2 b) {
         gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
       },
-      gpu::conv2d_cuda_tiled_stats, GpuFeature::cp_async},
+      gpu::conv2d_cuda_tiled_stats},
      Filter::tiled},
     {{"cuda_direct",
       [](DeviceData& d, const HostData& h, Block2 b) {

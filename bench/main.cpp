@@ -42,6 +42,9 @@ namespace {
 constexpr int kExitBadInput = 2;
 constexpr int kExitValidationFailed = 1;
 constexpr int kExitResultsNotWritten = 3;
+// A GPU is present but this build has no code for it: the CPU rows ran, every GPU row skipped
+// with the rebuild command (common/build_fit.hpp). Not 0, so that a script notices.
+constexpr int kExitNoGpuCode = 4;
 
 struct Options {
   tb::RunConfig cfg;
@@ -108,7 +111,8 @@ void print_usage() {
       "\n"
       "Google Benchmark options (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
       "--benchmark_out_format=json, --benchmark_repetitions=N) are passed through.\n"
-      "Exit status: 0 ok, 1 a validation failed, 2 bad input, 3 the results could not be written.");
+      "Exit status: 0 ok, 1 a validation failed, 2 bad input, 3 the results could not be written,\n"
+      "4 a GPU is present but this build has no code for it (the CPU rows ran; rebuild for it).");
 }
 
 std::vector<std::string> split(std::string_view s, char sep) {
@@ -642,6 +646,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "twinbench: %d validation failure(s); see the errors above\n",
                  tb::validation_failures());
     return kExitValidationFailed;
+  }
+  if (tb::gpu_info().no_code) {
+    std::fprintf(stderr, "twinbench: %s\n", tb::gpu_info().status.c_str());
+    return kExitNoGpuCode;
   }
   return 0;
 }

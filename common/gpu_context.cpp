@@ -5,7 +5,9 @@
 #if TWINBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include "common/build_fit.hpp"
 #include "common/cuda_check.hpp"
+#include "common/cuda_probe.hpp"
 #include "common/cuda_raii.hpp"
 #endif
 
@@ -17,6 +19,37 @@ int attribute(cudaDeviceAttr attr, int device) {
   int v = 0;
   if (cudaDeviceGetAttribute(&v, attr, device) != cudaSuccess) v = 0;
   return v;
+}
+
+std::string built_architectures() {
+  std::string list = TWINBENCH_CUDA_ARCHITECTURES;
+  std::replace(list.begin(), list.end(), ',', ';');
+  return list;
+}
+
+// Whether the binary has code for the device: the probe kernel decides, the build's list names
+// it. Without code the GPU is unavailable with the reason, so every GPU row skips through the
+// same path as on a machine without a GPU, and the CPU rows run.
+void check_code(GpuInfo& g) {
+  g.cuda_architectures = built_architectures();
+  const BuildFit fit = build_fit(g.cuda_architectures, g.cc());
+  const ProbeResult probe = probe_kernel_code();
+  if (!probe.loaded) {
+    g.available = false;
+    g.no_code = true;
+    g.status = "no GPU code: " + no_code_message(g.cuda_architectures, g.name, g.cc()) +
+               " (" + probe.error + ")";
+    g.code = "none";
+    return;
+  }
+  g.code_arch = probe.ptx_version;
+  // SASS runs when its architecture fits; otherwise the driver compiled the PTX.
+  const bool sass = fit.fit == CodeFit::sass ||
+                    (fit.fit == CodeFit::unknown && probe.ptx_version / 10 == g.cc_major);
+  g.code_jit = !sass;
+  g.code = g.code_jit ? "compute_" + std::to_string(probe.ptx_version) +
+                            " PTX, JIT-compiled by the driver for sm_" + std::to_string(g.cc())
+                      : "sm_" + std::to_string(probe.binary_version) + " SASS";
 }
 
 GpuInfo probe() {
@@ -56,6 +89,7 @@ GpuInfo probe() {
   cudaRuntimeGetVersion(&g.runtime_version);
   const int fp32_lanes = g.cc_major >= 8 ? 128 : 64;
   g.peak_fp32_flops = 2.0 * fp32_lanes * g.sms * g.sm_clock_mhz * 1e6;
+  check_code(g);
   return g;
 }
 #else

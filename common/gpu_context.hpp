@@ -8,7 +8,8 @@ namespace tb {
 
 struct GpuInfo {
   bool available = false;
-  std::string status;  // "available", "no CUDA device: <reason>", "not built: ..."
+  // "available", "no CUDA device: <reason>", "not built: ...", "no GPU code: <what to rebuild>"
+  std::string status;
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sms = 0;
@@ -17,6 +18,13 @@ struct GpuInfo {
   int max_threads_per_block = 0;
   int driver_version = 0, runtime_version = 0;
   double peak_fp32_flops = 0.0;  // theoretical: SMs x 128 FP32 lanes x 2 x clock (sm_80+)
+  // The code this binary runs on the GPU (the start-up check, common/build_fit.hpp):
+  std::string cuda_architectures;  // what was built: CMake's list, e.g. "75-real;90-real"
+  std::string code;                // "sm_90 SASS", "compute_80 PTX, JIT-compiled by the driver ..."
+  bool code_jit = false;           // the driver JIT-compiled PTX for this GPU
+  bool no_code = false;            // a GPU is present, but the build has no code for it
+  int code_arch = 0;               // the probe kernel's ptxVersion: what __CUDA_ARCH__ paths ran
+  int cc() const { return cc_major * 10 + cc_minor; }
 };
 
 // Probed once; cheap afterwards. Never throws: a missing driver is a status, not an error.

@@ -45,12 +45,18 @@ std::string hostname() {
 void record_gpu(const RunConfig& cfg) {
   const GpuInfo& g = gpu_info();
   add("gpu_status", g.status);
+  if (!g.name.empty()) {  // a GPU, usable or not (a build without code for it)
+    add("gpu_name", g.name);
+    add("gpu_cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
+    add("cuda_architectures", g.cuda_architectures);
+    add("gpu_code", g.code);
+  }
   if (!g.available) {
     std::fprintf(stderr, "twinbench: GPU benchmarks skipped: %s\n", g.status.c_str());
     return;
   }
-  add("gpu_name", g.name);
-  add("gpu_cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
+  add("gpu_code_jit", g.code_jit ? "true" : "false");
+  add("gpu_code_arch", std::to_string(g.code_arch));
   add("gpu_sms", std::to_string(g.sms));
   add("gpu_memory_bytes", std::to_string(g.memory_bytes));
   add("gpu_sm_clock_mhz", std::to_string(g.sm_clock_mhz));

@@ -10,6 +10,7 @@
 
 #include "common/cuda_check.hpp"
 #include "gpu/conv2d.hpp"
+#include "gpu/async_copy.cuh"
 #include "gpu/kernel_stats.cuh"
 
 namespace tb::gpu {
@@ -31,16 +32,9 @@ std::atomic<int> g_separable_f{0};
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return min(max(v, 0), hi); }
 
-// cp.async takes the shared-memory destination as a 32-bit shared-window address.
-__device__ __forceinline__ void cp_async16(unsigned smem, const float* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async4(unsigned smem, const float* gmem) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
+using async_copy::copy16;
+using async_copy::copy4;
+using async_copy::wait_all;
 
 // ---- naive ------------------------------------------------------------------------------
 
@@ -66,7 +60,7 @@ __global__ void conv2d_naive_kernel(const float* __restrict__ in, float* __restr
 // image (so the borders need no special case later). Column tx < blockDim.x of every row is
 // thread tx's; the 2r columns past them are shared out by a flat index (2r is a compile-time
 // constant, so the division is cheap). 4-byte cp.async copies: every copy of the block is in
-// flight before the caller waits (cp_async_wait_all, then a barrier), and no registers stage
+// flight before the caller waits (wait_all, then a barrier), and no registers stage
 // the values.
 template <int R>
 __device__ __forceinline__ void load_tile(const float* __restrict__ in, float* tile, int w, int h,
@@ -77,14 +71,14 @@ __device__ __forceinline__ void load_tile(const float* __restrict__ in, float* t
     return in + static_cast<std::size_t>(clamp_to(y0 + ty - R, h - 1)) * w;
   };
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y)
-    cp_async4(tile_s + 4u * (ty * tile_w + threadIdx.x), row(ty) + gx);
+    copy4(tile_s + 4u * (ty * tile_w + threadIdx.x), row(ty) + gx);
   if constexpr (R > 0) {
     const int bx = blockDim.x;
     const int threads = bx * blockDim.y;
     for (int i = threadIdx.y * bx + threadIdx.x; i < 2 * R * tile_h; i += threads) {
       const int r = i / (2 * R);
       const int tx = bx + i % (2 * R);
-      cp_async4(tile_s + 4u * (r * tile_w + tx), row(r) + clamp_to(x0 + tx - R, w - 1));
+      copy4(tile_s + 4u * (r * tile_w + tx), row(r) + clamp_to(x0 + tx - R, w - 1));
     }
   }
 }
@@ -177,11 +171,11 @@ __device__ __forceinline__ void copy_group(unsigned dst, const float* __restrict
   const std::size_t row =
       static_cast<std::size_t>(static_cast<unsigned>(y)) * static_cast<unsigned>(w);
   if (whole) {
-    cp_async16(dst, in + (row + static_cast<unsigned>(gx)));
+    copy16(dst, in + (row + static_cast<unsigned>(gx)));
   } else {
 #pragma unroll
     for (int u = 0; u < kVec; ++u)
-      cp_async4(dst + 4 * u, in + (row + static_cast<unsigned>(clamp_to(gx + u, w - 1))));
+      copy4(dst + 4 * u, in + (row + static_cast<unsigned>(clamp_to(gx + u, w - 1))));
   }
 }
 
@@ -285,7 +279,7 @@ __global__ void __launch_bounds__(1024)
   const int x0 = blockIdx.x * blockDim.x * kVec;
   const int y0 = blockIdx.y * blockDim.y * kBlockRows;
   copy_tile_async<R>(in, tile, w, h, x0, y0, pitch, tile_rows, vec);
-  cp_async_wait_all();
+  wait_all();
   __syncthreads();
 
   const int x = x0 + kVec * threadIdx.x;
@@ -421,7 +415,7 @@ __global__ void conv2d_separable_kernel(const float* __restrict__ in, float* __r
   const int x0 = blockIdx.x * bx;
   const int y0 = blockIdx.y * blockDim.y * kRows;
   load_tile<R>(in, tile, w, h, x0, y0, tile_w, tile_h);
-  cp_async_wait_all();
+  wait_all();
   __syncthreads();
   for (int ty = threadIdx.y; ty < tile_h; ty += blockDim.y) {
     const float* src = tile + ty * tile_w + threadIdx.x;

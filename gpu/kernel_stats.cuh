@@ -25,6 +25,7 @@ KernelStats kernel_stats(Kernel kernel, int block_threads, long long grid_blocks
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   s.block_threads = block_threads;
   s.regs_per_thread = attr.numRegs;
+  s.code_arch = attr.ptxVersion;
   s.static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
   s.grid_blocks = grid_blocks;
   s.sm_count = sms;

@@ -13,6 +13,12 @@ struct KernelStats {
   long long grid_blocks = 0;
   int suggested_block = 0;       // cudaOccupancyMaxPotentialBlockSize's choice
   int sm_count = 0;
+  // The virtual architecture of the code that runs (cudaFuncAttributes::ptxVersion): which
+  // __CUDA_ARCH__ paths were compiled in, e.g. 80 for compute_80 PTX JIT-compiled on an sm_90 GPU.
+  int code_arch = 0;
+  // Which of a launcher's code paths runs, for launchers with several ("" for one path): the
+  // row's label, so a run says e.g. whether vector_add took the TMA bulk copies.
+  const char* path = "";
   // Fewer than 2 blocks per SM leaves SMs idle or unable to hide latency.
   bool low_occupancy() const { return sm_count > 0 && grid_blocks < 2LL * sm_count; }
 };

@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "common/cuda_check.hpp"
+#include "common/capability.hpp"
+#include "gpu/async_copy.cuh"
 #include "gpu/kernel_stats.cuh"
 #include "gpu/sgemm.hpp"
 
@@ -177,36 +179,7 @@ using TwoStage = PipeConfig<2, 1>;  // 66,560 B of shared memory
 using SplitK = PipeConfig<3, 2>;    // 99,840 B
 static_assert(TwoStage::kSmemBytes == 66560 && SplitK::kSmemBytes == 99840);
 
-// cp.async takes the shared-memory destination as a 32-bit shared-window address.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cp_async4(unsigned dst, const float* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp_async16(unsigned dst, const float* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
-// With `inside` false the copy reads nothing (src-size 0) and writes zeros, which add exact
-// zeros to the sums: tiles that stick out of the matrix need no other care.
-__device__ __forceinline__ void cp_async4_or_zero(unsigned dst, const float* src, bool inside) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-               "r"(inside ? 4 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async16_or_zero(unsigned dst, const float* src, bool inside) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(inside ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Waits until at most kPending of this thread's newest commit groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
+using async_copy::smem_addr;
 
 // Row and column of C where block `pid`'s tile starts, in grouped order (see kGroup).
 __device__ __forceinline__ int2 tile_origin(int pid, int n) {
@@ -236,7 +209,7 @@ __device__ __forceinline__ void copy_stage_checked(float* as, float* bs, const f
     const int ar = tile.x + row;
     const bool inside = ar < n && ak < n;
     const float* src = inside ? a + static_cast<std::size_t>(ar) * n + ak : a;
-    cp_async4_or_zero(smem_addr(as + (tid % kBk) * kALd + row), src, inside);
+    async_copy::copy4_or_zero(smem_addr(as + (tid % kBk) * kALd + row), src, inside);
   }
   const int chunk = tid % kBChunksPerRow;
   const int bc = tile.y + 4 * chunk;
@@ -246,7 +219,7 @@ __device__ __forceinline__ void copy_stage_checked(float* as, float* bs, const f
     const int bk = k0 + kr;
     const bool inside = bk < n && bc < n;  // n % 4 == 0: a chunk is wholly in or out
     const float* src = inside ? b + static_cast<std::size_t>(bk) * n + bc : b;
-    cp_async16_or_zero(smem_addr(bs + kr * kBn + 4 * chunk), src, inside);
+    async_copy::copy16_or_zero(smem_addr(bs + kr * kBn + 4 * chunk), src, inside);
   }
 }
 
@@ -311,7 +284,7 @@ __device__ __forceinline__ int reduce_split_k(float (&acc)[pipe::kTm][pipe::kTn]
 #else
   using namespace pipe;
   constexpr int kRowsPerRank = kTm / kSplitK;
-  cp_async_wait<0>();
+  async_copy::wait<0>();
   __syncthreads();  // every thread is done reading the stages: reuse them
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
@@ -403,10 +376,10 @@ __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
       const unsigned da = sa + stage * (kAStage * 4);
       const unsigned db = sb + stage * (kBStage * 4);
 #pragma unroll
-      for (int l = 0; l < kACopies; ++l) cp_async4(da + l * kARowStride * 4, ra + l * a_step);
+      for (int l = 0; l < kACopies; ++l) async_copy::copy4(da + l * kARowStride * 4, ra + l * a_step);
 #pragma unroll
       for (int l = 0; l < kBCopies; ++l)
-        cp_async16(db + l * kBRowStride * kBn * 4, rb + l * b_step);
+        async_copy::copy16(db + l * kBRowStride * kBn * 4, rb + l * b_step);
     } else {
       copy_stage_checked(as + stage * kAStage, bs + stage * kBStage, a, b, n, tile, k0, tid);
     }
@@ -430,9 +403,9 @@ __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
 #pragma unroll
   for (int s = 0; s < P::kStages; ++s) {
     if (s < kt.count) copy_stage(s, s);
-    cp_async_commit();
+    async_copy::commit();
   }
-  cp_async_wait<P::kStages - 1>();  // tile 0
+  async_copy::wait<P::kStages - 1>();  // tile 0
   __syncthreads();
   if (kt.count > 0) load_frag(fa[0], fb[0], 0, 0);
 
@@ -443,12 +416,12 @@ __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
     for (int k = 0; k < kBk; ++k) {
       if (k == kBk - 1) {
         // Groups committed: kStages + t; tile t+1 is group t+1, so kStages-2 may stay pending.
-        cp_async_wait<P::kStages - 2>();
+        async_copy::wait<P::kStages - 2>();
         // Everyone's copies of tile t+1 are visible, and everyone has loaded its last fragment
         // of tile t (at step kBk-2): its stage is free.
         __syncthreads();
         if (t + P::kStages < kt.count) copy_stage(stage, t + P::kStages);
-        cp_async_commit();
+        async_copy::commit();
         stage = stage + 1 == P::kStages ? 0 : stage + 1;
         if (t + 1 < kt.count) load_frag(fa[(k + 1) & 1], fb[(k + 1) & 1], stage, 0);
       } else {
@@ -632,9 +605,7 @@ PipeSetup make_pipe_setup() {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&setup.sm_count, cudaDevAttrMultiProcessorCount, device));
-  cudaFuncAttributes split_k{};
-  CUDA_CHECK(cudaFuncGetAttributes(&split_k, sgemm_pipelined_kernel<SplitK>));
-  setup.split_k = split_k.ptxVersion >= 90;
+  setup.split_k = sgemm_split_k_missing().empty();
   allow_dynamic_smem<TwoStage>();
   if (setup.split_k) allow_dynamic_smem<SplitK>();
   return setup;
@@ -844,6 +815,17 @@ KernelStats sgemm_cuda_tiled_stats(std::size_t n, Block2 block) {
   }
 }
 
+std::string sgemm_split_k_missing() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  cudaFuncAttributes split_k{};
+  CUDA_CHECK(cudaFuncGetAttributes(&split_k, sgemm_pipelined_kernel<SplitK>));
+  return capability_missing(GpuFeature::thread_block_clusters, major * 10 + minor,
+                            split_k.ptxVersion);
+}
+
 SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n) {
   return choose_kernel(n, n % 4 == 0);
 }
@@ -865,15 +847,22 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 }
 
 KernelStats sgemm_cuda_optimized_stats(std::size_t n) {
+  KernelStats s;
   switch (sgemm_cuda_optimized_kernel(n)) {
     case SgemmOptimizedKernel::split_k:
-      return pipelined_stats<SplitK>(n);
+      s = pipelined_stats<SplitK>(n);
+      s.path = "split_k";
+      return s;
     case SgemmOptimizedKernel::two_stage:
-      return pipelined_stats<TwoStage>(n);
+      s = pipelined_stats<TwoStage>(n);
+      s.path = "two_stage";
+      return s;
     case SgemmOptimizedKernel::fallback:
       break;
   }
-  return fallback_stats(n);
+  s = fallback_stats(n);
+  s.path = "fallback";
+  return s;
 }
 
 const std::string& cublas_unavailable_reason() { return cublas_api().error; }

@@ -41,6 +41,10 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 // returns), and its figures. The first call on a device sets the kernels up.
 SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
+// Empty when split_k can run here; else why not (it needs thread-block clusters: an sm_90 GPU
+// and sm_90 code for the kernel, which a compute_80 PTX build JIT-compiled on an H200 lacks).
+// The choice of kernel reads it, so sizes that would take split_k take two_stage instead.
+std::string sgemm_split_k_missing();
 
 // Rounds `count` floats to BF16 (nearest even, as to_bf16 in cpu/sgemm.hpp), writing their 16-bit
 // patterns: the inputs of the cublas_bf16 rows, made on the device.

@@ -4,8 +4,11 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <string>
 
+#include "common/capability.hpp"
 #include "common/cuda_check.hpp"
+#include "common/gpu_context.hpp"
 #include "common/cuda_raii.hpp"
 #include "gpu/sgemm.hpp"
 
@@ -38,6 +41,14 @@ TensorRoofs measure_tensor_roofs(std::size_t n) {
   roofs.n = n;
   if (!cublas_unavailable_reason().empty()) {
     roofs.why_not = cublas_unavailable_reason();
+    return roofs;
+  }
+  // cuBLAS runs a TF32 request as plain FP32 below sm_80: a "TF32 roof" there would be the FP32
+  // one under another name.
+  const std::string missing = capability_missing(GpuFeature::bf16_tensor_cores,
+                                                 gpu_info().cc(), 0);
+  if (!missing.empty()) {
+    roofs.why_not = "TF32 and BF16 roofs: " + missing;
     return roofs;
   }
   try {

@@ -26,9 +26,13 @@ void vector_add_cuda(const float* a, const float* b, float* c, std::size_t n, in
   vector_add_detail::launch(a, b, c, n, block, stream, progress::None{});
 }
 
+// The bulk-copy path is compiled only into sm_90 code (vector_add_kernel.cuh); older code, or
+// compute_80 PTX JIT-compiled on an sm_90 GPU, loads and stores.
 KernelStats vector_add_cuda_stats(std::size_t n, int block) {
-  return kernel_stats(vector_add_detail::tile_kernel<progress::None>, block, tile_grid(n, block),
-                      tile_smem_bytes(block));
+  KernelStats s = kernel_stats(vector_add_detail::tile_kernel<progress::None>, block,
+                               tile_grid(n, block), tile_smem_bytes(block));
+  s.path = s.code_arch >= 90 ? "tma_bulk" : "loads";
+  return s;
 }
 
 void vector_add_cuda_article(const float* a, const float* b, float* c, std::size_t n, int block,

@@ -14,6 +14,22 @@ gpu_absent_reason() {
   if ! nvidia-smi -L >/dev/null 2>&1; then echo "nvidia-smi finds no GPU"; return; fi
 }
 
+# The CUDA architectures the scripts build: CUDA_ARCH when set (any CMAKE_CUDA_ARCHITECTURES
+# value: "native", "80", "75-real;90-real", ...); else the GPUs nvidia-smi sees; else Turing and
+# Hopper SASS, the two ends of the kernels' __CUDA_ARCH__ guards, so that ptxas checks both sides
+# of each in CI (the portable set of cmake/cuda_architectures.cmake adds sm_80 SASS and compute_90
+# PTX: two more compilations of every .cu file, ~10 minutes on a 2-core machine). Always passed
+# explicitly, so that a build folder configured on another machine follows this one.
+cuda_architectures() {
+  if [ -n "${CUDA_ARCH:-}" ]; then echo "$CUDA_ARCH"; return; fi
+  local caps
+  if caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null) && [ -n "$caps" ]; then
+    echo "$caps" | tr -d ' .' | sort -u | sed 's/$/-real/' | paste -sd';'
+    return
+  fi
+  echo "75-real;90-real"
+}
+
 # $1 = build dir, then extra cmake args, then optionally "--target T..." (default: all targets).
 # CPU_ONLY=1 builds without CUDA even where nvcc is found.
 configure_and_build() {
@@ -26,7 +42,8 @@ configure_and_build() {
   local cuda_args=(-DTWINBENCH_WITH_CUDA=OFF)
   if [ "${CPU_ONLY:-0}" != 1 ]; then
     if nvcc_path=$(find_nvcc); then
-      cuda_args=(-DTWINBENCH_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path")
+      cuda_args=(-DTWINBENCH_WITH_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc_path"
+                 -DCMAKE_CUDA_ARCHITECTURES="$(cuda_architectures)")
     else
       echo "twinbench: nvcc not found: building the CPU variants only" >&2
     fi

@@ -2,16 +2,25 @@
 # Builds, on this machine, a folder to carry to a GPU machine that has the NVIDIA driver but no
 # Google Benchmark (the H200 machine): bundle/ holds twinbench, twinbench_tests and the shared
 # libraries they need beside them (the binaries' RPATH is $ORIGIN). Run it there with
-# scripts/gpu-run.sh. CUDA architecture 90 unless CUDA_ARCH says otherwise.
+# scripts/gpu-run.sh. CUDA architecture 90 unless CUDA_ARCH says otherwise; BUNDLE_BUILD and
+# BUNDLE_OUT name other folders, for builds of other GPU generations carried beside it (e.g.
+# CUDA_ARCH=75-virtual BUNDLE_BUILD=build-bundle-75v BUNDLE_OUT=bundle/75v: only compute_75 PTX,
+# which the H200's driver JIT-compiles, so the code Turing would run runs on real hardware).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-arch=${CUDA_ARCH:-90}
+export CUDA_ARCH=${CUDA_ARCH:-90}
+build="$root/${BUNDLE_BUILD:-build-bundle}"
 bash "$root/scripts/deps.sh"
-configure_and_build "$root/build-bundle" -DCMAKE_CUDA_ARCHITECTURES="$arch" -DTWINBENCH_BUILD_TESTS=ON
-out="$root/bundle"
+configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=ON
+out="$root/${BUNDLE_OUT:-bundle}"
 mkdir -p "$out"
-cp "$root/build-bundle/twinbench" "$root/build-bundle/tests/twinbench_tests" "$out/"
+cp "$build/twinbench" "$build/tests/twinbench_tests" "$out/"
 strip "$out/twinbench" "$out/twinbench_tests"
+# A build for another GPU generation, carried beside the main bundle, shares its libraries.
+if [ "${BUNDLE_BINARIES_ONLY:-0}" = 1 ]; then
+  du -sh "$out"/twinbench* | sed 's/^/bundle: /'
+  exit 0
+fi
 # Libraries the GPU machine may lack: Debian's Google Benchmark, and the OpenMP runtime.
 for lib in libbenchmark.so.1debian libgomp.so.1; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$out/"

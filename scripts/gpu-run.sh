@@ -9,6 +9,8 @@
 #   SKIP_PEERS=1   no Numba peers (run them later: scripts/peers.sh OUT/RUN_NAME.json)
 #   RUN_NAME=run   names the outputs (several runs per call)
 #   RUN_TIMEOUT=S  stops the run after S seconds (SIGTERM): its JSON is then partial, and says so
+#   BUNDLE=bundle/75v  the binaries of a build for another GPU generation (gpu-bundle.sh with
+#                  BUNDLE_BINARIES_ONLY=1), run with the main bundle's libraries
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${OUT:-$root/gpu-out}
@@ -18,10 +20,11 @@ export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.0" ]; then
   tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
 fi
+bin="$root/${BUNDLE:-bundle}"
 export TWINBENCH_GIT_REVISION=${TWINBENCH_GIT_REVISION:-$(cat "$root/bundle/REVISION" 2>/dev/null || echo unknown)}
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
-  "$root/bundle/twinbench_tests" --gtest_brief=1 > "$out/tests.log" 2>&1
+  "$bin/twinbench_tests" --gtest_brief=1 > "$out/tests.log" 2>&1
   echo "tests: exit $? ($(grep -c '^\[  FAILED' "$out/tests.log") failed lines)"
   tail -n 3 "$out/tests.log"
 fi
@@ -30,7 +33,7 @@ limit=()
 if [ -n "${RUN_TIMEOUT:-}" ]; then limit=(timeout --signal=TERM "$RUN_TIMEOUT"); fi
 # Peak resident memory of the run (the issue's 8 GiB bound) from the kernel's accounting of the
 # finished child, whether or not /usr/bin/time is installed.
-python3 - "$out/$name.log" "${limit[@]}" "$root/bundle/twinbench" --machine=nvidia-h200 "$@" \
+python3 - "$out/$name.log" "${limit[@]}" "$bin/twinbench" --machine=nvidia-h200 "$@" \
   --benchmark_out="$out/$name.json" --benchmark_out_format=json <<'EOF'
 import resource, subprocess, sys, time
 log = open(sys.argv[1], "w")

@@ -605,7 +605,8 @@ TEST(SgemmGpu, OptimizedSizesTakeEveryKernel) {
   EXPECT_TRUE(taken.count(SgemmOptimizedKernel::two_stage));
   EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(1001), SgemmOptimizedKernel::fallback);
   EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(kLargeSize), SgemmOptimizedKernel::two_stage);
-  if (gpu_info().cc_major < 9) GTEST_SKIP() << "split-K needs thread-block clusters (sm_90)";
+  if (const std::string why = gpu::sgemm_split_k_missing(); !why.empty())
+    GTEST_SKIP() << "split-K " << why;
   EXPECT_TRUE(taken.count(SgemmOptimizedKernel::split_k));
   constexpr int kArticleTiles = (kArticleSize / 128) * (kArticleSize / 128);
   EXPECT_EQ(gpu::sgemm_cuda_optimized_kernel(kArticleSize), gpu_info().sms > kArticleTiles

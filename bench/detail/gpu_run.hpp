@@ -54,18 +54,8 @@ struct GpuKernel {
   GpuFeature needs = GpuFeature::none;
 };
 
-// The architecture of the code the runtime loaded for the kernel, where the statistics say it
-// (0: not known, then the device alone decides).
-template <class K>
-int code_arch_of(const K& k) {
-  if constexpr (requires { k.code_arch; })
-    return k.code_arch;
-  else
-    return 0;
-}
-
-// Skips the row with the reason when the device, or the code this build has for the kernel,
-// lacks what it needs. code_arch: 0 when not known.
+// Skips the row with the reason when the device, or the code this build has for the kernel
+// (KernelStats::code_arch; 0 when not known: the device alone decides), lacks what it needs.
 inline bool check_capability(benchmark::State& state, GpuFeature needs, int code_arch = 0) {
   if (needs == GpuFeature::none) return true;
   const std::string why =
@@ -84,6 +74,8 @@ inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
   state.counters["grid_blocks"] = static_cast<double>(k.grid_blocks);
   state.counters["suggested_block"] = k.suggested_block;
   state.counters["low_occupancy"] = k.low_occupancy() ? 1 : 0;
+  state.counters["code_arch"] = k.code_arch;
+  if (*k.path != '\0') state.SetLabel(k.path);
 }
 
 // The GPU rows' modes (common/bench_spec.hpp): kernel: inputs already on the device, events
@@ -204,7 +196,7 @@ void run_kernel(benchmark::State& state, const K& kernel, int block, Mode mode,
       return;
     }
     const gpu::KernelStats k = kernel.stats(stats_args...);
-    if (!check_capability(state, kernel.needs, code_arch_of(k))) return;
+    if (!check_capability(state, kernel.needs, k.code_arch)) return;
     run_gpu_modes(state, mode, stream, tol, s);
     record_kernel(state, k);
   }
