@@ -16,6 +16,13 @@ the issue's criteria:
   3. --fail-on-regression PCT: would exit 0 on A/A and 1 on A/B (it judges the rows whose
      threshold is at most PCT: reports/noise.py).
 Exit 0 when all hold, 1 when one does not (the file says which), 2 on unusable input.
+
+    python -m reports.calibrate_compare --gates GATE_DIR [GATE_DIR ...] [--out DIR]
+
+checks the gate's outputs (reports/gate.py, each DIR a gate's --out) against its criteria: a gate
+whose B carries no injected slowdown (A/A) exits 0; one whose B carries a slowdown on GPU kernel
+rows exits 1 with at least 90% of those rows confirmed and at most one other row confirmed; an
+injected CPU row is confirmed. Prints a Markdown table (and writes DIR/gates.md with --out).
 """
 
 from __future__ import annotations
@@ -171,16 +178,94 @@ def calibrate(aa: tuple[str, str], ab: tuple[str, str], out: Path, pct: float = 
     return passed, path
 
 
+# ----------------------------------------------------------------- the gate's outputs
+
+MIN_CONFIRMED_INJECTED = 0.90
+MAX_OTHERS_CONFIRMED = 1
+GATE_HEADERS = ["gate", "B's injection", "exit", "suspects", "confirmed", "not reproduced",
+                "ambiguous", "injected confirmed", "others confirmed", "confirm step", "met"]
+
+
+@dataclass
+class GateCheck:
+    cells: list[str]
+    passed: bool
+
+
+def check_gate(folder: Path) -> GateCheck:
+    """One gate's --out folder against the criteria (module docstring)."""
+    import json
+    try:
+        data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LoadError(f"{folder}: no readable gate.json ({exc})") from None
+    run_b = load_run(folder / "b.json")
+    suspects = data.get("suspects", [])
+    verdicts = {s["name"]: s["verdict"] for s in suspects}
+    confirmed = {n for n, v in verdicts.items() if v == "confirmed"}
+    counts = [sum(v == k for v in verdicts.values())
+              for k in ("confirmed", "not reproduced", "ambiguous")]
+    injected = injected_pattern(run_b.context)
+    code = data.get("exit_code")
+    if injected is None:
+        passed = code == 0
+        hook, caught, others = "none (A/A)", "–", str(len(confirmed))
+    else:
+        regex = re.compile(injected[0])
+        hooked = [r for r in run_b.rows if regex.search(r.name) and r.time_s]
+        gpu = [r.name for r in hooked if kind_of(r) in GPU_KERNEL_KINDS]
+        cpu = [r.name for r in hooked if kind_of(r) not in GPU_KERNEL_KINDS
+               and not r.is_gpu]
+        wanted = gpu + cpu
+        got = [n for n in wanted if n in confirmed]
+        extra = confirmed - {r.name for r in hooked}
+        enough = (len([n for n in gpu if n in confirmed]) >= MIN_CONFIRMED_INJECTED * len(gpu)
+                  and all(n in confirmed for n in cpu))
+        passed = code == 1 and bool(wanted) and enough and len(extra) <= MAX_OTHERS_CONFIRMED
+        hook = f"/{injected[0]}/ {injected[1]:g}%"
+        caught = f"{len(got)} of {len(wanted)} ({len(gpu)} GPU kernel, {len(cpu)} CPU rows)"
+        others = str(len(extra))
+    cells = [str(folder), hook, str(code), str(len(suspects)), *map(str, counts), caught, others,
+             f"{data.get('confirm_wall_s', 0.0):.1f} s", "yes" if passed else "NO"]
+    return GateCheck(cells, passed)
+
+
+def check_gates(folders: list[str], out: str | None) -> int:
+    try:
+        checks = [check_gate(Path(f)) for f in folders]
+    except LoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    text = to_markdown([
+        Heading("gate calibration", 1),
+        Paragraph(f"A/A gates must exit 0; gates whose B carries an injected slowdown must exit 1 "
+                  f"with at least {MIN_CONFIRMED_INJECTED:.0%} of the injected GPU kernel rows "
+                  f"and every injected CPU row confirmed, and at most {MAX_OTHERS_CONFIRMED} "
+                  "other row confirmed."),
+        Table(GATE_HEADERS, [c.cells for c in checks])])
+    print(text, end="")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / "gates.md").write_text(text, encoding="utf-8")
+    return 0 if all(c.passed for c in checks) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reports.calibrate_compare",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--aa", nargs=2, required=True, metavar=("A1", "A2"))
-    parser.add_argument("--ab", nargs=2, required=True, metavar=("A", "B"))
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--aa", nargs=2, metavar=("A1", "A2"))
+    parser.add_argument("--ab", nargs=2, metavar=("A", "B"))
+    parser.add_argument("--out")
+    parser.add_argument("--gates", nargs="+", metavar="GATE_DIR",
+                        help="check the gate's output folders instead (module docstring)")
     parser.add_argument("--fail-on-regression", type=float, default=DEFAULT_FAIL_PCT,
                         metavar="PCT")
     parser.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json")
     args = parser.parse_args(argv)
+    if args.gates:
+        return check_gates(args.gates, args.out)
+    if not (args.aa and args.ab and args.out):
+        parser.error("--aa, --ab and --out are required (or --gates)")
     try:
         passed, path = calibrate(tuple(args.aa), tuple(args.ab), Path(args.out),
                                  args.fail_on_regression, args.baseline)

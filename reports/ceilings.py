@@ -347,3 +347,35 @@ def above_roof(row: Row, context: dict, side: str) -> str | None:
     if flops is not None and roof and flops > roof.value:
         reasons.append(f"{fmt_rate(flops, roof.unit)} is above the {roof.label} roof")
     return "; ".join(reasons) or None
+
+
+# ----------------------------------------------------------------- the CPU's caches
+
+def cpu_last_level_cache_bytes(context: dict) -> int | None:
+    """The largest cache Google Benchmark found (its `caches` context: the L3, shared)."""
+    caches = context.get("caches")
+    if not isinstance(caches, list):
+        return None
+    sizes = [c.get("size") for c in caches if isinstance(c, dict) and c.get("type") != "Instruction"]
+    sizes = [int(s) for s in sizes if isinstance(s, (int, float)) and s > 0]
+    return max(sizes) if sizes else None
+
+
+def cpu_ceilings_in_cache(context: dict) -> bool:
+    """Whether the CPU ceilings were measured on arrays that fit in the last-level cache: then
+    they are the cache's bandwidth, not memory's (--quick's 32 MiB arrays in a 300 MiB L3 read
+    87 GB/s of triad against 48 GB/s from DRAM in a default run on the H200 host)."""
+    array = an.context_number(context, "cpu_bw_array_bytes")
+    cache = cpu_last_level_cache_bytes(context)
+    return bool(array and cache and array <= cache)
+
+
+def cpu_data_beyond_cache(row: Row, context: dict) -> bool:
+    """A CPU row whose data (the bytes its model moves per call) exceed the last-level cache:
+    above its memory ceiling it is not reading from a cache, whatever its share says."""
+    moved = row.counter("bytes_per_iter")
+    cache = cpu_last_level_cache_bytes(context)
+    return not row.is_gpu and bool(moved and cache and moved > cache)
+
+
+ABOVE_CEILING = "above its measured ceiling"

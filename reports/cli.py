@@ -1,12 +1,16 @@
 """Command line: `python -m reports [render] RUN.json [MORE.json] --out DIR`
 `python -m reports compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
 [--fail-on-regression PCT]` and
-`python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]`.
+`python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]` and
+`python -m reports gate --a BIN_OR_RESULTS --b BIN [--pct 5] [--cpu-pct PCT] [--rounds 3] ...`
+(reports/gate.py: run, compare, confirm the suspects in fresh processes).
 
 Exit codes: 0 report written (even for empty, partial or CPU-only runs),
 1 (compare with --fail-on-regression only) a benchmark regressed by more than PCT% and beyond its
 noise threshold, among the benchmarks whose threshold is PCT% or less (the others are printed,
 not failed on: reports/noise.py says why), 2 unusable input or bad usage.
+`gate`: 0 no confirmed regression, 1 a regression confirmed in every round of the confirm step,
+2 bad input (reports/gate.py lists the cases).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
 # Regressions printed when --fail-on-regression fails (the report lists them all).
 MAX_PRINTED = 20
-SUBCOMMANDS = ("render", "compare", "merge")
+SUBCOMMANDS = ("render", "compare", "merge", "gate")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,7 +101,56 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--out", required=True, help="merged JSON file to write")
     merge.add_argument("--drop", type=_regex, default=None,
                        help="regex: leave out entries whose name matches")
+    _add_gate(sub)
     return parser
+
+
+def _rounds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--rounds: '{text}' is not a whole number") from None
+    if not 1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"--rounds: expected 1 to 20, got {text}")
+    return value
+
+
+def _add_gate(sub) -> None:
+    from .gate import DEFAULT_MAX_SUSPECTS, DEFAULT_PCT, DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S
+    gate = sub.add_parser("gate", help="run A and B, compare, confirm the suspects in fresh "
+                                       "processes; exit 1 only on a confirmed regression")
+    gate.add_argument("--a", required=True, metavar="BIN_OR_RESULTS",
+                      help="the reference: a twinbench binary, or a results file of it (the "
+                           "confirm step then measures B against its samples)")
+    gate.add_argument("--b", required=True, metavar="BIN", help="the candidate's twinbench binary")
+    gate.add_argument("--out", default="gate-out", help="output folder (default gate-out)")
+    gate.add_argument("--pct", type=_positive("--pct"), default=DEFAULT_PCT,
+                      help="the slowdown to catch, in percent; rows whose noise threshold is at "
+                           f"most this are gated (default {DEFAULT_PCT:g})")
+    gate.add_argument("--cpu-pct", type=_positive("--cpu-pct"), default=None,
+                      help="gate every CPU row at this slowdown, screened and confirmed at its "
+                           "midpoint (default: CPU rows are gated like the others, by threshold)")
+    gate.add_argument("--rounds", type=_rounds, default=DEFAULT_ROUNDS,
+                      help=f"confirm rounds, each a fresh process per build (default "
+                           f"{DEFAULT_ROUNDS})")
+    gate.add_argument("--repetitions", type=_rounds, default=1,
+                      help="--benchmark_repetitions within each confirm process (default 1)")
+    gate.add_argument("--bench-args", default="",
+                      help="arguments for every twinbench run, one string "
+                           "(e.g. \"--workload=dot,vector_add --no-ceilings\")")
+    gate.add_argument("--a-env", action="append", metavar="KEY=VALUE",
+                      help="environment for A's processes only (repeatable)")
+    gate.add_argument("--b-env", action="append", metavar="KEY=VALUE",
+                      help="environment for B's processes only (repeatable), e.g. "
+                           "TWINBENCH_INJECT_SLOWDOWN='^dot/cuda=5'")
+    gate.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json",
+                      help="two or more runs of A's revision: each row's own noise (compare)")
+    gate.add_argument("--max-suspects", type=int, default=DEFAULT_MAX_SUSPECTS,
+                      help=f"suspects measured again at most, largest first (default "
+                           f"{DEFAULT_MAX_SUSPECTS})")
+    gate.add_argument("--timeout", type=_positive("--timeout"), default=DEFAULT_TIMEOUT_S,
+                      help=f"seconds one twinbench process may take (default "
+                           f"{DEFAULT_TIMEOUT_S:g})")
 
 
 def _with_default_command(argv: list[str]) -> list[str]:
@@ -120,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
             from .merge import write_merged
             count = write_merged(args.results, args.out, args.drop)
             print(f"wrote {args.out}: {count} entries from {len(args.results)} file(s)")
+        elif args.command == "gate":
+            from .gate import main_from_args
+            return main_from_args(args)
         else:
             return _compare(args)
     except LoadError as exc:

@@ -26,7 +26,6 @@ import io
 import math
 import statistics
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import matplotlib
@@ -69,70 +68,21 @@ VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e", NOT_COM
 
 # ----------------------------------------------------------------- statistics
 
-def _ranks(values: list[float]) -> list[float]:
-    """Ranks starting at 1, ties sharing their average rank."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-@lru_cache(maxsize=None)
-def _u_counts(m: int, n: int) -> tuple[int, ...]:
-    """Number of orderings giving each U (0..m*n) for sample sizes m, n, no ties."""
-    if m == 0 or n == 0:
-        return (1,)
-    # The largest value comes from either sample: if from the first, it beats
-    # all n of the other sample.
-    with_first = _u_counts(m - 1, n)
-    with_second = _u_counts(m, n - 1)
-    counts = [0] * (m * n + 1)
-    for u, c in enumerate(with_first):
-        counts[u + n] += c
-    for u, c in enumerate(with_second):
-        counts[u] += c
-    return tuple(counts)
-
-
-def _normal_two_sided(z: float) -> float:
-    return math.erfc(abs(z) / math.sqrt(2))
-
-
 def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
-    """Two-sided Mann-Whitney U test. Returns (U of a, p-value)."""
+    """Two-sided Mann-Whitney U test (scipy.stats, as Google Benchmark's tools/compare.py).
+    Returns (U of a, p-value): the exact distribution up to EXACT_LIMIT samples a side without
+    ties, else the normal approximation with tie and continuity corrections."""
+    from scipy import stats  # here: render and the loader do not need scipy
     m, n = len(a), len(b)
     if m == 0 or n == 0:
         raise ValueError("both samples need at least one value")
-    ranks = _ranks(list(a) + list(b))
-    u_a = sum(ranks[:m]) - m * (m + 1) / 2
-    u_min = min(u_a, m * n - u_a)
+    if len(set(a) | set(b)) == 1:
+        return m * n / 2, 1.0
     has_ties = len(set(a) | set(b)) < m + n
-    if not has_ties and m <= EXACT_LIMIT and n <= EXACT_LIMIT:
-        counts = _u_counts(m, n)
-        tail = sum(counts[: int(u_min) + 1]) / math.comb(m + n, m)
-        return u_a, min(1.0, 2 * tail)
-    # Normal approximation with tie correction and continuity correction.
-    total = m + n
-    tie_sum = sum(t**3 - t for t in _tie_sizes(a, b))
-    variance = m * n / 12 * ((total + 1) - tie_sum / (total * (total - 1)))
-    if variance <= 0:
-        return u_a, 1.0
-    z = (abs(u_a - m * n / 2) - 0.5) / math.sqrt(variance)
-    return u_a, min(1.0, _normal_two_sided(max(z, 0.0)))
-
-
-def _tie_sizes(a: list[float], b: list[float]) -> list[int]:
-    counts: dict[float, int] = {}
-    for value in list(a) + list(b):
-        counts[value] = counts.get(value, 0) + 1
-    return [c for c in counts.values() if c > 1]
+    exact = not has_ties and m <= EXACT_LIMIT and n <= EXACT_LIMIT
+    result = stats.mannwhitneyu(a, b, alternative="two-sided",
+                                method="exact" if exact else "asymptotic")
+    return float(result.statistic), min(1.0, float(result.pvalue))
 
 
 # ----------------------------------------------------------------- verdicts

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import ceilings as ce
 from . import summary as su
 from .document import Block, Detail, Details, Heading, Image, Paragraph, Table
 from .headline import gpu_headline
@@ -39,14 +40,20 @@ def time_cell(row: Row | None) -> str:
 def limit_cell(row: Row | None, context: dict, suspect: bool = False) -> str:
     """"95 % of add", "47 % of FP32 roof", "300 % of add (cache)": the row's share of the limit
     it is nearest (speedup_chart.own_limit). suspect: the run's CPU ceilings are impossible
-    (SummaryLine.suspect), so a CPU share above them is no cache."""
+    (SummaryLine.suspect), so a CPU share above them is no cache; nor is a CPU row's whose data
+    exceed the caches (it is above its measured ceiling)."""
     share = own_limit(row, context)
     if share is None:
         return "–"
     pct, bound, what = share
     text = f"{pct:.0f} % of {what}" + (" roof" if bound == "compute" else "")
     if bound == "bandwidth" and pct > CACHE_PCT:
-        text += " (ceiling suspect)" if suspect and not row.is_gpu else " (cache)"
+        if suspect and not row.is_gpu:
+            text += " (ceiling suspect)"
+        elif ce.cpu_data_beyond_cache(row, context):
+            text += f" ({ce.ABOVE_CEILING})"
+        else:
+            text += " (cache)"
     return text
 
 

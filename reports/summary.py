@@ -358,15 +358,16 @@ COMPUTE_BOUND_PCT = 60.0      # % of the measured compute roof of its precision
 LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
 LAUNCH_RATIO = 2.0            # launch-included time over kernel time
 PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
-MIN_BLOCKS_PER_SM = 2
 # A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
 # the DRAM write stream): its time is latency, whatever its bytes per second say.
 MIN_STREAM_BYTES = 1 << 20
 
 
-def _memory(row: Row, suspect: dict[str, str] | None = None) -> str | None:
+def _memory(row: Row, suspect: dict[str, str] | None = None,
+            context: dict | None = None) -> str | None:
     """suspect: the CPU ceilings that are impossible (ce.suspect_cpu_ceilings), for CPU rows:
-    above such a ceiling a row says nothing about caches."""
+    above such a ceiling a row says nothing about caches. context (CPU rows): a row whose data
+    exceed the last-level cache is above its ceiling, not in a cache."""
     moved = row.counter("bytes_per_iter")
     if moved is not None and moved < MIN_STREAM_BYTES:
         return None
@@ -376,6 +377,12 @@ def _memory(row: Row, suspect: dict[str, str] | None = None) -> str | None:
         return (f"unknown: the CPU ceiling is suspect ({ceiling.short}; the all-thread ceiling "
                 f"came out below the one-thread one, so something else ran while it was "
                 f"measured: {why})")
+    if ceiling and ceiling.pct > CACHE_PCT and context and ce.cpu_data_beyond_cache(row, context):
+        # vector_add/omp 256M (3 GB) read 118 % of the triad ceiling on the H200 host: the
+        # ceiling, measured once at start, moved with the host's level, not into a cache.
+        return (f"memory bandwidth ({ceiling.short}: {ce.ABOVE_CEILING}; its data exceed the "
+                "CPU's caches, so not cache: the host's level moved between the ceiling's "
+                "measurement and the row)")
     if ceiling and ceiling.pct > CACHE_PCT:
         return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"
     if ceiling and ceiling.pct >= MEMORY_BOUND_PCT:
@@ -393,11 +400,23 @@ def _compute(row: Row, context: dict, side: str) -> str | None:
 
 
 def _too_few_threads(row: Row, context: dict) -> str | None:
-    if row.counter("low_occupancy") == 1.0:
-        return "too few threads (low occupancy)"
+    """Fewer blocks than SMs (some SMs idle), or a grid that fills under ncu.ACHIEVED_SHARE of
+    one wave (the blocks the SMs hold at once: SMs × this kernel's blocks per SM), so no SM can
+    reach that share of its theoretical warps: the counters' rules (under one wave; achieved
+    occupancy under that share of theoretical) without the counters. A grid just short of a
+    wave is not named (conv2d cuda_direct 8x8: 0.97 of a wave, FMA-pipe bound by the counters),
+    nor is low theoretical occupancy alone (poisson 100M's fastest kernel: one 1024-thread
+    block per SM, a full wave, ALU bound by the counters)."""
     blocks, sms = row.counter("grid_blocks"), an.context_number(context, "gpu_sms")
-    if blocks is not None and sms and blocks < MIN_BLOCKS_PER_SM * sms:
-        return f"too few threads ({blocks:.0f} blocks for {sms:.0f} SMs)"
+    if blocks is None or not sms:
+        return None
+    if blocks < sms:
+        plural = "" if blocks == 1 else "s"
+        return f"too few threads ({blocks:.0f} block{plural} for {sms:.0f} SMs)"
+    per_sm = row.counter("active_blocks_per_sm")
+    if per_sm and blocks < ncu.ACHIEVED_SHARE * sms * per_sm:
+        return (f"too few threads ({blocks:.0f} blocks, {blocks / (sms * per_sm):.2g} of a wave "
+                f"of {sms:.0f} SMs × {per_sm:.0f})")
     return None
 
 
@@ -417,13 +436,15 @@ def gpu_limiter(row: Row, context: dict) -> str:
     """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
     them (scripts/gpu-profile.sh; reports/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
     peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
-    memory bandwidth, compute, too few threads, launch latency, else latency / other, with the
-    reason the profile pass could not say more when the run had one."""
+    memory bandwidth, compute, too few threads (under a wave), launch latency, the side of the
+    roofline its model puts it on (_gpu_roofline_side), a model without throughput, else
+    latency / other (a row whose model has neither bytes nor FLOPs), with the reason the
+    profile pass could not say more when the run had one."""
     measured = ncu.limiter_words(row)
     if measured:
         return measured
     ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
-             or _launch(row) or _no_throughput_model(row))
+             or _launch(row) or _gpu_roofline_side(row, context) or _no_throughput_model(row))
     if ruled:
         return ruled
     why = ncu.unprofiled_reason(row, context)
@@ -461,6 +482,77 @@ def _roofline_side(row: Row, context: dict, side: str) -> str | None:
             f"its model counts no FLOPs)")
 
 
+def _gpu_roof(row: Row, context: dict) -> ce.Roof | None:
+    """The roof of the pipe the row's precision uses (its tensor roof where it names a tensor
+    precision or is a cuBLAS row; ce.roof_for); for FP32 or an unnamed precision, the GPU's
+    datasheet FP32 peak where the run measured no roof."""
+    roof = ce.roof_for(row, context, "gpu")
+    if roof is None and (row.precision or "fp32").lower() == "fp32":
+        roof = ce.top_roof(context, "gpu")
+    return roof
+
+
+def _ridge_bandwidth(ceiling: ce.RowCeiling | None, context: dict) -> tuple[str, float] | None:
+    """(pattern, bytes/s) the ridge is drawn with: the row's own pattern's ceiling, else the
+    GPU's highest measured bandwidth (the lowest ridge: a row past it is past every ridge)."""
+    if ceiling and ceiling.bytes_per_s:
+        return ceiling.pattern, ceiling.bytes_per_s
+    measured = ce.pattern_bandwidths(context, "gpu")
+    if ceiling and ceiling.pattern in measured:
+        return ceiling.pattern, measured[ceiling.pattern]
+    return ce.highest_bandwidth(context, "gpu")
+
+
+def _roof_name(roof: ce.Roof) -> str:
+    return f"{'datasheet ' if roof.kind == 'datasheet' else ''}{roof.precision} roof"
+
+
+def _gpu_roofline_side(row: Row, context: dict) -> str | None:
+    """A GPU kernel row under both of its limits and without counters: which side of the
+    roofline its model puts it on, and its share of that limit. Its FLOPs per byte against the
+    ridge of the pipe its precision uses (that roof over its access pattern's bandwidth) names
+    the bound; a row with FLOPs but no bytes worth streaming (nested_loop: 80 KB written for
+    2e8 FLOPs) is on the compute side; a row without FLOPs in its model (poisson: integer work)
+    is placed by its bytes alone, and says so. Near the ridge either side can hold it: the
+    H200's conv2d 7x7 sits at 12 FLOP/B against a ridge of 14 (56 % of copy) and its counters
+    find the FMA pipe at 61 % of peak."""
+    moved = row.counter("bytes_per_iter") or 0.0
+    work = row.counter("flop_per_iter") or 0.0
+    flops = an.achieved_flop_per_s(row)
+    roof = _gpu_roof(row, context)
+    ceiling = ce.row_ceiling(row)
+    streams = moved >= MIN_STREAM_BYTES
+    if work and flops and roof:
+        share = f"{100 * flops / roof.value:.0f} % of the {_roof_name(roof)}"
+        bandwidth = _ridge_bandwidth(ceiling, context)
+        if not streams:
+            return f"compute (under the roof: {share}; its model streams under 1 MiB)"
+        if bandwidth is None:
+            return f"compute (under the roof: {share}; no bandwidth measured to draw a ridge)"
+        intensity, ridge = work / moved, roof.value / bandwidth[1]
+        roofline = f"roofline: {intensity:.2g} FLOP/B against a ridge of {ridge:.2g}"
+        if intensity >= ridge:
+            return f"compute (under the roof: {share}; {roofline})"
+        under = _bandwidth_share(row, ceiling, bandwidth)
+        return f"memory bandwidth (under the ceiling: {under}; {roofline})"
+    if streams and ceiling:
+        why = (f"no {row.precision.upper()} roof measured" if work and row.precision
+               else "its model counts no FLOPs")
+        return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline by bytes "
+                f"alone: {why})")
+    return None
+
+
+def _bandwidth_share(row: Row, ceiling: ce.RowCeiling | None,
+                     bandwidth: tuple[str, float]) -> str:
+    """"56 % of copy": the row's own share where the run gave one, else its bytes per second
+    over the bandwidth the ridge was drawn with."""
+    if ceiling:
+        return ceiling.short
+    rate = an.gb_per_s(row)
+    return f"{100 * rate * 1e9 / bandwidth[1]:.0f} % of {bandwidth[0]}" if rate else bandwidth[0]
+
+
 def _no_throughput_model(row: Row) -> str | None:
     """Rows whose work model holds no throughput to be bound by: API calls, dependent chains
     (alloc, sync, lucas: no bytes worth streaming, no FLOPs) are latency by what they time; host
@@ -482,7 +574,8 @@ def cpu_limiter(row: Row, context: dict) -> str:
     rows with neither (a dependent chain without data), saying why no hardware counter could say
     more where the run recorded that (common/perf_counters)."""
     side = ce.side_of(row) or "cpu_one"
-    ruled = (_memory(row, ce.suspect_cpu_ceilings(context)) or _compute(row, context, side)
+    ruled = (_memory(row, ce.suspect_cpu_ceilings(context), context)
+             or _compute(row, context, side)
              or _roofline_side(row, context, side) or _no_throughput_model(row))
     if ruled:
         return ruled
@@ -624,6 +717,8 @@ class SummaryLine:
     fairness: str = ""             # fairness_flag of the GPU kernel speedup
     suspect: bool = False          # the CPU ceilings are impossible (see cpu_limiter)
     cpu_roof: str = ""             # "7 % of FP32 roof": the CPU row against its compute roof
+    # The best CPU row's data exceed the CPU's caches: above its ceiling it is not in a cache.
+    cpu_beyond_cache: bool = False
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -680,6 +775,7 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
     if ratio is None and best.gpu and best.cpu:
         line.fairness = cpu_lacks(best.gpu, best.cpu, context)
     line.cpu_roof = _roof_share(best.cpu, context)
+    line.cpu_beyond_cache = bool(best.cpu) and ce.cpu_data_beyond_cache(best.cpu, context)
     return line
 
 
@@ -723,12 +819,14 @@ def row_cell(row: Row | None) -> str:
     return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
 
 
-def _ceiling(row: Row | None, suspect: bool = False) -> str:
+def _ceiling(row: Row | None, suspect: bool = False, beyond_cache: bool = False) -> str:
     ceiling = ce.row_ceiling(row) if row else None
     if not ceiling:
         return "–"
     if suspect and not row.is_gpu and ceiling.pct > 100:
         return f"{ceiling.short} (ceiling suspect)"
+    if beyond_cache and not row.is_gpu and ceiling.pct > CACHE_PCT:
+        return f"{ceiling.short} ({ce.ABOVE_CEILING})"
     return ceiling.short
 
 
@@ -784,7 +882,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
     if not gpu:
         return [line.workload, " ".join(line.size_key) or "–", best.label,
                 row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
-                _ceiling(best.cpu, line.suspect), line.cpu_roof or "–", cpu_energy,
+                _ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), line.cpu_roof or "–", cpu_energy,
                 line.limiter]
     cells = [
         line.workload, " ".join(line.size_key) or "–", best.label,
@@ -792,7 +890,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
         omp_speedup_cell(line), speedup_cell(line.gpu_speedup),
         speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
         hardware_cell(line),
-        _pair(_ceiling(best.cpu, line.suspect), _ceiling(best.gpu)),
+        _pair(_ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), _ceiling(best.gpu)),
         _pair(cpu_energy, fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
         line.limiter,
     ]
@@ -823,6 +921,12 @@ def summary_table(rows: list[Row], context: dict,
     return Table(summary_headers(numba, gpu), [summary_cells(line, numba, gpu) for line in lines])
 
 
+CPU_ONE_PROCESS = (
+    " A CPU row's interval, and that of a speedup with a CPU row in it, comes from one process "
+    "only: a CPU row's samples agree within a process while its level moves between processes "
+    "(CPU medians of identical code moved 10 % typically between the committed H200 runs, "
+    "reports/noise.py), so it bounds this run's median, not the next run's.")
+
 SUMMARY_TEXT = (
     "One row per workload at its largest size measured on both sides (else its largest), and one "
     "more per other precision measured on both sides there (algorithm \"plain, bf16\"). Speedups "
@@ -834,7 +938,8 @@ SUMMARY_TEXT = (
     "onednn) count as OpenMP (every thread); best vs best is the fastest GPU "
     "kernel against the fastest CPU row of any algorithm of the same precision. In brackets: a "
     "distribution-free interval for the ratio of median times from each row's samples (order "
-    f"statistics, ≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples). "
+    f"statistics, ≥ {100 * LEVEL:.0f} % unless a lower coverage is given: too few samples)."
+    + CPU_ONE_PROCESS + " "
     "Hardware ratio: the GPU's limit over the CPU's (all threads), both measured in this run, for "
     "the bound the pair is nearest: the bandwidth of the rows' access pattern, or the compute "
     "roof of their precision (the CPU's native-ISA roof where the run has one). A GPU kernel × "
@@ -842,11 +947,16 @@ SUMMARY_TEXT = (
     "the CPU side is that far from its hardware. The limiter "
     f"is read off the numbers: memory bandwidth at ≥ {MEMORY_BOUND_PCT:.0f} % of the row's "
     f"ceiling, compute at ≥ {COMPUTE_BOUND_PCT:.0f} % of the measured roof of its precision, too "
-    f"few threads (low occupancy, or under {MIN_BLOCKS_PER_SM} blocks per SM), launch latency "
+    "few threads (a GPU grid of fewer blocks than SMs, or under "
+    f"{100 * ncu.ACHIEVED_SHARE:.0f} % of one wave), launch latency "
     f"(kernel under {LAUNCH_BOUND_S * 1e6:.0f} µs, or launch-included time ≥ "
     f"{LAUNCH_RATIO:.0f}× "
-    f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel, else latency / "
-    "other.")
+    f"the kernel), PCIe when end to end takes ≥ {PCIE_RATIO:.0f}× the kernel. A row under both "
+    "of its limits is placed on its roofline: its FLOPs per byte (its work model) against the "
+    "ridge (its precision's roof over its pattern's bandwidth) names memory bandwidth or compute, "
+    "with its share of that limit in brackets; a model without FLOPs is placed by its bytes "
+    "alone. Latency where the model has neither bytes nor FLOPs (API calls, dependent chains), "
+    "else latency / other.")
 
 CPU_ONLY_SUMMARY_TEXT = (
     "One row per workload at its largest size. OpenMP × serial pairs rows of the same algorithm "
@@ -855,7 +965,8 @@ CPU_ONLY_SUMMARY_TEXT = (
     "roof its FLOP/s over the measured roof of its precision (rows that count FLOPs); a row near "
     "neither is bound by latency or by code that is not at its limit. In brackets: a "
     f"distribution-free interval (order statistics, ≥ {100 * LEVEL:.0f} % unless a lower "
-    "coverage is given). The limiter is read off the numbers: memory bandwidth at ≥ "
+    "coverage is given)." + CPU_ONE_PROCESS + " The limiter is read off the numbers: memory "
+    "bandwidth at ≥ "
     f"{MEMORY_BOUND_PCT:.0f} % of the row's ceiling, compute at ≥ "
     f"{COMPUTE_BOUND_PCT:.0f} % of the "
     "measured roof of its precision, else latency / other.")

@@ -66,7 +66,7 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "deps: creating $venv" >&2
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c 'import matplotlib, pytest' >/dev/null 2>&1; then
+if ! "$venv/bin/python" -c 'import matplotlib, pytest, scipy' >/dev/null 2>&1; then
   echo "deps: installing Python packages (reports/requirements.txt)" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/reports/requirements.txt"
 fi

@@ -11,11 +11,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export CUDA_ARCH=${CUDA_ARCH:-90}
 build="$root/${BUNDLE_BUILD:-build-bundle}"
 bash "$root/scripts/deps.sh"
-configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=ON
+# BUNDLE_TESTS=0: twinbench alone (a build that only shows what a run does on a GPU it lacks).
+if [ "${BUNDLE_TESTS:-1}" = 1 ]; then
+  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench twinbench_tests
+  binaries=("$build/twinbench" "$build/tests/twinbench_tests")
+else
+  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=OFF --target twinbench
+  binaries=("$build/twinbench")
+fi
 out="$root/${BUNDLE_OUT:-bundle}"
 mkdir -p "$out"
-cp "$build/twinbench" "$build/tests/twinbench_tests" "$out/"
-strip "$out/twinbench" "$out/twinbench_tests"
+cp "${binaries[@]}" "$out/"
+strip "$out"/twinbench*
 # A build for another GPU generation, carried beside the main bundle, shares its libraries.
 if [ "${BUNDLE_BINARIES_ONLY:-0}" = 1 ]; then
   du -sh "$out"/twinbench* | sed 's/^/bundle: /'

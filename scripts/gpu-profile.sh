@@ -24,18 +24,51 @@
 # RUN.json itself when OUT_DIR is RUN.json's folder). Prints a summary table last.
 # Exit 2: no ncu, no RUN.json, or no GPU kernel row in it. Exit 3: ncu may not read the
 # counters (ERR_NVGPUCTRPERM). Exit 1: a pass failed or nothing merged.
+#   scripts/gpu-profile.sh --check    whether this machine can profile at all, before a run is
+#                       spent on it: silent, exit 0 when it can; else one line why, exit 2 (no
+#                       GPU, no ncu) or 3 (the driver keeps the counters from this user:
+#                       RmProfilingAdminOnly: 1 in /proc/driver/nvidia/params, not root).
 #   PROFILE_BUDGET=S    seconds for both passes (default 170: the issue's bound is 3 minutes):
 #                       the main pass is stopped at S (SIGINT, then SIGKILL 20 s later), the
 #                       sweep pass gets what is left and is skipped under 20 s
 #   PROFILE_SWEEPS=0    main pass only
 #   NCU_EXTRA="..."     more ncu options (split into words)
 #   NCU=PATH            the ncu to run (default: ncu on PATH, else /usr/local/cuda/bin/ncu)
+#   TWINBENCH_BIN=PATH  the twinbench to profile (default: bundle/twinbench; scripts/run.sh
+#                       passes its build's)
 #   NCU_MAIN_ARGS="..." / NCU_SWEEP_ARGS="..."   the passes' sections and metrics instead of
 #                       the ones below (split into words)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+
+# Why this machine cannot profile, in a few words, or nothing when it can. The driver's
+# RmProfilingAdminOnly (NVreg_RestrictProfilingToAdminUsers, on by default) keeps the counters
+# from every user but root: ncu then profiles nothing and says ERR_NVGPUCTRPERM. Where the
+# params file cannot be read, the pass finds out itself (exit 3).
+cannot_profile() {
+  if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "no GPU (nvidia-smi finds none)"
+    return 2
+  fi
+  if [ ! -x "$ncu" ]; then
+    echo "no ncu (Nsight Compute comes with the CUDA toolkit: /usr/local/cuda/bin/ncu)"
+    return 2
+  fi
+  local params=${NVIDIA_PARAMS:-/proc/driver/nvidia/params}
+  if [ "$(id -u)" != 0 ] && grep -qs '^RmProfilingAdminOnly: *1' "$params"; then
+    echo "no permission to the GPU counters (RmProfilingAdminOnly: 1 in $params: only root may read them; the driver option NVreg_RestrictProfilingToAdminUsers=0 lifts it)"
+    return 3
+  fi
+  return 0
+}
+if [ "${1:-}" = --check ]; then
+  cannot_profile
+  exit $?
+fi
+
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: scripts/gpu-profile.sh RUN.json [OUT_DIR]" >&2
+  echo "usage: scripts/gpu-profile.sh RUN.json [OUT_DIR]   or: scripts/gpu-profile.sh --check" >&2
   exit 2
 fi
 run_json=$1
@@ -51,7 +84,7 @@ export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.0" ]; then
   tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
 fi
-ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+app_bin=${TWINBENCH_BIN:-$root/bundle/twinbench}
 if [ ! -x "$ncu" ]; then
   echo "gpu-profile: ncu not found (Nsight Compute comes with the CUDA toolkit: /usr/local/cuda/bin/ncu)" >&2
   exit 2
@@ -102,7 +135,7 @@ profile_pass() {  # name, seconds, filter, sections...
              -f -o "$rep")
   # The pass's own run: no ceilings or telemetry (minutes of their own, nothing to profile),
   # one sample a row (its timings are not results), no re-exec for pinning under ncu.
-  local app=("$root/bundle/twinbench" "${size_args[@]}" --no-ceilings --no-telemetry --min-samples=1
+  local app=("$app_bin" "${size_args[@]}" --no-ceilings --no-telemetry --min-samples=1
              --min-time=1e-9 --max-time=1e-9 "--benchmark_filter=$filter"
              "--benchmark_out=$out/ncu-$name-run.json" --benchmark_out_format=json)
   # The command as run, the filter by name (ncu-<pass>.filter holds it: thousands of characters).

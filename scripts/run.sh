@@ -2,11 +2,19 @@
 # The main job: install what is missing, build, run the suite on this machine (CPU always, GPU
 # when a CUDA device is present), write results/<machine>/<timestamp>.json and its report.
 #
-#   scripts/run.sh [--quick] [--workload=a,b] [--machine=NAME] [--peers|--no-peers] [-- twinbench flags]
+#   scripts/run.sh [--quick] [--workload=a,b] [--machine=NAME] [--peers|--no-peers] [--no-profile]
+#                  [-- twinbench flags]
 #
 # The articles' Numba programs (scripts/peers.sh) run beside the C++ rows where there is a GPU
 # (--no-peers leaves them out); without a GPU only with --peers (their CPU rows add 4-5 minutes
 # on a 2-core machine), or later: scripts/peers.sh results/<machine>/<timestamp>.json.
+#
+# Where a GPU and Nsight Compute are here and the driver lets this user read the counters, a
+# profile pass follows the run (scripts/gpu-profile.sh: the fastest kernel of every GPU impl,
+# each once, at most PROFILE_BUDGET seconds, default 170; 110 s on the H200) and its counters
+# go into the results file, so the report names each profiled GPU row's limiter from them;
+# elsewhere one line says why not, and the report names the limiters by its rules.
+# --no-profile leaves the pass out; its files are in results/<machine>/<timestamp>/ncu/.
 #
 # Exit status: twinbench's (0 ok, 1 a validation failed, 2 bad input, 3 results not written);
 # 130/143 interrupted (SIGINT/SIGTERM), 137 killed (SIGKILL: out of memory, most often). A run
@@ -14,7 +22,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-quick=() workload=() machine="" extra=() peers=""
+quick=() workload=() machine="" extra=() peers="" profile=1
 while (($#)); do
   case "$1" in
     --quick) quick=(--quick) ;;
@@ -22,8 +30,9 @@ while (($#)); do
     --machine=*) machine=${1#--machine=} ;;
     --peers) peers=1 ;;
     --no-peers) peers=0 ;;
+    --no-profile) profile=0 ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -136,6 +145,38 @@ if [ -z "$why" ] && ((peers)); then
     130|143) why="the Numba peers were interrupted"; status=$peers_status ;;
     *) echo "twinbench: the Numba peers exited $peers_status (see above)" >&2 ;;
   esac
+fi
+# Nsight Compute's counters behind the GPU rows' limiters (header above). Its outcome never
+# changes the exit status: the measurements stand either way.
+profile_pass() {  # results file, folder for ncu's files
+  local json=$1 dir=$2 reason rc=0
+  if ! reason=$(bash "$root/scripts/gpu-profile.sh" --check); then
+    echo "twinbench: no profile pass: $reason; the report names the GPU limiters by its rules" >&2
+    return 0
+  fi
+  mkdir -p "$dir"
+  echo "twinbench: profile pass over the fastest GPU kernels (Nsight Compute, at most" \
+       "${PROFILE_BUDGET:-170} s; run.sh --no-profile leaves it out)" >&2
+  TWINBENCH_BIN="$bin" PYTHON="$root/.venv/bin/python" \
+    bash "$root/scripts/gpu-profile.sh" "$json" "$dir" > "$dir/gpu-profile.log" 2>&1 || rc=$?
+  # gpu-profile.sh merges into a copy in its folder; the run's own file takes it.
+  if [ -s "$dir/$(basename "$json")" ]; then mv -f "$dir/$(basename "$json")" "$json"; fi
+  local log="$dir/gpu-profile.log" last rows seconds
+  last=$(grep -v '^$' "$log" | tail -n 1 || true)
+  rows=$(sed -n 's/^ncu merge: \([0-9]*\) rows merged.*/\1/p' "$log" | head -n 1 || true)
+  seconds=$(sed -n 's/^gpu-profile: total \([0-9]*\) s.*/\1/p' "$log" | head -n 1 || true)
+  case "$rc" in
+    0) echo "twinbench: profile pass: the counters of ${rows:-?} GPU rows merged into $json" \
+            "(${seconds:-?} s)" >&2 ;;
+    3) echo "twinbench: profile pass refused: the driver keeps the GPU counters from this user" \
+            "(ERR_NVGPUCTRPERM; run as root, or set NVreg_RestrictProfilingToAdminUsers=0)" >&2 ;;
+    2) echo "twinbench: no profile pass: ${last#gpu-profile: }" >&2 ;;
+    *) echo "twinbench: the profile pass ended early (exit $rc; $log): the counters of" \
+            "${rows:-0} GPU rows merged" >&2 ;;
+  esac
+}
+if [ -z "$why" ] && ((profile)); then
+  profile_pass "$json" "$out/$stamp/ncu"
 fi
 "$root/.venv/bin/python" -m reports render "$json" --out "$out/$stamp" || {
   echo "twinbench: the report could not be rendered from $json" >&2

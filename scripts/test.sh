@@ -54,4 +54,8 @@ step "Python: reports, the twinbench CLI and report.html in Chromium (pytest tes
 # A process of its own: tests/peers and tests/python each have a conftest.py.
 step "Python: the Numba peers' runner (pytest tests/peers)"
 "$root/.venv/bin/python" -m pytest -q tests/peers
+# Another process: the helper's tests choose Numba's CUDA simulator before numba is imported
+# (kernel-progress/tests/conftest.py imports the package from its src/, installed or not).
+step "Python: the Numba live-progress helper (pytest kernel-progress/tests)"
+"$root/.venv/bin/python" -m pytest -q kernel-progress/tests
 step "all tests passed"

@@ -165,6 +165,25 @@ class PoissonStats:
                 f"{self.dof}) negative={self.negative}")
 
 
+def _chi2(hist, n: int, rate: float) -> tuple[float, int, float]:
+    """Chi-square of the bins 0..15 (the last holding k >= 15) against Poisson(rate): (chi2, dof,
+    its 0.999 quantile); (0, 0, 0) below CHI2_MIN_SIZE samples."""
+    if n < CHI2_MIN_SIZE:
+        return 0.0, 0, 0.0
+    chi2 = 0.0
+    p = math.exp(-rate)
+    below = 0.0
+    for k in range(CHI2_BINS):
+        if k > 0:
+            p *= rate / k
+        prob = max(1.0 - below, 0.0) if k == CHI2_BINS - 1 else p
+        below += p
+        expected = n * prob
+        chi2 += (float(hist[k]) - expected) ** 2 / expected
+    dof = CHI2_BINS - 1
+    return chi2, dof, chi2_quantile_wh(dof, Z_999)
+
+
 def poisson_stats(x: np.ndarray, rate: float) -> PoissonStats:
     """Mean, variance and a chi-square over the bins 0..15 (the last holding k >= 15) of a
     sample against Poisson(rate), as tb::poisson::sample_stats; exact integer sums."""
@@ -180,18 +199,24 @@ def poisson_stats(x: np.ndarray, rate: float) -> PoissonStats:
     variance = sq / (n - 1) if n > 1 else 0.0
     z_mean = (mean - rate) / math.sqrt(rate / n)
     z_var = (variance - rate) / math.sqrt((rate + 2.0 * rate * rate) / n) if n > 1 else 0.0
-    chi2, dof, limit = 0.0, 0, 0.0
-    if n >= CHI2_MIN_SIZE:
-        hist = np.bincount(np.minimum(valid, CHI2_BINS - 1), minlength=CHI2_BINS)
-        p = math.exp(-rate)
-        below = 0.0
-        for k in range(CHI2_BINS):
-            if k > 0:
-                p *= rate / k
-            prob = max(1.0 - below, 0.0) if k == CHI2_BINS - 1 else p
-            below += p
-            expected = n * prob
-            chi2 += (float(hist[k]) - expected) ** 2 / expected
-        dof = CHI2_BINS - 1
-        limit = chi2_quantile_wh(dof, Z_999)
+    hist = np.bincount(np.minimum(valid, CHI2_BINS - 1), minlength=CHI2_BINS)
+    chi2, dof, limit = _chi2(hist, n, rate)
+    return PoissonStats(n, mean, variance, z_mean, z_var, chi2, dof, limit, negative)
+
+
+def poisson_stats_from_counts(n: int, hist, negative: int, total: int, total_sq: int,
+                              rate: float) -> PoissonStats:
+    """poisson_stats from a sample's tallies, for samples too many to bring to the host: `hist`
+    the counts of k = 0..15 (the last holding k >= 15), `negative` the count of negative values,
+    `total` and `total_sq` the exact sums of k and k^2 over the others. The variance is that of
+    the non-negative values (any negative one fails the check anyway)."""
+    if n == 0:
+        return PoissonStats(0, 0, 0, 0, 0, 0, 0, 0, negative)
+    mean = total / n
+    valid = n - negative
+    sq = total_sq - 2.0 * mean * total + valid * mean * mean
+    variance = max(sq, 0.0) / (n - 1) if n > 1 else 0.0
+    z_mean = (mean - rate) / math.sqrt(rate / n)
+    z_var = (variance - rate) / math.sqrt((rate + 2.0 * rate * rate) / n) if n > 1 else 0.0
+    chi2, dof, limit = _chi2(hist, n, rate)
     return PoissonStats(n, mean, variance, z_mean, z_var, chi2, dof, limit, negative)

@@ -88,6 +88,10 @@ class ProgressCase:
     block: int = 0
     grid_blocks: int = 0
     counters: dict = field(default_factory=dict)
+    # Zeroes the count before each timed pair (slots that hold one launch's running counts);
+    # None: the count accumulates over launches (the article's counter).
+    reset_each: Callable[[], None] | None = None
+    poll_s: float = 1e-3                    # the host's pause between two reads
 
 
 # ---------------------------------------------------------------- the device
@@ -247,6 +251,26 @@ def validate_gpu(case: GpuCase) -> ErrorStats:
 
 
 # ---------------------------------------------------------------- GPU timing
+
+def wait_event(event, deadline: float, what: str) -> None:
+    """Waits for `event` by querying it (deadline: a time.perf_counter() value), so that a
+    signal can still stop the run and a kernel that never ends is an error after the deadline
+    instead of a hang in cuEventSynchronize."""
+    query = getattr(event, "query", None)
+    if query is None:   # the simulator runs kernels synchronously
+        return
+    while not query():
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"{what} did not end in time (the GPU is still busy)")
+        time.sleep(50e-6)
+
+
+def wait_gpu(deadline: float, what: str) -> None:
+    """wait_event on an event recorded now on the default stream."""
+    event = cuda.event(timing=False) if not SIMULATOR else cuda.event()
+    event.record()
+    wait_event(event, deadline, what)
+
 
 @cuda.jit
 def _l2_flush_kernel(words, sink):

@@ -29,6 +29,10 @@ class Peer:
     side: str                    # "cpu" or "gpu"
     what: str                    # one line for --list and the README
     only: tuple[tuple[str, str], ...] = ()   # args a mirrored row must have
+    fixed: tuple[tuple[str, str], ...] = ()  # args the peer row sets, whatever the C++ row's
+    # (n of a mirrored row, n of one more row of the peer): a size the C++ does not run, planned
+    # after the rows of the C++ row it follows
+    also_n: tuple[tuple[str, str], ...] = ()
 
     @property
     def serial(self) -> bool:
@@ -39,8 +43,14 @@ def _cpu(workload, impl, mirrors, what):
     return Peer(workload, impl, mirrors, "cpu", what)
 
 
-def _gpu(workload, impl, mirrors, what, only=()):
-    return Peer(workload, impl, mirrors, "gpu", what, only)
+def _gpu(workload, impl, mirrors, what, only=(), fixed=(), also_n=()):
+    return Peer(workload, impl, mirrors, "gpu", what, only, fixed, also_n)
+
+
+# The progress rows' kernel of over a second: 10^10 samples of the article's Poisson kernel
+# (1.2 s on the H200, where 10^8 take 12 ms; 40 GB of output), beside the suite's large size.
+PROGRESS_ONLY = (("target", "poisson"),)
+PROGRESS_LONG = (("100000000", "10000000000"),)
 
 
 PEERS: tuple[Peer, ...] = (
@@ -81,8 +91,24 @@ PEERS: tuple[Peer, ...] = (
     _gpu("transfers", "numba_cuda_pinned", "cuda_pinned",
          "copy_to_device / copy_to_host of a cuda.pinned_array"),
     _gpu("progress", "numba_cuda", "cuda_article",
-         "the Poisson kernel with the article's counter: cuda.atomic.add per sample, polled "
-         "from the host with copy_to_host", only=(("target", "poisson"),)),
+         "(a) the article's Poisson kernel without a counter, timed against itself",
+         only=PROGRESS_ONLY, fixed=(("strategy", "none"),)),
+    _gpu("progress", "numba_cuda", "cuda_article",
+         "(b) the Poisson kernel with the article's counter: cuda.atomic.add per sample, polled "
+         "from the host with copy_to_host", only=PROGRESS_ONLY, also_n=PROGRESS_LONG),
+    _gpu("progress", "numba_cuda", "cuda_article",
+         "(c) kernel_progress, a slot per block in mapped host memory (thread 0 stores the "
+         "block's count at most once a period), summed by the host while the kernel runs",
+         only=PROGRESS_ONLY, fixed=(("strategy", "live_block"), ("counter", "slots8")),
+         also_n=PROGRESS_LONG),
+    _gpu("progress", "numba_cuda", "cuda_article",
+         "(d) kernel_progress, a slot per warp (lane 0 the writer)",
+         only=PROGRESS_ONLY, fixed=(("strategy", "live_warp"), ("counter", "slots8")),
+         also_n=PROGRESS_LONG),
+    _gpu("progress", "numba_cuda", "cuda_article",
+         "(e) the Numba maintainers' demo: a managed counter, an atomic per sample, read by the "
+         "host (skipped without host-native atomics)",
+         only=PROGRESS_ONLY, fixed=(("counter", "managed"),), also_n=PROGRESS_LONG),
 )
 
 WORKLOADS: tuple[str, ...] = tuple(dict.fromkeys(p.workload for p in PEERS))
@@ -145,7 +171,9 @@ def parse_workloads(text: str | None) -> list[str] | None:
 def _peer_rows(peer: Peer, cpp: Name, cpu_threads: Callable[[int], int]) -> list[tuple]:
     """(impl, args) of the peer rows of one C++ row."""
     args = []
+    fixed = dict(peer.fixed)
     for key, value in cpp.args:
+        value = fixed.get(key, value)
         if key == "threads":
             if peer.serial:
                 continue
@@ -162,6 +190,13 @@ def _peer_rows(peer: Peer, cpp: Name, cpu_threads: Callable[[int], int]) -> list
     return rows
 
 
+def _also_rows(peer: Peer, impl: str, args: tuple) -> list[tuple]:
+    """The peer's rows at the sizes it adds to this row's (Peer.also_n)."""
+    n = dict(args).get("n")
+    return [(impl, tuple((k, to if k == "n" else v) for k, v in args))
+            for at, to in peer.also_n if n == at]
+
+
 def derive(doc: dict, workloads: list[str] | None,
            cpu_threads: Callable[[int], int] = lambda t: t) -> list[PlannedRow]:
     """The peer rows for the C++ rows of `doc`, in the C++ rows' order (so the rows of one
@@ -176,12 +211,17 @@ def derive(doc: dict, workloads: list[str] | None,
     plan: list[PlannedRow] = []
     seen: set[str] = set()
     for cpp in cpp_rows(doc):
+        later: list[PlannedRow] = []   # another size: after this size's rows (its own buffers)
         for peer in by_mirror.get((cpp.workload, cpp.impl), []):
             if any(cpp.arg(k) != v for k, v in peer.only):
                 continue
             for impl, args in _peer_rows(peer, cpp, cpu_threads):
-                row = PlannedRow(peer, impl, args, cpp.base)
-                if row.base not in seen:
-                    seen.add(row.base)
-                    plan.append(row)
-    return plan
+                plan.append(PlannedRow(peer, impl, args, cpp.base))
+                later += [PlannedRow(peer, i, a, cpp.base) for i, a in _also_rows(peer, impl, args)]
+        plan += later
+    unique: list[PlannedRow] = []
+    for row in plan:
+        if row.base not in seen:
+            seen.add(row.base)
+            unique.append(row)
+    return unique

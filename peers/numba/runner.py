@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import importlib
 import importlib.metadata
 import os
@@ -15,6 +16,7 @@ import time
 import warnings
 
 import numba
+import numpy as np
 from numba import cuda
 
 from . import harness, plan, workloads
@@ -176,7 +178,8 @@ class Runner:
                 v = self._validated(row, key, case.validate, case.tolerance)
                 if not v.passed:
                     return self._failed(row, family_index, v)
-                stats, pair = measure_progress(case, self.rule, self.stop)
+                flush = self.timer.flush if self.timer is not None and self.timer.cold else None
+                stats, pair = measure_progress(case, self.rule, self.stop, flush)
                 counters.update(harness.kernel_counters(case))
                 counters.update(pair)
             else:
@@ -297,53 +300,108 @@ def out_of_device_memory(exc: Exception) -> bool:
     return "OUT_OF_MEMORY" in text.upper() or getattr(exc, "code", None) == 2
 
 
-def measure_progress(case: ProgressCase, rule, stop) -> tuple:
-    """The suite's measure_pair for the article's counter: each sample times the counting
-    kernel and the plain one back to back (alternating which goes first), then polls the counter
-    the article's way until it shows the launch's count."""
+# How long a pair may take before the row is given up (the longest planned kernel runs about
+# 1.2 s on the H200): a kernel that never ends must not hang the run.
+PAIR_DEADLINE_S = 60.0
+
+
+def median_interval(values: list[float]) -> tuple[float, float]:
+    """A distribution-free ~95% interval of the median: the order statistics of ranks
+    n/2 -+ 0.98 sqrt(n) (bench/progress.cpp median_interval), clamped to the sample."""
+    v = sorted(values)
+    n = len(v)
+    half = 0.98 * math.sqrt(n)
+    lo = max(0, math.floor(n / 2 - half))
+    hi = min(n - 1, math.ceil(n / 2 + half))
+    return v[lo], v[hi]
+
+
+# The gate before each pair: a one-thread kernel that sleeps while the host enqueues the
+# flushes, the events and both launches (four Numba launches take a few hundred microseconds of
+# Python), so that no event interval holds a launch's host latency; doubled when it did not
+# hold, as harness.GpuTimer does.
+PAIR_GATE_S = 1e-3
+
+
+def measure_progress(case: ProgressCase, rule, stop, flush=None) -> tuple:
+    """The suite's measure_pair (bench/progress.cpp): each sample times the counting kernel
+    and the plain one back to back, alternating which goes first, queued behind a gate and
+    each after an L2 flush (`flush`, outside the events) when the run is cold; meanwhile the
+    host reads the count every case.poll_s until it shows the launch's count, counting the
+    distinct values it saw."""
+    flush = flush or (lambda: None)
+    if case.reset_each:
+        case.reset_each()
     case.instrumented()
     case.baseline()
-    cuda.synchronize()
+    harness.wait_gpu(time.perf_counter() + PAIR_DEADLINE_S, "the warm-up pair")
     s = {"expected": case.read(), "last": None, "iters": 0, "t": 0.0, "t_none": 0.0,
-         "polls": 0, "changes": 0}
+         "polls": 0, "changes": 0, "pairs": [], "retries": 0,
+         "gate": max(1, int(PAIR_GATE_S * 1e9 / harness.GATE_STEP_NS))}
     s["last"] = s["expected"]
-    e0, e1, e2 = cuda.event(), cuda.event(), cuda.event()
+    e0, e1, e2, e3 = cuda.event(), cuda.event(), cuda.event(), cuda.event()
 
     def elapsed(a, b, wall):
         return wall if harness.SIMULATOR else a.elapsed_time(b) * 1e-3
 
-    def sample() -> float:
-        baseline_first = s["iters"] % 2 == 0
-        first, second = ((case.baseline, case.instrumented) if baseline_first
-                         else (case.instrumented, case.baseline))
+    def pair(first, second) -> tuple[float, float, bool, int, int]:
+        """(first's time, second's time, whether the gate held, polls, changes)."""
+        if case.reset_each:   # the GPU is idle: the previous pair was waited for
+            case.reset_each()
+            s["expected"] = 0
+            s["last"] = case.read()
+        if not harness.SIMULATOR:
+            harness._gate_kernel[1, 1](s["gate"], harness.GATE_STEP_NS)
         w0 = time.perf_counter()
+        flush()
         e0.record()
         first()
         e1.record()
         w1 = time.perf_counter()
-        second()
+        flush()
         e2.record()
+        second()
+        e3.record()
+        held = harness.SIMULATOR or not e0.query()
         s["expected"] += case.per_launch
-        deadline = time.perf_counter() + 120.0
-        while True:   # the article's loop: copy the counter back until it is complete
+        deadline = time.perf_counter() + PAIR_DEADLINE_S
+        polls = changes = 0
+        while True:   # read the count until it is complete (the article's loop)
             value = case.read()
-            s["polls"] += 1
+            polls += 1
             if value != s["last"]:
-                s["changes"] += 1
+                changes += 1
                 s["last"] = value
             if value >= s["expected"]:
                 break
             if time.perf_counter() > deadline:
-                raise RuntimeError(f"the progress counter stopped at {value} of {s['expected']}")
-            time.sleep(0.001)
-        e2.synchronize()
+                raise RuntimeError(f"the progress count stopped at {value} of {s['expected']}")
+            time.sleep(case.poll_s)
+        harness.wait_event(e3, deadline, "the timed pair")
         w2 = time.perf_counter()
-        t_first = elapsed(e0, e1, w1 - w0)
-        t_second = elapsed(e1, e2, w2 - w1)
+        return (elapsed(e0, e1, w1 - w0), elapsed(e2, e3, w2 - w1), held, polls, changes)
+
+    def sample() -> float:
+        baseline_first = s["iters"] % 2 == 0
+        order = ((case.baseline, case.instrumented) if baseline_first
+                 else (case.instrumented, case.baseline))
+        for _ in range(harness.GATE_RETRIES):
+            t_first, t_second, held, polls, changes = pair(*order)
+            s["polls"] += polls
+            if held:
+                break
+            s["gate"] *= 2   # the host was slower than the gate: longer, and again
+            s["retries"] += 1
+        else:
+            raise harness.GateFailed(f"the launch gate did not hold after "
+                                     f"{harness.GATE_RETRIES} tries")
         t_none, t = (t_first, t_second) if baseline_first else (t_second, t_first)
         s["iters"] += 1
+        s["changes"] += changes
         s["t"] += t
         s["t_none"] += t_none
+        if t_none > 0:
+            s["pairs"].append((t - t_none) / t_none * 100.0)
         return t
 
     wall0 = time.perf_counter()
@@ -356,7 +414,12 @@ def measure_progress(case: ProgressCase, rule, stop) -> tuple:
         "distinct_updates": s["changes"] / iters,
         "updates_per_s": s["changes"] / s["t"] if s["t"] > 0 else 0.0,
         "polls_per_s": s["polls"] / wall if wall > 0 else 0.0,
+        "launch_gated": 0 if harness.SIMULATOR else 1,
+        "gate_retries": s["retries"],
     }
+    if s["pairs"]:
+        counters["overhead_median_pct"] = float(np.median(s["pairs"]))
+        counters["overhead_lo_pct"], counters["overhead_hi_pct"] = median_interval(s["pairs"])
     return stats, counters
 
 

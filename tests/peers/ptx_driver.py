@@ -56,6 +56,11 @@ def kernels():
     yield "poisson", poisson.poisson_kernel, (states, int32[::1], float64)
     yield ("progress", progress.poisson_progress_kernel,
            (states, int32[::1], float64, uint64[::1]))
+    live = (states, int32[::1], float64, uint64[::1], uint64)
+    yield "progress/live_block", progress.poisson_live_block_kernel, live
+    yield "progress/live_warp", progress.poisson_live_warp_kernel, live
+    yield "progress/tally", progress.poisson_tally_kernel, (int32[::1], int64[::1], int64[::1])
+    yield "progress/poison", progress.poison_kernel, (int32[::1], int64)
     yield "transpose/slow", transpose.transpose_slow_kernel, (f32_2, f32_2)
     yield "transpose/fast", transpose.transpose_fast_kernel, (f32_2, f32_2)
     yield "harness/l2_flush", harness._l2_flush_kernel, (uint64[::1], uint64[::1])

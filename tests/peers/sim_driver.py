@@ -31,6 +31,7 @@ from peers.numba.workloads import (black_scholes, conv2d, dot, grayscale, lucas,
                                    module, nested_loop, poisson, progress, sgemm, transfers,
                                    transpose, vector_add)
 from peers.numba.workloads.common import cpu_jit  # noqa: E402
+from peers.numba.workloads.progress import kp  # noqa: E402
 
 GPU = harness.gpu_info()
 
@@ -240,6 +241,61 @@ def progress_miscounts(states, out, rate, counter):
         if i != t:
             cuda.atomic.add(counter, 0, uint64(1))
         i += streams
+
+
+@cuda.jit
+def live_block_misses_one(states, out, rate, slots, period_ns):
+    # Right samples; each block's final count one short.
+    done = cuda.shared.array(1, uint64)
+    if cuda.threadIdx.x == 0:
+        done[0] = 0
+    cuda.syncthreads()
+    t = cuda.grid(1)
+    streams = states.shape[0]
+    if t < streams:
+        for i in range(t, out.shape[0], streams):
+            u = xoroshiro128p_uniform_float64(states, t)
+            k = 0
+            cdf = 0.0
+            while k < 100:
+                cdf += math.exp(-rate) * rate ** k / math.gamma(k + 1.0)
+                if u < cdf:
+                    break
+                k += 1
+            out[i] = k
+            cuda.atomic.add(done, 0, uint64(1))
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        kp.finish(slots, cuda.blockIdx.x, done[0] - uint64(1))
+
+
+@cuda.jit
+def live_warp_skips_lane0(states, out, rate, slots, period_ns):
+    # Right samples; lane 0's are not counted.
+    done = cuda.shared.array(32, uint64)
+    warp = cuda.threadIdx.x // 32
+    lane = cuda.threadIdx.x % 32
+    if lane == 0:
+        done[warp] = 0
+    kp.syncwarp()
+    t = cuda.grid(1)
+    streams = states.shape[0]
+    if t < streams:
+        for i in range(t, out.shape[0], streams):
+            u = xoroshiro128p_uniform_float64(states, t)
+            k = 0
+            cdf = 0.0
+            while k < 100:
+                cdf += math.exp(-rate) * rate ** k / math.gamma(k + 1.0)
+                if u < cdf:
+                    break
+                k += 1
+            out[i] = k
+            if lane != 0:
+                cuda.atomic.add(done, warp, uint64(1))
+    kp.syncwarp()
+    if lane == 0:
+        kp.finish(slots, cuda.blockIdx.x * (cuda.blockDim.x // 32) + warp, done[warp])
 
 
 @cuda.jit
@@ -458,6 +514,22 @@ def cases():
     yield ("progress/numba_cuda",
            make_row("progress", "numba_cuda", target="poisson", strategy="per_thread",
                     counter="device", n=64, block=32),
+           (progress, "poisson_progress_kernel", progress_miscounts))
+    yield ("progress/numba_cuda/none",
+           make_row("progress", "numba_cuda", target="poisson", strategy="none",
+                    counter="device", n=64, block=32),
+           (poisson, "poisson_kernel", poisson_biased))
+    yield ("progress/numba_cuda/live_block",
+           make_row("progress", "numba_cuda", target="poisson", strategy="live_block",
+                    counter="slots8", n=64, block=32),
+           (progress, "poisson_live_block_kernel", live_block_misses_one))
+    yield ("progress/numba_cuda/live_warp",
+           make_row("progress", "numba_cuda", target="poisson", strategy="live_warp",
+                    counter="slots8", n=64, block=64),
+           (progress, "poisson_live_warp_kernel", live_warp_skips_lane0))
+    yield ("progress/numba_cuda/managed",
+           make_row("progress", "numba_cuda", target="poisson", strategy="per_thread",
+                    counter="managed", n=64, block=32),
            (progress, "poisson_progress_kernel", progress_miscounts))
     yield ("transpose/numba_cuda_slow",
            make_row("transpose", "numba_cuda_slow", rows=10, cols=12, block="8x8"),

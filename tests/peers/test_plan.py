@@ -30,7 +30,13 @@ def test_every_peer_row_has_its_cpp_rows_arguments(h200_plan):
     for row in h200_plan:
         source = parse_name(row.source)
         assert source.workload == row.workload and source.impl == row.peer.mirrors
-        assert row.args == source.args, row.base   # threads kept: the mapping is the identity
+        # threads kept: the mapping is the identity, but for the args a peer sets and its
+        # added sizes
+        expected = tuple((k, dict(row.peer.fixed).get(k, v)) for k, v in source.args)
+        if row.arg("n") != source.arg("n"):
+            assert (source.arg("n"), row.arg("n")) in row.peer.also_n, row.base
+            expected = tuple((k, row.arg("n") if k == "n" else v) for k, v in expected)
+        assert row.args == expected, row.base
 
 
 def test_the_plan_follows_the_cpp_sizes_and_blocks(h200_plan):
@@ -47,9 +53,16 @@ def test_the_plan_follows_the_cpp_sizes_and_blocks(h200_plan):
         == {"20", "30"}
     assert {r.arg("n") for r in h200_plan if (r.workload, r.impl) == ("lucas", "numba_cpu")} \
         == {"20", "30", "40"}
-    # The progress counter on the Poisson target only.
+    # The progress rows on the Poisson target only: (a)-(e) at 10M and 100M, and (b)-(e) in a
+    # kernel of over a second (10^10 samples), after the 100M rows.
     progress = [r for r in h200_plan if r.workload == "progress"]
-    assert len(progress) == 2 and all(r.arg("target") == "poisson" for r in progress)
+    assert all(r.arg("target") == "poisson" for r in progress)
+    ways = [(r.arg("strategy"), r.arg("counter")) for r in progress]
+    five = [("none", "device"), ("per_thread", "device"), ("live_block", "slots8"),
+            ("live_warp", "slots8"), ("per_thread", "managed")]
+    assert ways == five + five + five[1:]
+    assert [r.arg("n") for r in progress] == ["10000000"] * 5 + ["100000000"] * 5 + \
+        ["10000000000"] * 4
     # No mode on transposes and transfers, as the C++.
     assert all(r.mode is None for r in h200_plan if r.workload in ("transpose", "transfers"))
     assert count["transfers", "numba_cuda_pinned"] == count["transfers", "numba_cuda_pageable"]
@@ -72,6 +85,14 @@ def test_the_plan_ignores_peer_rows_already_in_the_file(h200):
     doc = {"context": {}, "benchmarks": list(h200["benchmarks"]) + [
         {"name": "vector_add/numba_cpu/n:1048576/threads:16/manual_time"}]}
     assert len(cpp_rows(doc)) == len(cpp_rows(h200))
+
+
+def test_a_quick_run_plans_no_long_progress_kernel():
+    doc = {"context": {}, "benchmarks": [
+        {"name": "progress/cuda_article/target:poisson/strategy:per_thread/counter:device/"
+                 "n:1000000/block:256/manual_time"}]}
+    rows = plan.derive(doc, ["progress"])
+    assert len(rows) == 5 and {r.arg("n") for r in rows} == {"1000000"}
 
 
 def test_the_thread_count_follows_numbas(h200):
@@ -102,6 +123,8 @@ def test_each_peer_states_the_work_of_its_cpp_row(h200, h200_plan):
         cpp = entries.get(row.source + "/manual_time")
         if not cpp or cpp.get("error_occurred"):
             continue
+        if row.arg("n") != parse_name(row.source).arg("n"):
+            continue   # a size the peer adds (Peer.also_n): its work is its own
         work = module(row.workload).work(row)
         assert work.read_bytes == cpp["read_bytes_per_iter"], row.base
         assert work.written_bytes == cpp["written_bytes_per_iter"], row.base

@@ -271,6 +271,17 @@ def test_runner_under_the_cuda_simulator(sim_runner):
                          "counter:device/n:64/block:32")]
     assert not progress.get("error_occurred"), progress.get("error_message")
     assert progress["distinct_updates"] == 1 and "overhead_pct" in progress
+    assert {"overhead_median_pct", "overhead_lo_pct", "overhead_hi_pct"} <= set(progress)
+    assert progress["overhead_lo_pct"] <= progress["overhead_median_pct"] <= \
+        progress["overhead_hi_pct"]
+    for way, slots in (("live_block", 2), ("live_warp", 2)):
+        live = rows[peer(f"progress/numba_cuda/target:poisson/strategy:{way}/counter:slots8/"
+                         "n:64/block:32")]
+        assert not live.get("error_occurred"), live.get("error_message")
+        assert live["slots"] == slots and live["distinct_updates"] >= 1
+    for name in ("strategy:none/counter:device", "strategy:per_thread/counter:managed"):
+        row = rows[peer(f"progress/numba_cuda/target:poisson/{name}/n:64/block:32")]
+        assert not row.get("error_occurred"), row.get("error_message")
     assert not [n for n in rows if "numba" in n and "target:vector_add" in n]
     lucas = rows[peer("lucas/numba_cuda/n:8/block:32/mode:kernel")]
     assert not lucas.get("error_occurred") and lucas["max_rel_err"] == 0
@@ -279,10 +290,10 @@ def test_runner_under_the_cuda_simulator(sim_runner):
     assert "SKIPPED: sgemm/numba_cuda_shared/n:16/block:16x8/mode:kernel" in err
     ctx = json.loads(Path(suite).read_text())["context"]
     assert ctx["numba_peers"] == "ran" and ctx["numba_peers_errors"] == 0
-    # numba_cpu; kernel, e2e, pageable e2e; 2 transfers; progress (poisson only); lucas; the
-    # shared matmul, announced last and then skipped.
-    runnable = 9
-    assert "[9/9 " in err
+    # numba_cpu; kernel, e2e, pageable e2e; 2 transfers; 5 progress rows (poisson only); lucas;
+    # the shared matmul, announced last and then skipped.
+    runnable = 13
+    assert "[13/13 " in err
     assert len(SIM_RUNNER_CPU) + len(SIM_RUNNER_GPU) + runnable == \
         len([e for e in rows if e.endswith("manual_time")])
     assert not load_run(suite).problems

@@ -17,6 +17,8 @@ GPU_CASES = [
     "grayscale/numba_cuda_coalesced", "sgemm/numba_cuda", "sgemm/numba_cuda_shared",
     "conv2d/numba_cuda", "black_scholes/numba_cuda", "nested_loop/numba_cuda",
     "lucas/numba_cuda", "poisson/numba_cuda", "progress/numba_cuda",
+    "progress/numba_cuda/none", "progress/numba_cuda/live_block", "progress/numba_cuda/live_warp",
+    "progress/numba_cuda/managed",
     "transpose/numba_cuda_slow", "transpose/numba_cuda_fast",
     "transfers/numba_cuda_pageable/h2d", "transfers/numba_cuda_pageable/d2h",
     "transfers/numba_cuda_pinned/h2d", "transfers/numba_cuda_pinned/d2h",
@@ -63,6 +65,12 @@ def test_poisson_is_validated_by_its_statistics(sim_cpu, sim_gpu):
 
 def test_progress_counter_is_checked(sim_gpu):
     assert "the counter ended at" in sim_gpu["progress/numba_cuda"]["broken"]["detail"]
+    assert "the counter ended at" in sim_gpu["progress/numba_cuda/managed"]["broken"]["detail"]
+    for way in ("live_block", "live_warp"):
+        assert "the slots ended at 62, expected 64" in \
+            sim_gpu[f"progress/numba_cuda/{way}"]["broken"]["detail"]
+    # Without a counter, the samples alone are checked (a biased sampler).
+    assert "mean=" in sim_gpu["progress/numba_cuda/none"]["broken"]["detail"]
 
 
 def test_every_cuda_kernel_compiles_for_the_h200(ptx):

@@ -178,8 +178,12 @@ def test_limiter_words_from_the_numbers():
     assert sm.gpu_limiter(launch_heavy, CONTEXT).startswith("launch latency")
     few = _row("k/cuda/n:1/mode:kernel", 1e-3, grid_blocks=100, low_occupancy=0)
     assert sm.gpu_limiter(few, CONTEXT) == "too few threads (100 blocks for 132 SMs)"
+    # Low theoretical occupancy alone is no shortage of threads; under part of a wave is.
     low = _row("k/cuda/n:1/mode:kernel", 1e-3, grid_blocks=4096, low_occupancy=1)
-    assert sm.gpu_limiter(low, CONTEXT) == "too few threads (low occupancy)"
+    assert sm.gpu_limiter(low, CONTEXT) == "latency / other"
+    part = _row("k/cuda/n:1/mode:kernel", 1e-3, grid_blocks=264, active_blocks_per_sm=8)
+    assert sm.gpu_limiter(part, CONTEXT) == \
+        "too few threads (264 blocks, 0.25 of a wave of 132 SMs × 8)"
     other = _row("k/cuda/n:1/mode:kernel", 1e-3, pct_ceiling=20, ceiling_pattern=0,
                  grid_blocks=4096, low_occupancy=0)
     assert sm.gpu_limiter(other, CONTEXT) == "latency / other"

@@ -1,0 +1,48 @@
+"""What the real CUDA target compiles (ptx_check.py, without the simulator): two volatile
+global stores per kernel (the report when due, the final count), the time from %globaltimer,
+and no global atomic or fence added by the reporting."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("numba.cuda", reason="numba (with numba-cuda) is not importable here")
+
+from conftest import HERE, env_without_simulator
+
+
+@pytest.fixture(scope="module")
+def ptx():
+    r = subprocess.run([sys.executable, str(HERE / "ptx_check.py")], env=env_without_simulator(),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+KERNELS = [f"{k}/{cc}" for k in ("poisson_per_block", "poisson_per_warp")
+           for cc in ("sm_90", "sm_75")]
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_kernel_compiles_for_the_target(ptx, name):
+    assert ptx[name]["target"]
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_slots_are_written_with_volatile_stores(ptx, name):
+    assert ptx[name]["volatile_stores"] == 2
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_period_is_timed_on_the_global_timer(ptx, name):
+    assert ptx[name]["globaltimer"]
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_reporting_adds_no_global_atomic_or_fence(ptx, name):
+    assert ptx[name]["global_atomics"] == 0
+    assert ptx[name]["fences"] == 0

@@ -1,0 +1,527 @@
+"""`gate`: a regression gate for CI that measures a suspect again before it fails.
+
+    python -m reports gate --a A --b B [--pct 5] [--cpu-pct PCT] [--rounds 3] [--out DIR]
+                           [--bench-args "..."] [--a-env K=V] [--b-env K=V] [--baseline RUN ...]
+
+A is a twinbench binary (the reference build) or a results file of it; B is the candidate's
+binary. The gate
+  1. runs the suite (A's binary, then B's; or B's only when A is a results file) with the same
+     arguments, and compares the two runs (compare.py: Mann-Whitney U and each row's noise
+     threshold);
+  2. takes as suspects the gated rows that the comparison finds slower: a row is gated when its
+     threshold is at most --pct (as `compare --fail-on-regression`), and, with --cpu-pct, every
+     CPU row, screened at the midpoint of that percentage instead of its (wide) kind threshold;
+  3. confirms: runs the suspects again, by their exact names (`--benchmark_filter`), in fresh
+     processes, --rounds times, A and B interleaved (A B, then B A, ...) when both builds are at
+     hand, else B against A's samples from the results file;
+  4. says per suspect: confirmed (slower past its bar in every round), not reproduced (in no
+     round) or ambiguous (in some), with each round's ratio, 95% interval and U test p-value;
+     exits 1 when a suspect is confirmed, else 0; 2 on bad input (an unreadable results file, a
+     B that is no executable, a run that failed or wrote no results, runs whose settings differ).
+
+Why confirm: a short GPU kernel of identical code moves up to 5.4% between two processes (the
+2026-12-02c pair, `lucas/cuda_iterative` n:90), as much as the slowdown a gate is to catch, so
+no threshold on one pair of runs separates the two. A process's level is one draw; the rounds
+are fresh draws, so a move of identical code past the bar in one pair rarely recurs in every
+round (the per-round chance multiplies), while a real slowdown does.
+
+The bar a round must pass is the midpoint, in log space, between no change and --pct
+(sqrt(1 + pct) - 1: 2.47% for 5%), or the row's own threshold where that is higher: a slowdown of
+exactly --pct then passes it with the same margin as identical code stays under it, whichever way
+the process's level falls. A confirmed slowdown between that midpoint and --pct fails the gate
+too: the gate catches --pct, it does not promise to pass anything smaller.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .compare import (SIGNIFICANCE, SLOWER, Comparison, CompareResult, NOT_COMPARABLE, compare,
+                      ratio_interval, ungated_regressions)
+from .loader import LoadError, Row, Run, load_run
+from .noise import CPU_PARALLEL, CPU_SERIAL, kind_of
+
+EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_PCT = 5.0
+DEFAULT_ROUNDS = 3
+DEFAULT_TIMEOUT_S = 600.0
+# Suspects measured again at most: the largest slowdowns first. A full default run of identical
+# code gives a handful (the committed A/A pairs: 5-9 GPU kernel rows past 2%); far more means the
+# candidate is slower everywhere, which the first few already confirm.
+DEFAULT_MAX_SUSPECTS = 40
+
+CONFIRMED, NOT_REPRODUCED, AMBIGUOUS = "confirmed", "not reproduced", "ambiguous"
+ROUND_SLOWER, ROUND_SAME, ROUND_FASTER, ROUND_MISSING = "slower", "same", "faster", "missing"
+CPU_KINDS = frozenset({CPU_SERIAL, CPU_PARALLEL})
+# The suffixes Google Benchmark appends to a registered name (UseManualTime, UseRealTime, ...):
+# the filter is matched against the name with them.
+_GB_TIME_SUFFIXES = "(/(manual_time|real_time|process_time))?"
+# POSIX extended regex metacharacters (Google Benchmark reads the filter as one).
+_ERE_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
+
+
+class GateError(Exception):
+    """Input the gate cannot judge from (exit 2): the message says what and why."""
+
+
+# ----------------------------------------------------------------- inputs
+
+@dataclass
+class Side:
+    """One build: its binary (run again by the confirm step) or only a results file."""
+    label: str
+    path: Path
+    is_binary: bool
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK) and path.suffix != ".json"
+
+
+def side_from(label: str, text: str, env: dict[str, str], binary_only: bool = False) -> Side:
+    path = Path(text)
+    if not path.exists():
+        raise GateError(f"{label}: {text} does not exist")
+    if _is_executable(path):
+        return Side(label, path.resolve(), True, env)
+    if binary_only:
+        raise GateError(f"{label}: {text} is not an executable twinbench binary (the confirm step "
+                        "runs it again, so it must be a build, not a results file)")
+    try:
+        load_run(path)
+    except LoadError as exc:
+        raise GateError(f"{label}: {text} is neither an executable nor a results file: {exc}")
+    return Side(label, path, False, env)
+
+
+def parse_env(items: list[str] | None, option: str) -> dict[str, str]:
+    env = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise GateError(f"{option}: expected KEY=VALUE, got '{item}'")
+        env[key] = value
+    return env
+
+
+# ----------------------------------------------------------------- running the binary
+
+def name_filter(names: list[str]) -> str:
+    """A --benchmark_filter that selects exactly these registered names (POSIX extended regex,
+    anchored, with Google Benchmark's time suffixes allowed)."""
+    escaped = sorted(_ERE_SPECIAL.sub(r"\\\1", n) for n in names)
+    return "^(" + "|".join(escaped) + ")" + _GB_TIME_SUFFIXES + "$"
+
+
+def _has_flag(args: list[str], flag: str) -> bool:
+    return any(a == flag or a.startswith(flag + "=") for a in args)
+
+
+def bench_command(binary: Path, out_json: Path, bench_args: list[str],
+                  names: list[str] | None = None, workloads: list[str] | None = None,
+                  repetitions: int = 1) -> list[str]:
+    """The twinbench command line: the user's arguments, then (for a confirm round) the
+    suspects' workloads and exact names, and the results file in JSON."""
+    cmd = [str(binary), *bench_args]
+    if names is not None:
+        if workloads and not _has_flag(bench_args, "--workload"):
+            # Registers only these workloads: the process starts faster and holds less memory.
+            cmd.append("--workload=" + ",".join(sorted(set(workloads))))
+        if not _has_flag(bench_args, "--no-ceilings"):
+            # The ceilings measured at start are for the report; the gate reads times only.
+            cmd.append("--no-ceilings")
+        cmd.append("--benchmark_filter=" + name_filter(names))
+        if repetitions > 1:
+            cmd.append(f"--benchmark_repetitions={repetitions}")
+    cmd += [f"--benchmark_out={out_json}", "--benchmark_out_format=json"]
+    return cmd
+
+
+@dataclass
+class Process:
+    side: str
+    results: Path
+    wall_s: float
+    command: list[str]
+
+
+def run_binary(side: Side, out_json: Path, bench_args: list[str], log: Path,
+               names: list[str] | None = None, workloads: list[str] | None = None,
+               repetitions: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S) -> Process:
+    cmd = bench_command(side.path, out_json, bench_args, names, workloads, repetitions)
+    env = {**os.environ, **side.env}
+    start = time.monotonic()
+    try:
+        with open(log, "w", encoding="utf-8") as out:
+            rc = subprocess.call(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                                 timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise GateError(f"{side.label}: {side.path} ran past {timeout_s:g} s ({log})") from None
+    except OSError as exc:
+        raise GateError(f"{side.label}: cannot run {side.path}: {exc.strerror or exc}") from None
+    wall = time.monotonic() - start
+    if rc != 0:
+        why = {1: "a validation failed", 2: "bad input", 3: "the results could not be written",
+               4: "the build has no code for this GPU"}
+        raise GateError(f"{side.label}: {side.path.name} exited {rc} "
+                        f"({why.get(rc, 'see its log')}; {log}): {_tail(log)}")
+    if not out_json.is_file():
+        raise GateError(f"{side.label}: {side.path.name} wrote no results file ({log})")
+    return Process(side.label, out_json, wall, cmd)
+
+
+def _tail(log: Path, lines: int = 3) -> str:
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(text[-lines:])
+
+
+# ----------------------------------------------------------------- suspects
+
+def midpoint(percent: float) -> float:
+    """The relative change halfway, in log space, between no change and percent."""
+    return math.sqrt(1 + percent / 100) - 1
+
+
+@dataclass
+class Suspect:
+    name: str
+    kind: str
+    first: Comparison
+    bar: float          # the relative slowdown a round must pass
+    why_gated: str
+
+
+def gate_bar(c: Comparison, pct: float, cpu_pct: float | None) -> tuple[float, str] | None:
+    """(bar, why) for a row the gate judges, None for a row it leaves to the report."""
+    kind = kind_of(c.a)
+    if cpu_pct is not None and kind in CPU_KINDS:
+        return midpoint(cpu_pct), f"CPU row at --cpu-pct {cpu_pct:g}"
+    if c.threshold is not None and c.threshold.value <= pct / 100:
+        return max(c.threshold.value, midpoint(pct)), f"threshold {c.threshold.value:.1%} ≤ {pct:g}%"
+    return None
+
+
+def _clearly_slower(a: Row, b: Row, bar: float) -> bool:
+    """B slower than A past bar, and the samples tell them apart (U test where both have
+    samples)."""
+    if not (a.time_s and b.time_s) or b.time_s / a.time_s <= 1 + bar:
+        return False
+    p = u_test(a.samples_s, b.samples_s)
+    return p is None or p < SIGNIFICANCE
+
+
+def find_suspects(result: CompareResult, pct: float, cpu_pct: float | None,
+                  limit: int = DEFAULT_MAX_SUSPECTS) -> tuple[list[Suspect], int]:
+    """The gated rows the first comparison finds slower, largest slowdown first, and how many
+    more there were past `limit`. A row gated by its threshold is a suspect when the comparison
+    calls it slower (past that threshold, which is at most the bar: screening is looser than
+    confirming, so a slowdown of pct that reads low in the first pair is still measured again);
+    a CPU row gated by --cpu-pct when it is clearly slower past the midpoint of cpu_pct."""
+    found = []
+    for c in result.comparisons:
+        gated = gate_bar(c, pct, cpu_pct)
+        if gated is None:
+            continue
+        bar, why = gated
+        by_threshold = kind_of(c.a) not in CPU_KINDS or cpu_pct is None
+        slower = c.verdict == SLOWER if by_threshold else _clearly_slower(c.a, c.b, bar)
+        if slower:
+            found.append(Suspect(c.name, kind_of(c.a), c, bar, why))
+    found.sort(key=lambda s: -s.first.ratio)
+    return found[:limit], max(0, len(found) - limit)
+
+
+# ----------------------------------------------------------------- confirming
+
+def u_test(a: list[float], b: list[float]) -> float | None:
+    """Two-sided Mann-Whitney U p-value (scipy.stats, as Google Benchmark's tools/compare.py),
+    None when a side has no samples."""
+    if not a or not b:
+        return None
+    if len(set(a) | set(b)) == 1:
+        return 1.0
+    from scipy import stats  # here, so that render and compare run without scipy
+    return float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+
+
+@dataclass
+class Round:
+    index: int
+    ratio: float | None = None
+    interval: tuple[float, float] | None = None
+    p: float | None = None
+    verdict: str = ROUND_MISSING
+
+    @property
+    def text(self) -> str:
+        if self.ratio is None:
+            return "missing"
+        interval = f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]" if self.interval else ""
+        p = f" p={self.p:.2g}" if self.p is not None else ""
+        return f"{self.ratio:.3f}{interval}{p} {self.verdict}"
+
+
+def judge_round(index: int, a: Row | None, b: Row | None, bar: float) -> Round:
+    if a is None or b is None or not a.time_s or not b.time_s:
+        return Round(index)
+    ratio = b.time_s / a.time_s
+    p = u_test(a.samples_s, b.samples_s)
+    clear = p is None or p < SIGNIFICANCE
+    if clear and ratio > 1 + bar:
+        verdict = ROUND_SLOWER
+    elif clear and ratio < 1 / (1 + bar):
+        verdict = ROUND_FASTER
+    else:
+        verdict = ROUND_SAME
+    return Round(index, ratio, ratio_interval(a.samples_s, b.samples_s), p, verdict)
+
+
+def verdict_of(rounds: list[Round]) -> str:
+    """Confirmed when the slowdown held in every round, not reproduced when in none, ambiguous
+    otherwise (some rounds, or a round where the row did not run)."""
+    slower = sum(r.verdict == ROUND_SLOWER for r in rounds)
+    if rounds and slower == len(rounds):
+        return CONFIRMED
+    if slower == 0 and all(r.verdict != ROUND_MISSING for r in rounds):
+        return NOT_REPRODUCED
+    return AMBIGUOUS
+
+
+def geometric_mean(ratios: list[float]) -> float | None:
+    return math.exp(statistics.fmean(math.log(r) for r in ratios)) if ratios else None
+
+
+@dataclass
+class Confirmed:
+    suspect: Suspect
+    rounds: list[Round]
+    verdict: str
+
+    @property
+    def combined(self) -> float | None:
+        return geometric_mean([r.ratio for r in self.rounds if r.ratio])
+
+
+@dataclass
+class ConfirmStep:
+    results: list[Confirmed]
+    processes: list[Process]
+    wall_s: float
+    mode: str
+
+
+def _rows(path: Path) -> dict[str, Row]:
+    try:
+        return {r.name: r for r in load_run(path).rows}
+    except LoadError as exc:
+        raise GateError(f"a confirm round's results cannot be read: {exc}") from None
+
+
+def confirm(suspects: list[Suspect], a: Side, b: Side, run_a: Run, out_dir: Path,
+            bench_args: list[str], rounds: int = DEFAULT_ROUNDS, repetitions: int = 1,
+            timeout_s: float = DEFAULT_TIMEOUT_S) -> ConfirmStep:
+    """Each round runs the suspects in a fresh process of B (and of A when A is a binary, in
+    alternating order so that a drift of the machine over the rounds falls on both sides)."""
+    start = time.monotonic()
+    names = [s.name for s in suspects]
+    workloads = [s.first.a.workload for s in suspects]
+    interleaved = a.is_binary
+    mode = ("A and B interleaved, fresh processes" if interleaved
+            else f"B in fresh processes against A's samples ({run_a.path})")
+    per_round: list[tuple[dict[str, Row], dict[str, Row]]] = []
+    processes: list[Process] = []
+    a_rows_fixed = {r.name: r for r in run_a.rows}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for index in range(1, rounds + 1):
+        order = [a, b] if index % 2 else [b, a]
+        got: dict[str, dict[str, Row]] = {}
+        for side in order:
+            if side is a and not interleaved:
+                continue
+            json_path = out_dir / f"round{index}-{side.label}.json"
+            process = run_binary(side, json_path, bench_args, out_dir / f"round{index}-{side.label}.log",
+                                 names, workloads, repetitions, timeout_s)
+            processes.append(process)
+            got[side.label] = _rows(json_path)
+        per_round.append((got.get(a.label, a_rows_fixed), got[b.label]))
+    results = []
+    for s in suspects:
+        judged = [judge_round(i + 1, rows_a.get(s.name), rows_b.get(s.name), s.bar)
+                  for i, (rows_a, rows_b) in enumerate(per_round)]
+        results.append(Confirmed(s, judged, verdict_of(judged)))
+    return ConfirmStep(results, processes, time.monotonic() - start, mode)
+
+
+# ----------------------------------------------------------------- the summary
+
+@dataclass
+class GateOutcome:
+    exit_code: int
+    compared: CompareResult
+    suspects: list[Suspect]
+    over_limit: int
+    step: ConfirmStep | None
+    pct: float
+    cpu_pct: float | None
+    run_walls: dict[str, float]
+
+    def with_verdict(self, verdict: str) -> list[Confirmed]:
+        return [c for c in (self.step.results if self.step else []) if c.verdict == verdict]
+
+
+def _pct(ratio: float | None) -> str:
+    return "–" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def markdown(outcome: GateOutcome) -> str:
+    confirmed = outcome.with_verdict(CONFIRMED)
+    ambiguous = outcome.with_verdict(AMBIGUOUS)
+    head = (f"FAIL: {len(confirmed)} confirmed regression(s)" if confirmed
+            else "PASS: no confirmed regression")
+    lines = [f"## twinbench gate: {head}", ""]
+    c = outcome.compared
+    gated_text = (f"rows whose noise threshold is at most {outcome.pct:g}%"
+                  + (f", and CPU rows at {outcome.cpu_pct:g}%" if outcome.cpu_pct is not None
+                     else ""))
+    lines += [f"- First comparison: {c.summary} ({c.markdown}).",
+              f"- Gated: {gated_text}. Suspects (gated and slower): {len(outcome.suspects)}"
+              + (f", {outcome.over_limit} more past the limit not measured again"
+                 if outcome.over_limit else "") + "."]
+    if outcome.run_walls:
+        lines.append("- Suite runs: " + ", ".join(f"{k} {v:.1f} s"
+                                                  for k, v in outcome.run_walls.items()) + ".")
+    step = outcome.step
+    if step is None:
+        lines += ["- Confirm step: 0.0 s (no suspect).", ""]
+    else:
+        lines += [f"- Confirm step: {step.wall_s:.1f} s, {len(step.processes)} processes, "
+                  f"{len(step.results[0].rounds) if step.results else 0} rounds ({step.mode}).",
+                  "", _table(step.results)]
+        lines += ["", "A round is slower when B/A is past the bar and the U test tells the "
+                  f"samples apart (p<{SIGNIFICANCE}); confirmed: slower in every round; not "
+                  "reproduced: in none; ambiguous: in some (not failed on; listed above)."]
+        if ambiguous:
+            lines.append(f"Ambiguous: {len(ambiguous)} (not failed on; measure them again "
+                         "or give a --baseline).")
+    ungated = ungated_regressions(c.comparisons, outcome.pct)
+    judged = {s.name for s in outcome.suspects}
+    ungated = [u for u in ungated if u.name not in judged]
+    if ungated:
+        lines += ["", f"Not gated (their noise threshold is above {outcome.pct:g}%), slower "
+                  f"beyond noise and by more than {outcome.pct:g}%: {len(ungated)}, e.g. "
+                  + "; ".join(f"`{u.name}` {u.ratio:.3f}" for u in ungated[:5]) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _table(results: list[Confirmed]) -> str:
+    if not results:
+        return ""
+    count = len(results[0].rounds)
+    header = (["suspect", "kind", "first B/A", "bar"] + [f"round {i + 1}" for i in range(count)]
+              + ["combined", "verdict"])
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in results:
+        s = r.suspect
+        cells = [f"`{s.name}`", s.kind, f"{s.first.ratio:.3f}", f"+{s.bar:.1%}",
+                 *[x.text for x in r.rounds], _pct(r.combined), f"**{r.verdict}**"]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def outcome_json(outcome: GateOutcome) -> dict:
+    step = outcome.step
+    return {
+        "exit_code": outcome.exit_code,
+        "pct": outcome.pct,
+        "cpu_pct": outcome.cpu_pct,
+        "summary": outcome.compared.summary,
+        "suspects_over_limit": outcome.over_limit,
+        "confirm_wall_s": step.wall_s if step else 0.0,
+        "confirm_mode": step.mode if step else None,
+        "suspects": [{
+            "name": r.suspect.name, "kind": r.suspect.kind, "first_ratio": r.suspect.first.ratio,
+            "bar": r.suspect.bar, "verdict": r.verdict, "combined_ratio": r.combined,
+            "rounds": [{"ratio": x.ratio, "interval": x.interval, "p": x.p, "verdict": x.verdict}
+                       for x in r.rounds],
+        } for r in (step.results if step else [])],
+    }
+
+
+# ----------------------------------------------------------------- the whole gate
+
+def run_gate(a_text: str, b_text: str, out_dir: str | Path, pct: float = DEFAULT_PCT,
+             cpu_pct: float | None = None, rounds: int = DEFAULT_ROUNDS,
+             bench_args: list[str] | None = None, a_env: dict[str, str] | None = None,
+             b_env: dict[str, str] | None = None, baseline: list[str] | None = None,
+             repetitions: int = 1, max_suspects: int = DEFAULT_MAX_SUSPECTS,
+             timeout_s: float = DEFAULT_TIMEOUT_S) -> GateOutcome:
+    """Run, compare, confirm. Raises GateError (exit 2) on input it cannot judge from."""
+    if rounds < 1:
+        raise GateError("--rounds: at least 1")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    a = side_from("A", a_text, a_env or {})
+    b = side_from("B", b_text, b_env or {}, binary_only=True)
+    args = list(bench_args or [])
+    walls: dict[str, float] = {}
+    if a.is_binary:
+        walls["A"] = run_binary(a, out / "a.json", args, out / "a.log", timeout_s=timeout_s).wall_s
+        a_results = out / "a.json"
+    else:
+        a_results = a.path
+    walls["B"] = run_binary(b, out / "b.json", args, out / "b.log", timeout_s=timeout_s).wall_s
+    try:
+        compared = compare(a_results, out / "b.json", out / "compare", baseline=baseline)
+    except LoadError as exc:
+        raise GateError(str(exc)) from None
+    if any(c.verdict == NOT_COMPARABLE for c in compared.comparisons):
+        settings = "; ".join(d.sentence for d in compared.differences)
+        raise GateError(f"the runs' settings differ, so no row can be judged: {settings}")
+    if not compared.comparisons:
+        raise GateError("A and B have no benchmark in common (see compare/compare.md)")
+    suspects, over = find_suspects(compared, pct, cpu_pct, max_suspects)
+    step = None
+    if suspects:
+        run_a = load_run(a_results)
+        step = confirm(suspects, a, b, run_a, out / "confirm", args, rounds, repetitions,
+                       timeout_s)
+    code = EXIT_REGRESSION if step and any(r.verdict == CONFIRMED for r in step.results) \
+        else EXIT_PASS
+    outcome = GateOutcome(code, compared, suspects, over, step, pct, cpu_pct, walls)
+    (out / "gate.md").write_text(markdown(outcome), encoding="utf-8")
+    (out / "gate.json").write_text(json.dumps(outcome_json(outcome), indent=1), encoding="utf-8")
+    return outcome
+
+
+def main_from_args(args) -> int:
+    """The `gate` subcommand (cli.py parses the arguments)."""
+    try:
+        bench_args = shlex.split(args.bench_args or "")
+        outcome = run_gate(args.a, args.b, args.out, pct=args.pct, cpu_pct=args.cpu_pct,
+                           rounds=args.rounds, bench_args=bench_args,
+                           a_env=parse_env(args.a_env, "--a-env"),
+                           b_env=parse_env(args.b_env, "--b-env"), baseline=args.baseline,
+                           repetitions=args.repetitions, max_suspects=args.max_suspects,
+                           timeout_s=args.timeout)
+    except GateError as exc:
+        print(f"gate: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(markdown(outcome), end="")
+    step = outcome.step
+    print(f"gate: confirm step took {step.wall_s if step else 0.0:.1f} s; "
+          f"exit {outcome.exit_code} ({Path(args.out) / 'gate.md'})")
+    return outcome.exit_code
