@@ -10,7 +10,7 @@
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/aos_soa.hpp"
 #endif
 
@@ -33,20 +33,14 @@ struct HostData {
     omp_soa(x.data(), y.data(), z.data(), out.data(), n);  // first-touch out in parallel
     serial_aos(xyz.data(), ref.data(), n);
   }
+  // xyz (3n floats) plus x, y, z, ref, out (n floats each).
+  static Footprint weight(std::size_t n) { return {.host_bytes = 8.0 * sizeof(float) * n}; }
 };
-
-// xyz (3n floats) plus x, y, z, ref, out (n floats each).
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 8.0 * sizeof(float) * n}; }
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 // A CPU variant (`run` calls one of the four functions on HostData); 16 B/point.
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, void (*run)(HostData&)) {
   add_cpu_benchmark(cfg, spec, work(n), [n, run](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       run(d);
@@ -69,17 +63,12 @@ struct DeviceData {
         z(upload(std::span<const float>(h.z.span()))),
         out(h.n),
         hout(h.n) {}
+  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
+  // Device xyz (3n floats) plus x, y, z, out (n each); pinned hout (n floats).
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = 1.0 * sizeof(float) * n, .device_bytes = 7.0 * sizeof(float) * n};
+  }
 };
-
-// Device xyz (3n floats) plus x, y, z, out (n each); pinned hout (n floats).
-Footprint device_footprint(std::size_t n) {
-  return {.host_bytes = 1.0 * sizeof(float) * n, .device_bytes = 7.0 * sizeof(float) * n};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
 
 // A GPU variant, kernel time only (inputs stay on the device: the layout question is about
 // how the kernel reads them); 16 B/point.
@@ -90,8 +79,8 @@ void add_cuda(const RunConfig& cfg, std::string_view impl, std::size_t n, int bl
       bench_spec("aos_soa", impl, {{"n", n}, {"block", block}}).of_algorithm(algorithm);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     const GpuStages stages{
         .poison =
             [&d] {

@@ -14,7 +14,7 @@
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/atomics.hpp"
 #endif
 
@@ -33,15 +33,11 @@ struct HostData {
     ref = serial(in.data(), n);
     ref_atomic = serial(in.data(), n_atomic);
   }
+  // in: n int32 (the references are scalars).
+  static Footprint weight(std::size_t n, std::size_t /*n_atomic*/) {
+    return {.host_bytes = 1.0 * sizeof(std::int32_t) * n};
+  }
 };
-
-// in: n int32 (the references are scalars).
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 1.0 * sizeof(std::int32_t) * n}; }
-
-HostData& host_data(std::size_t n, std::size_t n_atomic) {
-  static SingleSlot<std::pair<std::size_t, std::size_t>, HostData> slot;
-  return slot.get({n, n_atomic}, host_footprint(n), [=] { return HostData(n, n_atomic); });
-}
 
 // Nanoseconds per element: Google Benchmark divides by the time and kInvert flips it.
 benchmark::Counter ns_per_element(std::size_t n) {
@@ -62,7 +58,7 @@ using CpuImpl = std::int64_t (*)(const std::int32_t*, std::size_t);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, std::size_t n_atomic,
              bool prefix, CpuImpl impl, double atomics_per_element) {
   add_cpu_benchmark(cfg, spec, work(prefix ? n_atomic : n), [=](benchmark::State& state) {
-    HostData& d = host_data(n, n_atomic);
+    HostData& d = inputs<HostData>(n, n_atomic);
     const std::size_t used = prefix ? d.n_atomic : d.n;
     const std::int64_t ref = prefix ? d.ref_atomic : d.ref;
     const bool ok =
@@ -98,22 +94,17 @@ struct DeviceData {
     stream.synchronize();
     return static_cast<std::int64_t>(host_sum.data()[0]);
   }
+  DeviceData(std::size_t n, std::size_t n_atomic) : DeviceData(inputs<HostData>(n, n_atomic)) {}
+  // Device in (n int32), the spread partials, the sum and CUB's temporary storage (asked of CUB,
+  // as the constructor does); pinned: the one 8-byte sum.
+  static Footprint weight(std::size_t n, std::size_t /*n_atomic*/) {
+    const double partials = *std::max_element(std::begin(kSpreadAddrs), std::end(kSpreadAddrs));
+    return {.host_bytes = sizeof(unsigned long long),
+            .device_bytes = 1.0 * sizeof(std::int32_t) * n +
+                            (partials + 1) * sizeof(unsigned long long) +
+                            static_cast<double>(gpu::atomics_cub_temp_bytes(n))};
+  }
 };
-
-// Device in (n int32), the spread partials, the sum and CUB's temporary storage (asked of CUB,
-// as the constructor does); pinned: the one 8-byte sum.
-Footprint device_footprint(std::size_t n) {
-  const double partials = *std::max_element(std::begin(kSpreadAddrs), std::end(kSpreadAddrs));
-  return {.host_bytes = sizeof(unsigned long long),
-          .device_bytes = 1.0 * sizeof(std::int32_t) * n +
-                          (partials + 1) * sizeof(unsigned long long) +
-                          static_cast<double>(gpu::atomics_cub_temp_bytes(n))};
-}
-
-DeviceData& device_data(std::size_t n, std::size_t n_atomic) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [=] { return DeviceData(host_data(n, n_atomic)); });
-}
 
 using Launch = void (*)(const std::int32_t*, std::size_t, unsigned long long*, int, cudaStream_t);
 using Stats = gpu::KernelStats (*)(std::size_t, int);
@@ -125,8 +116,8 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std:
       bench_spec("atomics", impl, {{"n", n}, {"block", block}}).of_algorithm(algorithm);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    const std::int64_t ref = host_data(n, n_atomic).ref;
-    DeviceData& d = device_data(n, n_atomic);
+    const std::int64_t ref = inputs<HostData>(n, n_atomic).ref;
+    DeviceData& d = inputs<DeviceData>(n, n_atomic);
     const auto run = [&] { launch(d.in.data(), n, d.sum.data(), block, d.stream); };
     if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
       return;
@@ -142,8 +133,8 @@ void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int b
           .of_algorithm("atomic");
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    const std::int64_t ref = host_data(n, n_atomic).ref;
-    DeviceData& d = device_data(n, n_atomic);
+    const std::int64_t ref = inputs<HostData>(n, n_atomic).ref;
+    DeviceData& d = inputs<DeviceData>(n, n_atomic);
     const auto run = [&] {
       gpu::atomics_cuda_atomic_spread(d.in.data(), n, d.partials.data(), addrs, d.sum.data(), block,
                                       d.stream);
@@ -160,8 +151,8 @@ void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int b
 void add_thrust(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
   add_gpu_benchmark(
       cfg, bench_spec("atomics", "thrust", {{"n", n}}), work(n), [=](benchmark::State& state) {
-        const std::int64_t ref = host_data(n, n_atomic).ref;
-        DeviceData& d = device_data(n, n_atomic);
+        const std::int64_t ref = inputs<HostData>(n, n_atomic).ref;
+        DeviceData& d = inputs<DeviceData>(n, n_atomic);
         const auto check = [&] {
           return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref);
         };
@@ -180,8 +171,8 @@ void add_thrust(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
 void add_cub(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
   const auto spec = bench_spec("atomics", "thrust_cub", {{"n", n}});
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    const std::int64_t ref = host_data(n, n_atomic).ref;
-    DeviceData& d = device_data(n, n_atomic);
+    const std::int64_t ref = inputs<HostData>(n, n_atomic).ref;
+    DeviceData& d = inputs<DeviceData>(n, n_atomic);
     const auto run = [&] {
       gpu::atomics_cub(d.in.data(), n, d.sum.data(), d.cub_temp.data(), d.cub_temp.bytes(),
                        d.stream);

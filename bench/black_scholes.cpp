@@ -16,7 +16,7 @@
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/black_scholes.hpp"
 #endif
 
@@ -50,17 +50,11 @@ struct HostData {
   ErrorStats check(const T* c, const T* p) const {
     return compare_prices(c, p, ref_call.data(), ref_put.data(), n);
   }
+  // spot, strike, years, call, put (float) and ref_call, ref_put, out_call, out_put (double).
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = (5.0 * sizeof(float) + 4.0 * sizeof(double)) * n};
+  }
 };
-
-// spot, strike, years, call, put (float) and ref_call, ref_put, out_call, out_put (double).
-Footprint host_footprint(std::size_t n) {
-  return {.host_bytes = (5.0 * sizeof(float) + 4.0 * sizeof(double)) * n};
-}
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 // Wall time of pricing all n options on the CPU; model as in the file comment. The float64
 // reference writes float64 prices (its own output arrays), the others float32; the model stays
@@ -69,7 +63,7 @@ template <class T>
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
              void (*impl)(const float*, const float*, const float*, T*, T*, std::size_t)) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     T* call;
     T* put;
     if constexpr (std::is_same_v<T, double>) {
@@ -110,17 +104,12 @@ struct DeviceData {
     std::copy(h.strike.begin(), h.strike.end(), h_strike.data());
     std::copy(h.years.begin(), h.years.end(), h_years.data());
   }
+  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
+  // Five float arrays of n on the device and their five pinned host copies.
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = 5.0 * sizeof(float) * n, .device_bytes = 5.0 * sizeof(float) * n};
+  }
 };
-
-// Five float arrays of n on the device and their five pinned host copies.
-Footprint device_footprint(std::size_t n) {
-  return {.host_bytes = 5.0 * sizeof(float) * n, .device_bytes = 5.0 * sizeof(float) * n};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
 
 using GpuLaunch = void (*)(const float*, const float*, const float*, float*, float*, std::size_t,
                            gpu::BlackScholesMarket, int, cudaStream_t);
@@ -160,8 +149,8 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
                         .of_algorithm(algorithm);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     const gpu::BlackScholesMarket market{kRiskFree, kVolatility};
     run_gpu_modes(state, mode, d.stream, kTolerance,
                   stages(d, h, n, [&d, n, block, launch, market] {

@@ -15,23 +15,21 @@
 #include "common/random.hpp"
 #include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/conv2d.hpp"
 #endif
 
 namespace tb::conv2d {
 namespace {
 
-using Key = std::tuple<int, int, int>;  // w, h, f
-
 struct HostData {
   int w, h, f;
   std::size_t px;
   HostArray<float> in, out, ref, ref_separable;
   std::vector<float> filter, gauss, gauss_2d;
-  HostData(int w_, int h_, int f_)
-      : w(w_),
-        h(h_),
+  HostData(Dims2 d, int f_)
+      : w(d.w),
+        h(d.h),
         f(f_),
         px(static_cast<std::size_t>(w) * h),
         in(px),
@@ -48,18 +46,12 @@ struct HostData {
     serial(in.data(), ref.data(), w, h, filter.data(), f);
     serial(in.data(), ref_separable.data(), w, h, gauss_2d.data(), f);
   }
+  // in, out, ref, ref_separable (w*h floats each); the f x f filters and the 1D Gaussian.
+  static Footprint weight(Dims2 d, int f) {
+    const double px = static_cast<double>(d.w) * d.h;
+    return {.host_bytes = (4.0 * px + 2.0 * f * f + f) * sizeof(float)};
+  }
 };
-
-// in, out, ref, ref_separable (w*h floats each); the f x f filters and the 1D Gaussian.
-Footprint host_footprint(Dims2 d, int f) {
-  const double px = static_cast<double>(d.w) * d.h;
-  return {.host_bytes = (4.0 * px + 2.0 * f * f + f) * sizeof(float)};
-}
-
-HostData& host_data(Dims2 d, int f) {
-  static SingleSlot<Key, HostData> slot;
-  return slot.get(Key{d.w, d.h, f}, host_footprint(d, f), [d, f] { return HostData(d.w, d.h, f); });
-}
 
 std::string image_arg(Dims2 d) { return std::to_string(d.w) + "x" + std::to_string(d.h); }
 
@@ -68,7 +60,7 @@ using CpuImpl = void (*)(const float*, float*, int, int, const float*, int);
 // serial / omp: one filtered image per iteration, wall-clock time.
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, int f, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(dims, f), [dims, f, impl](benchmark::State& state) {
-    HostData& d = host_data(dims, f);
+    HostData& d = inputs<HostData>(dims, f);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
@@ -93,106 +85,79 @@ struct DeviceData {
         hout(h.px) {
     std::copy(h.in.begin(), h.in.end(), hin.data());
   }
+  explicit DeviceData(Dims2 d, int f) : DeviceData(inputs<HostData>(d, f)) {}
+  // Device in, out (w*h floats each) and the f x f filter; pinned hin, hout.
+  static Footprint weight(Dims2 d, int f) {
+    const double px = static_cast<double>(d.w) * d.h;
+    return {.host_bytes = 2.0 * px * sizeof(float),
+            .device_bytes = (2.0 * px + 1.0 * f * f) * sizeof(float)};
+  }
 };
 
-// Device in, out (w*h floats each) and the f x f filter; pinned hin, hout.
-Footprint device_footprint(Dims2 d, int f) {
-  const double px = static_cast<double>(d.w) * d.h;
-  return {.host_bytes = 2.0 * px * sizeof(float),
-          .device_bytes = (2.0 * px + 1.0 * f * f) * sizeof(float)};
-}
+// The constant-memory filter a kernel reads, loaded before timing.
+enum class Filter { none, tiled, separable };
+using Launch = void (*)(DeviceData& d, const HostData& h, Block2 block);
+using Stats = gpu::KernelStats (*)(int w, int h, int f, Block2 block);
+struct ConvKernel : GpuKernel<Launch, Stats> {
+  Filter filter = Filter::none;
+};
 
-DeviceData& device_data(Dims2 d, int f) {
-  static SingleSlot<Key, DeviceData> slot;
-  return slot.get(Key{d.w, d.h, f}, device_footprint(d, f),
-                  [d, f] { return DeviceData(host_data(d, f)); });
-}
-
-enum class Kind { naive, tiled, direct, separable };
-const char* impl_name(Kind k) {
-  switch (k) {
-    case Kind::naive:
-      return "cuda_naive";
-    case Kind::tiled:
-      return "cuda_tiled";
-    case Kind::direct:
-      return "cuda_direct";
-    default:
-      return "cuda_separable";
-  }
-}
+// cuda_tiled's cp.async tile copies fall back to plain loads below sm_80 (gpu/async_copy.cuh):
+// no kernel here needs a capability.
+const ConvKernel kKernels[] = {
+    {{"cuda_naive",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f, b,
+                               d.stream);
+      },
+      gpu::conv2d_cuda_naive_stats}},
+    {{"cuda_tiled",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_tiled_stats},
+     Filter::tiled},
+    {{"cuda_direct",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_direct(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_direct_stats},
+     Filter::tiled},
+    {{"cuda_separable",
+      [](DeviceData& d, const HostData& h, Block2 b) {
+        gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, b, d.stream);
+      },
+      gpu::conv2d_cuda_separable_stats},
+     Filter::separable},
+};
 
 // cuda_naive / cuda_tiled / cuda_direct / cuda_separable with a 2D block; kernel or e2e (upload the
 // image, filter, download the result). The filters are loaded into constant memory before timing.
-void add_cuda(const RunConfig& cfg, Kind kind, Dims2 dims, int f, Block2 block, Mode mode) {
-  const auto spec = bench_spec("conv2d", impl_name(kind),
-                               {{"image", image_arg(dims)}, {"filter", f}, {"block", block}})
-                        .in_mode(mode);
+void add_cuda(const RunConfig& cfg, const ConvKernel& k, Dims2 dims, int f, Block2 block,
+              Mode mode) {
+  const auto spec =
+      bench_spec("conv2d", k.impl, {{"image", image_arg(dims)}, {"filter", f}, {"block", block}})
+          .in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(dims, f), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
-    HostData& h = host_data(dims, f);
-    DeviceData& d = device_data(dims, f);
-    if (kind == Kind::tiled || kind == Kind::direct)
-      gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
-    if (kind == Kind::separable) gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
-    const HostArray<float>& ref = kind == Kind::separable ? h.ref_separable : h.ref;
-    const std::size_t px = h.px;
-    const GpuStages s{
-        .poison =
-            [&d] {
-              poison_device(d.out, d.stream);
-              poison(d.hout.span());
-            },
-        .upload = [&d, px] { copy_to_device(d.in.data(), d.hin.data(), px, d.stream); },
-        .compute =
-            [&d, &h, kind, block] {
-              switch (kind) {
-                case Kind::naive:
-                  gpu::conv2d_cuda_naive(d.in.data(), d.out.data(), h.w, h.h, d.filter.data(), h.f,
-                                         block, d.stream);
-                  break;
-                case Kind::tiled:
-                  gpu::conv2d_cuda_tiled(d.in.data(), d.out.data(), h.w, h.h, h.f, block, d.stream);
-                  break;
-                case Kind::direct:
-                  gpu::conv2d_cuda_direct(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
-                                          d.stream);
-                  break;
-                case Kind::separable:
-                  gpu::conv2d_cuda_separable(d.in.data(), d.out.data(), h.w, h.h, h.f, block,
-                                             d.stream);
-                  break;
-              }
-            },
-        .download = [&d, px] { copy_to_host(d.hout.data(), d.out.data(), px, d.stream); },
-        .check =
-            [&d, &ref] {
-              return compare(std::span<const float>(d.hout.span()), ref.span(),
-                             kTolerance.scale_floor);
-            },
-    };
-    run_gpu_modes(state, mode, d.stream, kTolerance, s);
-    switch (kind) {
-      case Kind::naive:
-        record_kernel(state, gpu::conv2d_cuda_naive_stats(h.w, h.h, f, block));
-        break;
-      case Kind::tiled:
-        record_kernel(state, gpu::conv2d_cuda_tiled_stats(h.w, h.h, f, block));
-        break;
-      case Kind::direct:
-        record_kernel(state, gpu::conv2d_cuda_direct_stats(h.w, h.h, f, block));
-        break;
-      case Kind::separable:
-        record_kernel(state, gpu::conv2d_cuda_separable_stats(h.w, h.h, f, block));
-        break;
-    }
+    HostData& h = inputs<HostData>(dims, f);
+    DeviceData& d = inputs<DeviceData>(dims, f);
+    if (k.filter == Filter::tiled) gpu::conv2d_set_tiled_filter(h.filter.data(), f, d.stream);
+    if (k.filter == Filter::separable)
+      gpu::conv2d_set_separable_filter(h.gauss.data(), f, d.stream);
+    const HostArray<float>& ref = k.filter == Filter::separable ? h.ref_separable : h.ref;
+    run_kernel(state, k, block.threads(), mode, d.stream, kTolerance,
+               io_stages(d.stream, {to_device(d.in, d.hin)}, d.out, d.hout, ref.span(), kTolerance,
+                         [&d, &h, k, block] { k.launch(d, h, block); }),
+               h.w, h.h, f, block);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   const Dims2 dims = image_dims(cfg, kImage, kQuickImage);
-  for (int f : kFilterSizes) {
+  const std::vector<int> filters(std::begin(kFilterSizes), std::end(kFilterSizes));
+  for (int f : int_axis(cfg, "filter", filters, filters)) {
     add_cpu(cfg, bench_spec("conv2d", "serial", {{"image", image_arg(dims)}, {"filter", f}}), dims,
             f, serial);
     add_cpu(cfg,
@@ -202,8 +167,7 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes)
       for (Block2 block : blocks_2d(cfg, mode))
-        for (Kind kind : {Kind::naive, Kind::tiled, Kind::direct, Kind::separable})
-          add_cuda(cfg, kind, dims, f, block, mode);
+        for (const ConvKernel& k : kKernels) add_cuda(cfg, k, dims, f, block, mode);
 #endif
   }
 }

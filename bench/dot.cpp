@@ -6,7 +6,7 @@
 #include "common/random.hpp"
 #include "cpu/dot.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/dot.hpp"
 #endif
 
@@ -22,15 +22,9 @@ struct HostData {
     fill_uniform(b.span(), kSeed + 1, -1.f, 1.f);
     ref = reference(a.data(), b.data(), n);
   }
+  // a, b: two float arrays of n (the reference is two scalars).
+  static Footprint weight(std::size_t n) { return {.host_bytes = 2.0 * sizeof(float) * n}; }
 };
-
-// a, b: two float arrays of n (the reference is two scalars).
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(float) * n}; }
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 ErrorStats check(double got, const HostData& d) { return compare_scalar(got, d.ref.value, d.ref.abs_sum); }
 
@@ -40,7 +34,7 @@ using CpuImpl = double (*)(const float*, const float*, std::size_t);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl,
              std::size_t depth) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl, depth](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const auto run_and_check = [&] { return check(impl(d.a.data(), d.b.data(), n), d); };
     if (!validate_once(state, tolerance(depth), run_and_check)) return;
     measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
@@ -58,18 +52,13 @@ struct DeviceData {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
+  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
+  // Device a, b (n floats each) and a double result; the same again pinned.
+  static Footprint weight(std::size_t n) {
+    const double bytes = 2.0 * sizeof(float) * n + sizeof(double);
+    return {.host_bytes = bytes, .device_bytes = bytes};
+  }
 };
-
-// Device a, b (n floats each) and a double result; the same again pinned.
-Footprint device_footprint(std::size_t n) {
-  const double bytes = 2.0 * sizeof(float) * n + sizeof(double);
-  return {.host_bytes = bytes, .device_bytes = bytes};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
 
 void upload_inputs(DeviceData& d, std::size_t n) {
   copy_to_device(d.a.data(), d.ha.data(), n, d.stream);
@@ -81,8 +70,8 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
   const auto spec = bench_spec("dot", "cuda", {{"n", n}, {"block", block}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     const gpu::KernelStats stats = gpu::dot_cuda_stats(n, block);
     run_gpu_modes(state, mode, d.stream, tolerance(depth_cuda(n, block, stats.grid_blocks)), {
         .poison = [&d] { poison_device(d.result, d.stream); d.hresult.data()[0] = std::nan(""); },
@@ -101,8 +90,8 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int block, Mode mode) {
 void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
   const auto spec = bench_spec("dot", "thrust", {{"n", n}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     double result = 0.0;
     // CUB's summation order is not pinned here: the any-order depth n.
     run_gpu_modes(

@@ -16,7 +16,7 @@
 #include "common/random.hpp"
 #include "common/row_fields.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/dtypes.hpp"
 #endif
 
@@ -25,7 +25,6 @@ namespace {
 
 using std::int32_t;
 using std::int8_t;
-
 
 // Inputs in [-1, 1) (floats) or [-128, 127] (int8), generated as float/int32 and narrowed.
 template <class T>
@@ -75,19 +74,12 @@ struct AxpyHost {
     std::copy(y0.begin(), y0.end(), ref.begin());
     axpy_serial(x.data(), ref.data(), n);
   }
+  static constexpr const char* kAlternatives = "dtypes/axpy_host";  // one dtype at a time
+  // x, y0, y, ref (n of T each) and fill()'s temporary.
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = 4.0 * sizeof(T) * n + fill_temp_bytes<T>(n)};
+  }
 };
-
-// x, y0, y, ref (n of T each) and fill()'s temporary.
-template <class T>
-Footprint axpy_host_footprint(std::size_t n) {
-  return {.host_bytes = 4.0 * sizeof(T) * n + fill_temp_bytes<T>(n)};
-}
-
-template <class T>
-AxpyHost<T>& axpy_host(std::size_t n) {
-  static SingleSlot<std::size_t, AxpyHost<T>> slot("dtypes/axpy_host");  // one dtype at a time
-  return slot.get(n, axpy_host_footprint<T>(n), [n] { return AxpyHost<T>(n); });
-}
 
 // A CPU axpy: validated from y0, then timed in place (y keeps accumulating a*x, harmless to
 // the time: no type here slows down on large values); 3 * sizeof(T) B/element.
@@ -100,7 +92,7 @@ void add_cpu_axpy(const RunConfig& cfg, bool omp, std::size_t n,
   add_cpu_benchmark(cfg, spec, axpy_work<T>(n), [n, fn, omp](benchmark::State& state) {
     // The fp16 omp path is F16C or AVX512_FP16 where the host has them: say which ran.
     if (omp) set_row_field(current_benchmark(), "cpu_isa", axpy_omp_path<T>());
-    AxpyHost<T>& d = axpy_host<T>(n);
+    AxpyHost<T>& d = inputs<AxpyHost<T>>(n);
     const bool ok = validate_once(state, axpy_tolerance<T>(), [&] {
       std::copy(d.y0.begin(), d.y0.end(), d.y.begin());
       fn(d.x.data(), d.y.data(), n);
@@ -135,21 +127,14 @@ struct FmaHost {
       std::fill_n(out.data() + fma_outputs<T>(begin), fma_outputs<T>(len), Out(0));
     }
   }
+  static constexpr const char* kAlternatives = "dtypes/fma_host";
+  // x (n of T), ref and out (fma_outputs of the output type each) and fill()'s temporary.
+  static Footprint weight(std::size_t n) {
+    using Out = typename Dtype<T>::fma_out;
+    return {.host_bytes = 1.0 * sizeof(T) * n + 2.0 * sizeof(Out) * fma_outputs<T>(n) +
+                          fill_temp_bytes<T>(n)};
+  }
 };
-
-// x (n of T), ref and out (fma_outputs of the output type each) and fill()'s temporary.
-template <class T>
-Footprint fma_host_footprint(std::size_t n) {
-  using Out = typename Dtype<T>::fma_out;
-  return {.host_bytes = 1.0 * sizeof(T) * n + 2.0 * sizeof(Out) * fma_outputs<T>(n) +
-                        fill_temp_bytes<T>(n)};
-}
-
-template <class T>
-FmaHost<T>& fma_host(std::size_t n) {
-  static SingleSlot<std::size_t, FmaHost<T>> slot("dtypes/fma_host");
-  return slot.get(n, fma_host_footprint<T>(n), [n] { return FmaHost<T>(n); });
-}
 
 BenchSpec fma_spec(bool omp, std::string_view dtype, std::size_t n) {
   const auto spec =
@@ -168,7 +153,7 @@ void add_cpu_fma(const RunConfig& cfg, bool omp, std::size_t n,
                       // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has
                       // them.
                       if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
-                      FmaHost<T>& d = fma_host<T>(n);
+                      FmaHost<T>& d = inputs<FmaHost<T>>(n);
                       const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
                         poison(d.out.span());
                         fn(d.x.data(), d.out.data(), n, kChainLength);
@@ -199,7 +184,6 @@ constexpr gpu::DtypeId dtype_id() {
   return gpu::DtypeId::int8;
 }
 
-
 template <class T>
 struct AxpyDevice {
   Stream stream;
@@ -210,19 +194,13 @@ struct AxpyDevice {
         y0(upload(std::span<const T>(h.y0.span()))),
         y(h.n),
         hy(h.n) {}
+  explicit AxpyDevice(std::size_t n) : AxpyDevice(inputs<AxpyHost<T>>(n)) {}
+  static constexpr const char* kAlternatives = "dtypes/axpy_device";
+  // Device x, y0, y (n of T each); pinned hy.
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = 1.0 * sizeof(T) * n, .device_bytes = 3.0 * sizeof(T) * n};
+  }
 };
-
-// Device x, y0, y (n of T each); pinned hy.
-template <class T>
-Footprint axpy_device_footprint(std::size_t n) {
-  return {.host_bytes = 1.0 * sizeof(T) * n, .device_bytes = 3.0 * sizeof(T) * n};
-}
-
-template <class T>
-AxpyDevice<T>& axpy_device(std::size_t n) {
-  static SingleSlot<std::size_t, AxpyDevice<T>> slot("dtypes/axpy_device");
-  return slot.get(n, axpy_device_footprint<T>(n), [n] { return AxpyDevice<T>(axpy_host<T>(n)); });
-}
 
 // A GPU axpy, kernel time (inputs stay on the device); 3 * sizeof(T) B/element. The "upload"
 // stage restores y from y0 on the device before the validation run.
@@ -233,8 +211,8 @@ void add_cuda_axpy(const RunConfig& cfg, std::size_t n, int block) {
                  {{"kernel", "axpy"}, {"dtype", dtype_name<T>()}, {"n", n}, {"block", block}});
   add_gpu_benchmark(cfg, spec, axpy_work<T>(n), [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    AxpyDevice<T>& d = axpy_device<T>(n);
-    const AxpyHost<T>& h = axpy_host<T>(n);
+    AxpyDevice<T>& d = inputs<AxpyDevice<T>>(n);
+    const AxpyHost<T>& h = inputs<AxpyHost<T>>(n);
     const GpuStages stages{
         .poison = [&d] { poison(d.hy.span()); },
         .upload =
@@ -267,21 +245,15 @@ struct FmaDevice {
   PinnedBuffer<Out> hout;
   explicit FmaDevice(const FmaHost<T>& h)
       : x(upload(std::span<const T>(h.x.span()))), out(h.ref.size()), hout(h.ref.size()) {}
+  explicit FmaDevice(std::size_t n) : FmaDevice(inputs<FmaHost<T>>(n)) {}
+  static constexpr const char* kAlternatives = "dtypes/fma_device";
+  // Device x (n of T) and out (fma_outputs of the output type); pinned hout.
+  static Footprint weight(std::size_t n) {
+    using Out = typename Dtype<T>::fma_out;
+    const double out_bytes = 1.0 * sizeof(Out) * fma_outputs<T>(n);
+    return {.host_bytes = out_bytes, .device_bytes = 1.0 * sizeof(T) * n + out_bytes};
+  }
 };
-
-// Device x (n of T) and out (fma_outputs of the output type); pinned hout.
-template <class T>
-Footprint fma_device_footprint(std::size_t n) {
-  using Out = typename Dtype<T>::fma_out;
-  const double out_bytes = 1.0 * sizeof(Out) * fma_outputs<T>(n);
-  return {.host_bytes = out_bytes, .device_bytes = 1.0 * sizeof(T) * n + out_bytes};
-}
-
-template <class T>
-FmaDevice<T>& fma_device(std::size_t n) {
-  static SingleSlot<std::size_t, FmaDevice<T>> slot("dtypes/fma_device");
-  return slot.get(n, fma_device_footprint<T>(n), [n] { return FmaDevice<T>(fma_host<T>(n)); });
-}
 
 // A GPU fma-chain run, kernel time: 2 * kChains * K ops per element (8 per dp4a).
 template <class T>
@@ -295,8 +267,8 @@ void add_cuda_fma(const RunConfig& cfg, std::size_t n, int block) {
                                 {"block", block}});
   add_gpu_benchmark(cfg, spec, fma_work<T>(n), [n, block](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    FmaDevice<T>& d = fma_device<T>(n);
-    const FmaHost<T>& h = fma_host<T>(n);
+    FmaDevice<T>& d = inputs<FmaDevice<T>>(n);
+    const FmaHost<T>& h = inputs<FmaHost<T>>(n);
     const GpuStages stages{
         // 0x7F bytes: NaN in fp16, ~3e38 in fp32, ~1e304 in fp64, 0x7F7F7F7F in int32: no
         // chain produces any of them.

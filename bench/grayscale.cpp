@@ -6,7 +6,7 @@
 #include "common/random.hpp"
 #include "cpu/grayscale.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/grayscale.hpp"
 #endif
 
@@ -23,21 +23,15 @@ struct HostData {
     omp(rgb.data(), out.data(), d.w, d.h);  // first touch of out from the OpenMP threads
     serial(rgb.data(), ref.data(), d.w, d.h);
   }
+  // rgb (3 floats per pixel), ref and out (1 each).
+  static Footprint weight(Dims2 d) { return {.host_bytes = 5.0 * sizeof(float) * pixels(d)}; }
 };
-
-// rgb (3 floats per pixel), ref and out (1 each).
-Footprint host_footprint(Dims2 d) { return {.host_bytes = 5.0 * sizeof(float) * pixels(d)}; }
-
-HostData& host_data(Dims2 d) {
-  static SingleSlot<Dims2, HostData> slot;
-  return slot.get(d, host_footprint(d), [d] { return HostData(d); });
-}
 
 using CpuImpl = void (*)(const float*, float*, int, int);
 
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(dims), [dims, impl](benchmark::State& state) {
-    HostData& d = host_data(dims);
+    HostData& d = inputs<HostData>(dims);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
@@ -57,18 +51,13 @@ struct DeviceData {
       : rgb(h.rgb.size()), gray(h.ref.size()), hrgb(h.rgb.size()), hgray(h.ref.size()) {
     std::copy(h.rgb.begin(), h.rgb.end(), hrgb.data());
   }
+  explicit DeviceData(Dims2 dims) : DeviceData(inputs<HostData>(dims)) {}
+  // Device rgb and gray (4 floats per pixel), and the same again pinned (hrgb, hgray).
+  static Footprint weight(Dims2 d) {
+    const double bytes = 4.0 * sizeof(float) * pixels(d);
+    return {.host_bytes = bytes, .device_bytes = bytes};
+  }
 };
-
-// Device rgb and gray (4 floats per pixel), and the same again pinned (hrgb, hgray).
-Footprint device_footprint(Dims2 d) {
-  const double bytes = 4.0 * sizeof(float) * pixels(d);
-  return {.host_bytes = bytes, .device_bytes = bytes};
-}
-
-DeviceData& device_data(Dims2 dims) {
-  static SingleSlot<Dims2, DeviceData> slot;
-  return slot.get(dims, device_footprint(dims), [dims] { return DeviceData(host_data(dims)); });
-}
 
 using GpuLaunch = void (*)(const float*, float*, int, int, Block2, cudaStream_t);
 using GpuStats = gpu::KernelStats (*)(int, int, Block2);
@@ -80,8 +69,8 @@ void add_cuda(const RunConfig& cfg, const char* impl, Dims2 dims, Block2 block, 
       bench_spec("grayscale", impl, {{"w", dims.w}, {"h", dims.h}, {"block", block}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(dims), [=](benchmark::State& state) {
     if (!check_block(state, block.threads())) return;
-    DeviceData& d = device_data(dims);
-    const HostData& h = host_data(dims);
+    DeviceData& d = inputs<DeviceData>(dims);
+    const HostData& h = inputs<HostData>(dims);
     run_gpu_modes(state, mode, d.stream, kTolerance, {
         .poison = [&d] { poison_device(d.gray, d.stream); poison(d.hgray.span()); },
         .upload = [&d] { copy_to_device(d.rgb.data(), d.hrgb.data(), d.rgb.size(), d.stream); },

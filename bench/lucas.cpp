@@ -14,7 +14,7 @@
 #include "common/host_array.hpp"
 #include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/lucas.hpp"
 #endif
 
@@ -28,22 +28,16 @@ struct HostData {
   ErrorStats check(const std::int64_t* got) const {
     return compare_exact(got, ref.data(), ref.size());
   }
+  // ref, out: L(0..n), n + 1 int64 each.
+  static Footprint weight(int n) { return {.host_bytes = 2.0 * sizeof(std::int64_t) * (n + 1)}; }
 };
-
-// ref, out: L(0..n), n + 1 int64 each.
-Footprint host_footprint(int n) { return {.host_bytes = 2.0 * sizeof(std::int64_t) * (n + 1)}; }
-
-HostData& host_data(int n) {
-  static SingleSlot<int, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 using CpuImpl = void (*)(std::int64_t*, int);
 
 // Wall time of computing all of L(0..n) on the CPU; items = additions (see the file comment).
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, int n, CpuImpl fn, std::uint64_t adds) {
   add_cpu_benchmark(cfg, spec, work(n, adds), [n, fn, adds](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       fn(d.out.data(), n);
@@ -60,18 +54,12 @@ struct DeviceData {
   DeviceBuffer<std::int64_t> out;
   PinnedBuffer<std::int64_t> host_out;
   explicit DeviceData(int n) : out(n + 1), host_out(n + 1) {}
+  // Device out and pinned host_out: n + 1 int64 each.
+  static Footprint weight(int n) {
+    const double bytes = 1.0 * sizeof(std::int64_t) * (n + 1);
+    return {.host_bytes = bytes, .device_bytes = bytes};
+  }
 };
-
-// Device out and pinned host_out: n + 1 int64 each.
-Footprint device_footprint(int n) {
-  const double bytes = 1.0 * sizeof(std::int64_t) * (n + 1);
-  return {.host_bytes = bytes, .device_bytes = bytes};
-}
-
-DeviceData& device_data(int n) {
-  static SingleSlot<int, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
-}
 
 using GpuLaunch = void (*)(std::int64_t*, int, int, cudaStream_t);
 using GpuStats = gpu::KernelStats (*)(int, int);
@@ -84,8 +72,8 @@ void add_cuda(const RunConfig& cfg, const char* impl, const char* algorithm, int
       bench_spec("lucas", impl, {{"n", n}, {"block", block}}).in_mode(mode).of_algorithm(algorithm);
   add_gpu_benchmark(cfg, spec, work(n, adds), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     run_gpu_modes(
         state, mode, d.stream, kTolerance,
         {

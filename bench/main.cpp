@@ -76,10 +76,13 @@ void print_usage() {
       "  --quick                    small sizes and short runs (smoke test)\n"
       "  --full                     also the rows left out of the default run for time (1 GiB\n"
       "                             transfers and streams, GPU Lucas recursion at n = 40, ...)\n"
-      "  --size=N                   problem size of 1D workloads (elements, N > 0)\n"
-      "  --image=WxH                image size of 2D workloads (W, H > 0)\n"
-      "  --block=B[,B...]           threads per block for 1D GPU kernels (1..1024)\n"
-      "  --block2d=XxY[,XxY...]     block shapes for 2D GPU kernels\n"
+      "  --axis=NAME:V[,V...]       the values of an axis, e.g. --axis=block:64,256 or\n"
+      "                             --axis=filter:3 (conv2d); the shared axes have shorthands:\n"
+      "  --size=N                   --axis=n:N, problem size of 1D workloads (elements, N > 0)\n"
+      "  --image=WxH                --axis=image:WxH, image size of 2D workloads (W, H > 0)\n"
+      "  --block=B[,B...]           --axis=block:B,..., threads per block for 1D GPU kernels\n"
+      "                             (1..1024)\n"
+      "  --block2d=XxY[,XxY...]     --axis=block:XxY,..., block shapes for 2D GPU kernels\n"
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
       "  --machine=NAME             machine label recorded in the context\n"
@@ -145,10 +148,10 @@ std::pair<int, int> parse_pair(std::string_view text, std::string_view what) {
   return {static_cast<int>(a), static_cast<int>(b)};
 }
 
-int parse_block(std::string_view text) {
-  const long long b = parse_positive(text, "--block");
+int parse_block(std::string_view text, const std::string& what) {
+  const long long b = parse_positive(text, what);
   // 1024 threads per block is the CUDA limit on every architecture; anything above is a typo.
-  if (b > 1024) throw UsageError{"--block: " + std::string(text) + " threads per block is above the CUDA limit of 1024"};
+  if (b > 1024) throw UsageError{what + ": " + std::string(text) + " threads per block is above the CUDA limit of 1024"};
   return static_cast<int>(b);
 }
 
@@ -179,6 +182,42 @@ std::optional<std::string_view> flag_value(std::string_view arg, std::string_vie
   return std::nullopt;
 }
 
+// One block value: XxY is a 2D shape (at most 1024 threads), a plain number a 1D block size
+// (--block takes only the one, --block2d only the other).
+void add_block(tb::RunConfig& cfg, const std::string& text, const std::string& what) {
+  const bool two_d = what == "--block2d" || (what != "--block" && text.find('x') != std::string::npos);
+  if (!two_d) {
+    cfg.blocks.push_back(parse_block(text, what));
+    return;
+  }
+  const auto [x, y] = parse_pair(text, what);
+  if (static_cast<long long>(x) * y > 1024) throw UsageError{what + ": " + text + " is " + std::to_string(static_cast<long long>(x) * y) + " threads, above the CUDA limit of 1024"};
+  cfg.blocks2d.push_back({x, y});
+}
+
+// --axis=NAME:VALUES and its shorthands (common/workload.hpp): n and image take one value (the
+// workloads size their data from it), block any number; any other axis is a workload's own,
+// checked where the workload declares it.
+void set_axis(tb::RunConfig& cfg, const std::string& name, std::string_view values, const std::string& what) {
+  const std::vector<std::string> list = split(values, ',');
+  if (name == "n" || name == "image") {
+    if (list.size() != 1) throw UsageError{what + ": takes one value, got '" + std::string(values) + "'"};
+    if (name == "n") {
+      cfg.size = static_cast<std::size_t>(parse_positive(list[0], what));
+    } else {
+      const auto [w, h] = parse_pair(list[0], what);
+      cfg.image = tb::Dims2{w, h};
+    }
+  } else if (name == "block") {
+    for (const std::string& b : list) add_block(cfg, b, what);
+  } else {
+    for (const std::string& v : list)
+      if (v.empty()) throw UsageError{what + ": an empty value in '" + std::string(values) + "'"};
+    auto& axis = cfg.axes[name];
+    axis.insert(axis.end(), list.begin(), list.end());
+  }
+}
+
 // Takes our flags out of argv (Google Benchmark rejects flags it does not know).
 Options parse_our_flags(int& argc, char** argv) {
   Options o;
@@ -207,18 +246,18 @@ Options parse_our_flags(int& argc, char** argv) {
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {
-      o.cfg.size = static_cast<std::size_t>(parse_positive(*v3, "--size"));
+      set_axis(o.cfg, "n", *v3, "--size");
     } else if (auto v4 = flag_value(arg, "--image"); v4) {
-      const auto [w, h] = parse_pair(*v4, "--image");
-      o.cfg.image = tb::Dims2{w, h};
+      set_axis(o.cfg, "image", *v4, "--image");
     } else if (auto v5 = flag_value(arg, "--block"); v5) {
-      for (auto& b : split(*v5, ',')) o.cfg.blocks.push_back(parse_block(b));
+      set_axis(o.cfg, "block", *v5, "--block");
     } else if (auto v6 = flag_value(arg, "--block2d"); v6) {
-      for (auto& b : split(*v6, ',')) {
-        const auto [x, y] = parse_pair(b, "--block2d");
-        if (static_cast<long long>(x) * y > 1024) throw UsageError{"--block2d: " + b + " is " + std::to_string(static_cast<long long>(x) * y) + " threads, above the CUDA limit of 1024"};
-        o.cfg.blocks2d.push_back({x, y});
-      }
+      set_axis(o.cfg, "block", *v6, "--block2d");
+    } else if (auto va = flag_value(arg, "--axis"); va) {
+      const std::size_t colon = va->find(':');
+      if (colon == 0 || colon == std::string_view::npos || colon + 1 == va->size())
+        throw UsageError{"--axis: expected NAME:VALUE[,VALUE...], got '" + std::string(*va) + "'"};
+      set_axis(o.cfg, std::string(va->substr(0, colon)), va->substr(colon + 1), "--axis=" + std::string(va->substr(0, colon)));
     } else if (auto v7 = flag_value(arg, "--sweep"); v7) {
       if (*v7 == "all") o.cfg.all_blocks = true;
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
@@ -495,10 +534,20 @@ int main(int argc, char** argv) {
   tb::set_classic_loop(has_flag(args, "--benchmark_min_time"));
   tb::set_stopping_rule(rule_from(opts));
 
-  for (const auto& w : tb::workloads()) {
-    const bool selected = opts.workloads.empty() ||
-                          std::find(opts.workloads.begin(), opts.workloads.end(), w.name) != opts.workloads.end();
-    if (selected) w.register_benchmarks(opts.cfg);
+  try {
+    for (const auto& w : tb::workloads()) {
+      const bool selected = opts.workloads.empty() ||
+                            std::find(opts.workloads.begin(), opts.workloads.end(), w.name) != opts.workloads.end();
+      if (selected) w.register_benchmarks(opts.cfg);
+    }
+  } catch (const std::invalid_argument& e) {  // a value of a workload's own axis (int_axis)
+    std::fprintf(stderr, "twinbench: %s\n", e.what());
+    return kExitBadInput;
+  }
+  if (const std::string unknown = tb::undeclared_axes(opts.cfg); !unknown.empty()) {
+    std::fprintf(stderr, "twinbench: --axis: no selected workload has an axis named %s\n",
+                 unknown.c_str());
+    return kExitBadInput;
   }
 
   // One Google Benchmark iteration per benchmark, holding all its samples: any minimum time

@@ -11,7 +11,7 @@
 #include "common/host_array.hpp"
 #include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/nested_loop.hpp"
 #endif
 
@@ -25,15 +25,9 @@ struct HostData {
     omp(out.data(), n, n);  // first-touch out from the threads that write it
     serial(ref.data(), n, n);
   }
+  // ref, out: n doubles each.
+  static Footprint weight(std::size_t n) { return {.host_bytes = 2.0 * sizeof(double) * n}; }
 };
-
-// ref, out: n doubles each.
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(double) * n}; }
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 // Sizes above kMaxInnerIterations skip, with the numbers, before the reference is computed.
 bool within_cap(benchmark::State& state, std::size_t n) {
@@ -58,7 +52,7 @@ using CpuImpl = void (*)(double*, std::size_t, std::size_t);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     if (!within_cap(state, n)) return;
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.out.data(), n, n);
@@ -75,18 +69,12 @@ struct DeviceData {
   DeviceBuffer<double> results;
   PinnedBuffer<double> host_results;
   explicit DeviceData(std::size_t n) : results(n), host_results(n) {}
+  // Device results and pinned host_results: n doubles each.
+  static Footprint weight(std::size_t n) {
+    const double bytes = 1.0 * sizeof(double) * n;
+    return {.host_bytes = bytes, .device_bytes = bytes};
+  }
 };
-
-// Device results and pinned host_results: n doubles each.
-Footprint device_footprint(std::size_t n) {
-  const double bytes = 1.0 * sizeof(double) * n;
-  return {.host_bytes = bytes, .device_bytes = bytes};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
-}
 
 using GpuLaunch = void (*)(double*, std::size_t, std::size_t, int, cudaStream_t);
 using GpuStats = gpu::KernelStats (*)(std::size_t, int);
@@ -98,8 +86,8 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
   const auto spec = bench_spec("nested_loop", impl, {{"n", n}, {"block", block}}).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block) || !within_cap(state, n)) return;
-    DeviceData& d = device_data(n);
-    const HostData& h = host_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
+    const HostData& h = inputs<HostData>(n);
     run_gpu_modes(
         state, mode, d.stream, kTolerance,
         {

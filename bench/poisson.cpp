@@ -11,7 +11,7 @@
 #include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/poisson.hpp"
 #endif
 
@@ -25,15 +25,9 @@ struct HostData {
     omp(out.data(), n, kSeed, default_table());  // first-touch out in parallel
     serial(ref.data(), n, kSeed, default_table());
   }
+  // ref, out: n int32 each (the CDF table is shared and small).
+  static Footprint weight(std::size_t n) { return {.host_bytes = 2.0 * sizeof(std::int32_t) * n}; }
 };
-
-// ref, out: n int32 each (the CDF table is shared and small).
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 2.0 * sizeof(std::int32_t) * n}; }
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 // Whether a variant must reproduce the serial fast samples bit for bit.
 enum class Check { bitwise, statistics };
@@ -46,7 +40,7 @@ ErrorStats check(std::span<const std::int32_t> got, const HostData& h, Check c) 
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, Check c,
              std::function<void(std::int32_t*, std::size_t)> impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, c, impl](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.out.data(), n);
@@ -63,18 +57,12 @@ struct DeviceData {
   DeviceBuffer<std::int32_t> out;
   PinnedBuffer<std::int32_t> hout;
   explicit DeviceData(std::size_t n) : out(n), hout(n) {}
+  // Device out and pinned hout: n int32 each.
+  static Footprint weight(std::size_t n) {
+    const double bytes = 1.0 * sizeof(std::int32_t) * n;
+    return {.host_bytes = bytes, .device_bytes = bytes};
+  }
 };
-
-// Device out and pinned hout: n int32 each.
-Footprint device_footprint(std::size_t n) {
-  const double bytes = 1.0 * sizeof(std::int32_t) * n;
-  return {.host_bytes = bytes, .device_bytes = bytes};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(n); });
-}
 
 using GpuLaunch = std::function<void(std::int32_t*, std::size_t, int, cudaStream_t)>;
 
@@ -87,8 +75,8 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int 
                         .of_algorithm(algorithm);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
     if (!check_block(state, block)) return;
-    const HostData& h = host_data(n);
-    DeviceData& d = device_data(n);
+    const HostData& h = inputs<HostData>(n);
+    DeviceData& d = inputs<DeviceData>(n);
     run_gpu_modes(
         state, mode, d.stream, kTolerance,
         {

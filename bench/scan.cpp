@@ -11,7 +11,7 @@
 #include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/scan.hpp"
 #endif
 
@@ -48,6 +48,11 @@ struct HostData {
       return compare(out.span(), ref.span());
     }
   }
+  static constexpr const char* kAlternatives = "scan/host";  // one dtype at a time
+  // in, out (n of T each) and ref (n of Ref<T>: float64 for float32).
+  static Footprint weight(std::size_t n) {
+    return {.host_bytes = (2.0 * sizeof(T) + sizeof(Ref<T>)) * n};
+  }
 };
 
 template <class T>
@@ -59,23 +64,11 @@ Tolerance tolerance(std::size_t n) {
   }
 }
 
-// in, out (n of T each) and ref (n of Ref<T>: float64 for float32).
-template <class T>
-Footprint host_footprint(std::size_t n) {
-  return {.host_bytes = (2.0 * sizeof(T) + sizeof(Ref<T>)) * n};
-}
-
-template <class T>
-HostData<T>& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData<T>> slot("scan/host");  // one dtype at a time
-  return slot.get(n, host_footprint<T>(n), [n] { return HostData<T>(n); });
-}
-
 template <class T>
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
              void (*impl)(const T*, T*, std::size_t)) {
   add_cpu_benchmark(cfg, spec, work<T>(n), [n, impl](benchmark::State& state) {
-    HostData<T>& d = host_data<T>(n);
+    HostData<T>& d = inputs<HostData<T>>(n);
     const bool ok = validate_once(state, tolerance<T>(n), [&] {
       poison(d.out.span());
       impl(d.in.data(), d.out.data(), n);
@@ -95,28 +88,21 @@ struct DeviceData {
   DeviceBuffer<unsigned char> scratch;
   explicit DeviceData(std::size_t n)
       : in(n), out(n), scratch(gpu::scan_cuda_scratch_bytes(n, 32)) {}
+  static constexpr const char* kAlternatives = "scan/device";
+  // Device in, out (n of T each) and the look-back scratch, sized as the constructor sizes it.
+  // Nothing pinned: the untimed copies use HostData's arrays. Thrust's scan allocates its own
+  // temporary storage per call (not held here).
+  static Footprint weight(std::size_t n) {
+    return {.device_bytes = 2.0 * sizeof(T) * n +
+                            static_cast<double>(gpu::scan_cuda_scratch_bytes(n, 32))};
+  }
 };
-
-// Device in, out (n of T each) and the look-back scratch, sized as the constructor sizes it.
-// Nothing pinned: the untimed copies use HostData's arrays. Thrust's scan allocates its own
-// temporary storage per call (not held here).
-template <class T>
-Footprint device_footprint(std::size_t n) {
-  return {.device_bytes = 2.0 * sizeof(T) * n +
-                          static_cast<double>(gpu::scan_cuda_scratch_bytes(n, 32))};
-}
-
-template <class T>
-DeviceData<T>& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData<T>> slot("scan/device");
-  return slot.get(n, device_footprint<T>(n), [n] { return DeviceData<T>(n); });
-}
 
 // Kernel time only: a scan's transfers are those of any copy and would hide the algorithm.
 template <class T>
 void run_scan(benchmark::State& state, std::size_t n, std::function<void(DeviceData<T>&)> compute) {
-  HostData<T>& h = host_data<T>(n);
-  DeviceData<T>& d = device_data<T>(n);
+  HostData<T>& h = inputs<HostData<T>>(n);
+  DeviceData<T>& d = inputs<DeviceData<T>>(n);
   run_gpu_modes(state, Mode::kernel, d.stream, tolerance<T>(n),
                 {
                     .poison =

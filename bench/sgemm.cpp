@@ -19,7 +19,7 @@
 #include "cpu/blas.hpp"
 #include "cpu/sgemm_libs.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/sgemm.hpp"
 #endif
 
@@ -36,25 +36,19 @@ struct HostData {
     omp(a.data(), b.data(), out.data(), n);  // first-touch out in parallel
     ref = reference(a.data(), b.data(), n);
   }
+  // a, b, out (n^2 floats each) and the float64 reference's c and bound (n^2 doubles each).
+  static Footprint weight(std::size_t n) {
+    const double nn = static_cast<double>(n) * n;
+    return {.host_bytes = (3.0 * sizeof(float) + 2.0 * sizeof(double)) * nn};
+  }
 };
-
-// a, b, out (n^2 floats each) and the float64 reference's c and bound (n^2 doubles each).
-Footprint host_footprint(std::size_t n) {
-  const double nn = static_cast<double>(n) * n;
-  return {.host_bytes = (3.0 * sizeof(float) + 2.0 * sizeof(double)) * nn};
-}
-
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
 
 using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 
 // serial / omp: one n x n product per iteration, wall-clock time.
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, tolerance(n), [&] {
       poison(d.out.span());
       impl(d.a.data(), d.b.data(), d.out.data(), n);
@@ -78,7 +72,7 @@ void add_openblas(const RunConfig& cfg, std::size_t n) {
       return;
     }
     set_row_field(current_benchmark(), "cpu_isa", "openblas " + lib->corename);
-    HostData& d = host_data(n);
+    HostData& d = inputs<HostData>(n);
     const bool ok = validate_once(state, tolerance(n), [&] {
       poison(d.out.span());
       openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n);
@@ -95,6 +89,7 @@ void add_openblas(const RunConfig& cfg, std::size_t n) {
 struct OnednnData {
   OnednnMatmul matmul;
   HostArray<std::uint16_t> a16, b16;  // empty for FP32
+  OnednnData(std::size_t n, bool bf16) : OnednnData(inputs<HostData>(n), bf16) {}
   OnednnData(const HostData& h, bool bf16)
       : matmul(h.n, bf16), a16(bf16 ? h.n * h.n : 0), b16(bf16 ? h.n * h.n : 0) {
     const auto count = static_cast<std::int64_t>(a16.size());
@@ -104,16 +99,12 @@ struct OnednnData {
       b16[i] = to_bf16(h.b[i]);
     }
   }
+  // The BF16 copies of a and b; one precision's primitive and inputs alive at a time (the slot
+  // is keyed on the precision too).
+  static Footprint weight(std::size_t n, bool bf16) {
+    return {.host_bytes = bf16 ? 2.0 * sizeof(std::uint16_t) * n * n : 0.0};
+  }
 };
-
-OnednnData& onednn_data(std::size_t n, bool bf16) {
-  // One slot per precision, in one group: only one primitive and its inputs alive at a time.
-  static SingleSlot<std::size_t, OnednnData> f32_slot("sgemm_onednn"), bf16_slot("sgemm_onednn");
-  const double extra = bf16 ? 2.0 * sizeof(std::uint16_t) * n * n : 0.0;
-  return (bf16 ? bf16_slot : f32_slot).get(n, {.host_bytes = extra}, [n, bf16] {
-    return OnednnData(host_data(n), bf16);
-  });
-}
 
 // onednn (FP32 inputs) and onednn_bf16 (inputs rounded to BF16, FP32 accumulation and output:
 // AMX where the CPU has it, oneDNN's choice): the row's cpu_isa is the implementation oneDNN
@@ -127,10 +118,10 @@ void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
       skip(state, onednn_unavailable_reason());
       return;
     }
-    HostData& h = host_data(n);
+    HostData& h = inputs<HostData>(n);
     OnednnData* made = nullptr;
     try {
-      made = &onednn_data(n, bf16);
+      made = &inputs<OnednnData>(n, bf16);
     } catch (const std::runtime_error& e) {
       // oneDNN has no implementation here (e.g. BF16 under --cpu-isa=avx2 on a CPU without
       // AVX512_BF16 at that level): a skip with its reason, not a failure.
@@ -171,29 +162,24 @@ struct DeviceData {
     std::copy(h.a.begin(), h.a.end(), ha.data());
     std::copy(h.b.begin(), h.b.end(), hb.data());
   }
+  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
+  // Device a, b, c and pinned ha, hb, hc (n^2 floats each), device a16, b16 (n^2 bf16 each), plus
+  // the two cuBLAS handles the struct creates on first use: each takes a default workspace (32 MiB
+  // on Hopper) and some state.
+  static Footprint weight(std::size_t n) {
+    constexpr double kCublasHandles = 2.0 * (32 << 20);
+    const double bytes = 3.0 * sizeof(float) * n * n;
+    const double bf16_inputs = 2.0 * sizeof(std::uint16_t) * n * n;
+    return {.host_bytes = bytes, .device_bytes = bytes + bf16_inputs + kCublasHandles};
+  }
 };
-
-// Device a, b, c and pinned ha, hb, hc (n^2 floats each), device a16, b16 (n^2 bf16 each), plus
-// the two cuBLAS handles the struct creates on first use: each takes a default workspace (32 MiB
-// on Hopper) and some state.
-Footprint device_footprint(std::size_t n) {
-  constexpr double kCublasHandles = 2.0 * (32 << 20);
-  const double bytes = 3.0 * sizeof(float) * n * n;
-  const double bf16_inputs = 2.0 * sizeof(std::uint16_t) * n * n;
-  return {.host_bytes = bytes, .device_bytes = bytes + bf16_inputs + kCublasHandles};
-}
-
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
 
 // The inputs a row's GEMM reads, and the check its result gets (cpu/sgemm.hpp).
 enum class Precision { fp32, tf32, bf16 };
 
 GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute,
                  Precision precision = Precision::fp32) {
-  const HostData& h = host_data(n);
+  const HostData& h = inputs<HostData>(n);
   const std::size_t count = n * n;
   return {
       .poison =
@@ -233,24 +219,29 @@ using Launch2d = void (*)(const float*, const float*, float*, std::size_t, Block
 using Stats2d = gpu::KernelStats (*)(std::size_t, Block2);
 
 // cuda_naive / cuda_tiled: one product per iteration with a 2D block; kernel or e2e (upload
-// A and B, multiply, download C).
-void add_cuda_2d(const RunConfig& cfg, const std::string& impl, std::size_t n, Block2 block,
-                 Mode mode, Launch2d launch, Stats2d stats, bool (*supported)(Block2)) {
+// A and B, multiply, download C). `supported`: the block shapes the kernel takes (null: any).
+struct Kernel2d : GpuKernel<Launch2d, Stats2d> {
+  bool (*supported)(Block2) = nullptr;
+};
+const Kernel2d kNaive{{"cuda_naive", gpu::sgemm_cuda_naive, gpu::sgemm_cuda_naive_stats}};
+const Kernel2d kTiled{{"cuda_tiled", gpu::sgemm_cuda_tiled, gpu::sgemm_cuda_tiled_stats},
+                      gpu::sgemm_cuda_tiled_supported};
+
+void add_cuda_2d(const RunConfig& cfg, const Kernel2d& k, std::size_t n, Block2 block, Mode mode) {
   const auto spec =
-      bench_spec("sgemm", impl, {{"n", n}, {"block", block}}).in_mode(mode).in_precision("fp32");
+      bench_spec("sgemm", k.impl, {{"n", n}, {"block", block}}).in_mode(mode).in_precision("fp32");
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    if (supported && !supported(block)) {
-      skip(state, impl +
+    if (k.supported && !k.supported(block)) {
+      skip(state, std::string(k.impl) +
                       " needs a square block of 8x8, 16x16 or 32x32 threads (one thread per "
                       "element of a square tile)");
       return;
     }
-    if (!check_block(state, block.threads())) return;
-    DeviceData& d = device_data(n);
-    run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n, block, launch] {
-                    launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
-                  }));
-    record_kernel(state, stats(n, block));
+    DeviceData& d = inputs<DeviceData>(n);
+    run_kernel(state, k, block.threads(), mode, d.stream, tolerance(n),
+               stages(d, n, [&d, n, block, k] {
+                 k.launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
+               }), n, block);
   });
 }
 
@@ -263,7 +254,7 @@ void add_cuda_optimized(const RunConfig& cfg, std::size_t n, Mode mode) {
           .in_mode(mode)
           .in_precision("fp32");
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    DeviceData& d = device_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
     run_gpu_modes(state, mode, d.stream, tolerance(n), stages(d, n, [&d, n] {
                     gpu::sgemm_cuda_optimized(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
                   }));
@@ -282,7 +273,7 @@ void add_cublas(const RunConfig& cfg, std::size_t n, Mode mode, bool tf32) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
     }
-    DeviceData& d = device_data(n);
+    DeviceData& d = inputs<DeviceData>(n);
     auto& slot = tf32 ? d.cublas_tf32 : d.cublas;
     if (!slot) slot = std::make_unique<gpu::CublasSgemm>(d.stream, tf32);
     const gpu::CublasSgemm& handle = *slot;
@@ -306,7 +297,8 @@ void add_cublas_bf16(const RunConfig& cfg, std::size_t n, Mode mode) {
       skip(state, gpu::cublas_unavailable_reason());
       return;
     }
-    DeviceData& d = device_data(n);
+    if (!check_capability(state, GpuFeature::bf16_tensor_cores)) return;
+    DeviceData& d = inputs<DeviceData>(n);
     if (!d.cublas) d.cublas = std::make_unique<gpu::CublasSgemm>(d.stream, false);
     const gpu::CublasSgemm& handle = *d.cublas;
     run_gpu_modes(
@@ -331,10 +323,8 @@ void register_benchmarks(const RunConfig& cfg) {
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
       for (Block2 block : blocks_2d(cfg, mode)) {
-        add_cuda_2d(cfg, "cuda_naive", n, block, mode, gpu::sgemm_cuda_naive,
-                    gpu::sgemm_cuda_naive_stats, nullptr);
-        add_cuda_2d(cfg, "cuda_tiled", n, block, mode, gpu::sgemm_cuda_tiled,
-                    gpu::sgemm_cuda_tiled_stats, gpu::sgemm_cuda_tiled_supported);
+        add_cuda_2d(cfg, kNaive, n, block, mode);
+        add_cuda_2d(cfg, kTiled, n, block, mode);
       }
       add_cuda_optimized(cfg, n, mode);
       add_cublas(cfg, n, mode, false);

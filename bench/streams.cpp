@@ -17,7 +17,7 @@
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/streams.hpp"
 #endif
 
@@ -81,22 +81,18 @@ struct HostData {
     omp(in.data(), out.data(), n, fma);  // first-touch `out` from the threads that use it
     serial(in.data(), full_ref.data(), n, fma);
   }
+  // in (n floats); the sample vectors (~16K entries) are noise beside it. The CPU variants'
+  // full reference is checked when it is added (full_reference_footprint).
+  static Footprint weight(std::size_t n, int /*fma*/) {
+    return {.host_bytes = 1.0 * sizeof(float) * n};
+  }
 };
-
-// in (n floats); the sample vectors (~16K entries) are noise beside it. The CPU variants'
-// full reference is checked when it is added (full_reference_footprint).
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 1.0 * sizeof(float) * n}; }
-
-HostData& host_data(std::size_t n, int fma) {
-  static SingleSlot<std::pair<std::size_t, int>, HostData> slot;
-  return slot.get({n, fma}, host_footprint(n), [=] { return HostData(n, fma); });
-}
 
 using CpuImpl = void (*)(const float*, float*, std::size_t, int);
 
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, int fma, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(n, fma), [=](benchmark::State& state) {
-    HostData& h = host_data(n, fma);
+    HostData& h = inputs<HostData>(n, fma);
     h.ensure_full_reference();
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(h.out.span());
@@ -184,18 +180,13 @@ struct DeviceData {
     }
     return best;
   }
+  DeviceData(std::size_t n, int fma) : DeviceData(inputs<HostData>(n, fma)) {}
+  // Device d_in, d_out; pinned h_in, h_out; the pageable baseline (n floats each).
+  static Footprint weight(std::size_t n, int /*fma*/) {
+    const double bytes = 1.0 * sizeof(float) * n;
+    return {.host_bytes = 3.0 * bytes, .device_bytes = 2.0 * bytes};
+  }
 };
-
-// Device d_in, d_out; pinned h_in, h_out; the pageable baseline (n floats each).
-Footprint device_footprint(std::size_t n) {
-  const double bytes = 1.0 * sizeof(float) * n;
-  return {.host_bytes = 3.0 * bytes, .device_bytes = 2.0 * bytes};
-}
-
-DeviceData& device_data(std::size_t n, int fma) {
-  static SingleSlot<std::pair<std::size_t, int>, DeviceData> slot;
-  return slot.get({n, fma}, device_footprint(n), [=] { return DeviceData(host_data(n, fma)); });
-}
 
 // The pipeline's copies cross PCIe: no device-memory ceiling applies to it.
 WorkModel pipeline_work(std::size_t n, int fma) {
@@ -208,8 +199,8 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
   const auto spec = bench_spec("streams", "cuda",
                                {{"n", n}, {"fma", fma}, {"streams", nstreams}, {"chunks", chunks}});
   add_gpu_benchmark(cfg, spec, pipeline_work(n, fma), [=](benchmark::State& state) {
-    const HostData& h = host_data(n, fma);
-    DeviceData& d = device_data(n, fma);
+    const HostData& h = inputs<HostData>(n, fma);
+    DeviceData& d = inputs<DeviceData>(n, fma);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.h_out.span());
       poison_device(d.d_out, d.streams[0]);

@@ -19,7 +19,7 @@
 #include "common/sampler.hpp"
 #include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/transfers.hpp"
 #endif
 
@@ -33,15 +33,9 @@ struct HostData {
     fill_bytes(pattern.span(), kSeed);
     std::memset(check.data(), 0, bytes);  // first touch here, not in a timed region
   }
+  // pattern and check: `bytes` each.
+  static Footprint weight(std::size_t bytes) { return {.host_bytes = 2.0 * bytes}; }
 };
-
-// pattern and check: `bytes` each.
-Footprint host_footprint(std::size_t bytes) { return {.host_bytes = 2.0 * bytes}; }
-
-HostData& host_data(std::size_t bytes) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(bytes, host_footprint(bytes), [bytes] { return HostData(bytes); });
-}
 
 // work(bytes) is held to no ceiling: the device's own copy bandwidth (HBM) is not the ceiling of
 // a host link, so that percentage would mislead.
@@ -54,7 +48,7 @@ void add_counters(benchmark::State& state) {
 void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
   const auto spec = bench_spec("transfers", "serial_memcpy", {{"bytes", bytes}});
   add_cpu_benchmark(cfg, spec, work(bytes), [bytes](benchmark::State& state) {
-    HostData& h = host_data(bytes);
+    HostData& h = inputs<HostData>(bytes);
     const bool ok = validate_once(state, kExact, [&] {
       std::memset(h.check.data(), kPoison, bytes);
       serial_memcpy(h.check.data(), h.pattern.data(), bytes);
@@ -196,20 +190,13 @@ struct DeviceData {
         break;
     }
   }
+  // dev (`bytes` on the GPU) and the kind's host side (`bytes` pageable, pinned or mapped).
+  // Managed pages migrate between the two, so the managed buffer counts on both sides.
+  static Footprint weight(Kind kind, std::size_t bytes) {
+    const double b = static_cast<double>(bytes);
+    return {.host_bytes = b, .device_bytes = is_managed(kind) ? 2.0 * b : b};
+  }
 };
-
-// dev (`bytes` on the GPU) and the kind's host side (`bytes` pageable, pinned or mapped).
-// Managed pages migrate between the two, so the managed buffer counts on both sides.
-Footprint device_footprint(Kind kind, std::size_t bytes) {
-  const double b = static_cast<double>(bytes);
-  return {.host_bytes = b, .device_bytes = is_managed(kind) ? 2.0 * b : b};
-}
-
-DeviceData& device_data(Kind kind, std::size_t bytes) {
-  static SingleSlot<std::pair<int, std::size_t>, DeviceData> slot;
-  return slot.get({static_cast<int>(kind), bytes}, device_footprint(kind, bytes),
-                  [=] { return DeviceData(kind, bytes); });
-}
 
 // Untimed, before each transfer: put managed pages where the transfer starts from. For h2d the
 // host writes them (so they live on the host); for d2h a kernel writes them from device memory.
@@ -304,8 +291,8 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
   const auto spec = bench_spec("transfers", impl_name(kind),
                                {{"dir", dir == Dir::h2d ? "h2d" : "d2h"}, {"bytes", bytes}});
   add_gpu_benchmark(cfg, spec, work(bytes), [=](benchmark::State& state) {
-    HostData& h = host_data(bytes);
-    DeviceData& d = device_data(kind, bytes);
+    HostData& h = inputs<HostData>(bytes);
+    DeviceData& d = inputs<DeviceData>(kind, bytes);
     if (!validate_once(state, kExact, [&] { return check_once(d, dir, h); })) return;
     Event start, stop;
     prepare(d, dir, h);  // warm-up

@@ -11,7 +11,7 @@
 #include "common/host_array.hpp"
 #include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
+#include "bench/twinbench.hpp"
 #include "gpu/transpose.hpp"
 #endif
 
@@ -23,22 +23,17 @@ using Shape = std::pair<std::size_t, std::size_t>;  // rows, cols
 struct HostData {
   std::size_t rows, cols;
   HostArray<float> in, ref, out;
-  HostData(std::size_t r, std::size_t c) : rows(r), cols(c), in(r * c), ref(r * c), out(r * c) {
+  explicit HostData(Shape s)
+      : rows(s.first), cols(s.second), in(rows * cols), ref(rows * cols), out(rows * cols) {
     fill_uniform(in.span(), kSeed, -1.f, 1.f);
     omp(in.data(), out.data(), rows, cols);  // first-touch out in parallel
     serial(in.data(), ref.data(), rows, cols);
   }
+  // in, ref, out: rows * cols floats each.
+  static Footprint weight(Shape s) {
+    return {.host_bytes = 3.0 * sizeof(float) * static_cast<double>(s.first) * s.second};
+  }
 };
-
-// in, ref, out: rows * cols floats each.
-Footprint host_footprint(Shape s) {
-  return {.host_bytes = 3.0 * sizeof(float) * static_cast<double>(s.first) * s.second};
-}
-
-HostData& host_data(Shape s) {
-  static SingleSlot<Shape, HostData> slot;
-  return slot.get(s, host_footprint(s), [s] { return HostData(s.first, s.second); });
-}
 
 BenchSpec spec_of(std::string_view impl, Shape s) {
   return bench_spec("transpose", impl, {{"rows", s.first}, {"cols", s.second}});
@@ -49,7 +44,7 @@ using CpuImpl = void (*)(const float*, float*, std::size_t, std::size_t);
 // A CPU transpose: time per full matrix; 8 B/element.
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Shape s, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(s.first, s.second), [s, impl](benchmark::State& state) {
-    HostData& d = host_data(s);
+    HostData& d = inputs<HostData>(s);
     const bool ok = validate_once(state, kTolerance, [&] {
       poison(d.out.span());
       impl(d.in.data(), d.out.data(), d.rows, d.cols);
@@ -68,18 +63,13 @@ struct DeviceData {
   double copy_kernel_seconds = 0.0;  // measured on first use, for pct_of_copy_kernel
   explicit DeviceData(const HostData& h)
       : in(upload(std::span<const float>(h.in.span()))), out(h.in.size()), hout(h.in.size()) {}
+  explicit DeviceData(Shape s) : DeviceData(inputs<HostData>(s)) {}
+  // Device in, out and pinned hout: rows * cols floats each.
+  static Footprint weight(Shape s) {
+    const double bytes = sizeof(float) * static_cast<double>(s.first) * s.second;
+    return {.host_bytes = bytes, .device_bytes = 2.0 * bytes};
+  }
 };
-
-// Device in, out and pinned hout: rows * cols floats each.
-Footprint device_footprint(Shape s) {
-  const double bytes = sizeof(float) * static_cast<double>(s.first) * s.second;
-  return {.host_bytes = bytes, .device_bytes = 2.0 * bytes};
-}
-
-DeviceData& device_data(Shape s) {
-  static SingleSlot<Shape, DeviceData> slot;
-  return slot.get(s, device_footprint(s), [s] { return DeviceData(host_data(s)); });
-}
 
 // The copy kernel's mean time over a few launches after a warm-up, so that every transpose
 // variant can report its speed as a fraction of the copy with the same shape, in this run.
@@ -101,8 +91,8 @@ double copy_kernel_seconds(DeviceData& d, Shape s) {
 // `expect_copy` compares with the input itself (the copy kernel) instead of the transpose.
 void run_gpu(benchmark::State& state, Shape s, bool expect_copy,
              const std::function<void(DeviceData&)>& launch, const gpu::KernelStats& stats) {
-  DeviceData& d = device_data(s);
-  const HostData& h = host_data(s);
+  DeviceData& d = inputs<DeviceData>(s);
+  const HostData& h = inputs<HostData>(s);
   const std::size_t n = h.in.size();
   const GpuStages stages{
       .poison =

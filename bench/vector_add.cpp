@@ -1,13 +1,9 @@
 // vector_add benchmarks: c = a + b, float32. Bytes model: read a and b, write c (12 B/element);
 // 1 FLOP/element. n = 1M (the article's; ~12 MB, inside the GPU's L2, so launch cost and cache
 // dominate) and 256M (3 GiB, memory bandwidth).
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
+#include "bench/twinbench.hpp"
 #include "cpu/vector_add.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/gpu_harness.hpp"
 #include "gpu/vector_add.hpp"
 #endif
 
@@ -15,110 +11,63 @@ namespace tb::vector_add {
 namespace {
 
 struct HostData {
-  std::size_t n;
   HostArray<float> a, b, ref, out;
-  explicit HostData(std::size_t n_) : n(n_), a(n), b(n), ref(n), out(n) {
+  explicit HostData(std::size_t n) : a(n), b(n), ref(n), out(n) {
     fill_uniform(a.span(), kSeed, -1.f, 1.f);
     fill_uniform(b.span(), kSeed + 1, -1.f, 1.f);
     omp(a.data(), b.data(), out.data(), n);  // first-touch out and ref in parallel
     serial(a.data(), b.data(), ref.data(), n);
   }
+  static Footprint weight(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
 };
 
-// a, b, ref, out: four float arrays of n.
-Footprint host_footprint(std::size_t n) { return {.host_bytes = 4.0 * sizeof(float) * n}; }
+const CpuKernel<decltype(&serial)> kCpu[] = {{"serial", serial}, {"omp", omp, /*threaded=*/true}};
 
-HostData& host_data(std::size_t n) {
-  static SingleSlot<std::size_t, HostData> slot;
-  return slot.get(n, host_footprint(n), [n] { return HostData(n); });
-}
-
-using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
-
-void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
-  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
-    HostData& d = host_data(n);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.a.data(), d.b.data(), d.out.data(), n);
-      return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.a.data(), d.b.data(), d.out.data(), n); });
+void add_cpu(const RunConfig& cfg, const CpuKernel<decltype(&serial)>& k, std::size_t n) {
+  add_cpu_benchmark(cfg, k.spec("vector_add", {{"n", n}}), work(n), [n, k](benchmark::State& s) {
+    HostData& d = inputs<HostData>(n);
+    run_cpu(s, kTolerance, d.out.span(), d.ref.span(),
+            [&] { k.run(d.a.data(), d.b.data(), d.out.data(), n); });
   });
 }
 
 #if TWINBENCH_HAVE_CUDA
+// Device a, b, c and pinned host copies; every sample reads a and b and overwrites all of c.
 struct DeviceData {
   Stream stream;
   DeviceBuffer<float> a, b, c;
   PinnedBuffer<float> ha, hb, hc;
-  explicit DeviceData(const HostData& h) : a(h.n), b(h.n), c(h.n), ha(h.n), hb(h.n), hc(h.n) {
-    std::copy(h.a.begin(), h.a.end(), ha.data());
-    std::copy(h.b.begin(), h.b.end(), hb.data());
-  }
+  explicit DeviceData(std::size_t n)
+      : a(n), b(n), c(n), ha(pinned(inputs<HostData>(n).a)), hb(pinned(inputs<HostData>(n).b)), hc(n) {}
+  static Footprint weight(std::size_t n) { return {.host_bytes = 12.0 * n, .device_bytes = 12.0 * n}; }
 };
 
-// Device a, b, c and their pinned staging copies ha, hb, hc: three float arrays of n each.
-Footprint device_footprint(std::size_t n) {
-  return {.host_bytes = 3.0 * sizeof(float) * n, .device_bytes = 3.0 * sizeof(float) * n};
-}
+using Kernel = GpuKernel<decltype(&gpu::vector_add_cuda), decltype(&gpu::vector_add_cuda_stats)>;
+const Kernel kKernels[] = {{"cuda", gpu::vector_add_cuda, gpu::vector_add_cuda_stats},
+                           {"cuda_article", gpu::vector_add_cuda_article, gpu::vector_add_cuda_article_stats}};
+const Kernel kThrust{"thrust", [](const float* a, const float* b, float* c, std::size_t n, int,
+                                  cudaStream_t s) { gpu::vector_add_thrust(a, b, c, n, s); }};  // no block
 
-DeviceData& device_data(std::size_t n) {
-  static SingleSlot<std::size_t, DeviceData> slot;
-  return slot.get(n, device_footprint(n), [n] { return DeviceData(host_data(n)); });
-}
-
-using GpuLaunch = void (*)(const float*, const float*, float*, std::size_t, int, cudaStream_t);
-
-GpuStages stages(DeviceData& d, std::size_t n, std::function<void()> compute) {
-  const HostData& h = host_data(n);
-  return {
-      .poison = [&d] { poison_device(d.c, d.stream); poison(d.hc.span()); },
-      .upload = [&d, n] { copy_to_device(d.a.data(), d.ha.data(), n, d.stream);
-                          copy_to_device(d.b.data(), d.hb.data(), n, d.stream); },
-      .compute = std::move(compute),
-      .download = [&d, n] { copy_to_host(d.hc.data(), d.c.data(), n, d.stream); },
-      .check = [&d, &h] { return compare(std::span<const float>(d.hc.span()), h.ref.span()); },
-  };
-}
-
-void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
-              GpuLaunch launch, gpu::KernelStats (*stats)(std::size_t, int)) {
-  const auto spec = bench_spec("vector_add", impl, {{"n", n}, {"block", block}}).in_mode(mode);
+void add_cuda(const RunConfig& cfg, const Kernel& k, std::size_t n, int block, Mode mode) {
+  const auto spec = bench_spec("vector_add", k.impl, {{"n", n}}).with_block(block).in_mode(mode);
   add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    if (!check_block(state, block)) return;
-    DeviceData& d = device_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n, block, launch] {
-      launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream);
-    }));
-    record_kernel(state, stats(n, block));
-  });
-}
-
-void add_thrust(const RunConfig& cfg, std::size_t n, Mode mode) {
-  const auto spec = bench_spec("vector_add", "thrust", {{"n", n}}).in_mode(mode);
-  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    DeviceData& d = device_data(n);
-    run_gpu_modes(state, mode, d.stream, kTolerance, stages(d, n, [&d, n] {
-                    gpu::vector_add_thrust(d.a.data(), d.b.data(), d.c.data(), n, d.stream);
-                  }));
+    DeviceData& d = inputs<DeviceData>(n);
+    const auto launch = [&d, n, block, k] { k.launch(d.a.data(), d.b.data(), d.c.data(), n, block, d.stream); };
+    run_kernel(state, k, block, mode, d.stream, kTolerance,
+               io_stages(d.stream, {to_device(d.a, d.ha), to_device(d.b, d.hb)}, d.c, d.hc,
+                         inputs<HostData>(n).ref.span(), kTolerance, launch), n, block);
   });
 }
 #endif
 
 void register_benchmarks(const RunConfig& cfg) {
   for (std::size_t n : sizes_1d(cfg, {kArticleSize, kLargeSize}, kQuickSize)) {
-    add_cpu(cfg, bench_spec("vector_add", "serial", {{"n", n}}), n, serial);
-    add_cpu(cfg, bench_spec("vector_add", "omp", {{"n", n}}).on_threads(omp_threads()), n, omp);
+    for (const auto& k : kCpu) add_cpu(cfg, k, n);
 #if TWINBENCH_HAVE_CUDA
     for (Mode mode : kModes) {
-      for (int block : blocks_1d(cfg, mode)) {
-        add_cuda(cfg, "cuda", n, block, mode, gpu::vector_add_cuda, gpu::vector_add_cuda_stats);
-        add_cuda(cfg, "cuda_article", n, block, mode, gpu::vector_add_cuda_article,
-                 gpu::vector_add_cuda_article_stats);
-      }
-      add_thrust(cfg, n, mode);
+      for (int block : blocks_1d(cfg, mode))
+        for (const auto& k : kKernels) add_cuda(cfg, k, n, block, mode);
+      add_cuda(cfg, kThrust, n, 0, mode);
     }
 #endif
   }

@@ -48,6 +48,10 @@ BenchSpec BenchSpec::with_axis(Axis a) const {
   return s;
 }
 
+BenchSpec BenchSpec::with_block(int block) const {
+  return block == 0 ? *this : with_axis({"block", block});
+}
+
 // Threads and mode come last, as every name has had them since the first results file: old
 // results load against new names.
 std::string BenchSpec::name() const {

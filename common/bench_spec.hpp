@@ -80,6 +80,8 @@ struct BenchSpec {
   BenchSpec of_algorithm(std::string a) const;
   BenchSpec in_precision(std::string p) const;
   BenchSpec with_axis(Axis a) const;
+  // The `block` axis of a GPU row; none for block 0 (a library that picks its own launch).
+  BenchSpec with_block(int block) const;
 
   // The generator: `<workload>/<impl>/<axis>:<value>/.../threads:<t>/mode:<m>`.
   std::string name() const;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -153,10 +154,48 @@ class SingleSlot {
   }
   void clear() { value_.reset(); }
 
+  // `make` returns a std::unique_ptr<Value>: Value need not be movable (inputs() below).
+  template <class Make>
+  Value& get_in_place(const Key& key, const Footprint& need, Make&& make) {
+    if (!value_ || !(key_ == key)) {
+      value_.reset();
+      if (!group_.empty()) release_group(group_, this);
+      require_memory(need);
+      value_ = make();
+      key_ = key;
+    }
+    return *value_;
+  }
+
  private:
   Key key_{};
   std::unique_ptr<Value> value_;
   std::string group_;
 };
+
+// A workload's inputs, owned by the harness. The workload states how to make them and what they
+// weigh; the harness keeps one value per Data type alive between rows, makes it again when the
+// arguments change, checks the weight against the free memory first (a skip with the numbers
+// when it does not fit) and releases it when the run moves on to the next workload:
+//   struct HostData {
+//     static Footprint weight(std::size_t n);  // estimated before anything is allocated
+//     explicit HostData(std::size_t n);        // generates the inputs, computes the reference
+//   };
+//   HostData& d = inputs<HostData>(n);
+// A Data type that is one of several alternatives (one per element type, say) names its group,
+// `static constexpr const char* kAlternatives = "scan/host";`: making one releases the others.
+// Register the rows of one set of arguments together, so that their inputs are made once.
+template <class Data, class... Args>
+Data& inputs(const Args&... args) {
+  using Key = std::tuple<Args...>;
+  static SingleSlot<Key, Data> slot = [] {
+    if constexpr (requires { Data::kAlternatives; })
+      return SingleSlot<Key, Data>(std::string(Data::kAlternatives));
+    else
+      return SingleSlot<Key, Data>();
+  }();
+  return slot.get_in_place(Key(args...), Data::weight(args...),
+                           [&] { return std::make_unique<Data>(args...); });
+}
 
 }  // namespace tb

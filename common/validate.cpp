@@ -7,6 +7,12 @@ namespace tb {
 std::string describe(const ErrorStats& s, const Tolerance& tol) {
   if (!s.size_matches) return "output size differs from the reference";
   char buf[256];
+  if (!floor_matches(s, tol)) {
+    std::snprintf(buf, sizeof buf,
+                  "compared with scale floor %g, the tolerance's is %g: compare(got, ref, tol)",
+                  s.scale_floor, tol.scale_floor);
+    return buf;
+  }
   if (!s.finite) {
     std::snprintf(buf, sizeof buf, "non-finite output at index %zu", s.worst_index);
     return buf;

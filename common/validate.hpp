@@ -15,6 +15,10 @@ struct ErrorStats {
   std::size_t worst_index = 0;
   bool finite = true;  // false if the output holds a NaN or Inf where the reference does not
   bool size_matches = true;
+  // The scale floor compare() divided by; negative where the stats did not come from compare()
+  // (a scalar or a workload's own check). passes() fails stats whose floor is not the
+  // tolerance's: a comparison that dropped the floor would hold near-zero references to 1e-300.
+  double scale_floor = -1.0;
 };
 
 struct Tolerance {
@@ -28,6 +32,7 @@ struct Tolerance {
 template <class T, class R>
 ErrorStats compare(std::span<T> got, std::span<R> ref, double scale_floor = 0.0) {
   ErrorStats s;
+  s.scale_floor = scale_floor;
   if (got.size() != ref.size()) {
     s.size_matches = false;
     return s;
@@ -71,6 +76,12 @@ ErrorStats compare(std::span<T> got, std::span<R> ref, double scale_floor = 0.0)
   return s;
 }
 
+// The comparison a row's validation makes: against the tolerance's own floor.
+template <class T, class R>
+ErrorStats compare(std::span<T> got, std::span<R> ref, const Tolerance& tol) {
+  return compare(got, ref, tol.scale_floor);
+}
+
 // A scalar result (a reduction): `scale` is the quantity the rounding error is proportional to,
 // e.g. sum |a_i * b_i| for a dot product, so cancellation cannot fail a correct result.
 inline ErrorStats compare_scalar(double got, double ref, double scale) {
@@ -95,8 +106,12 @@ void poison(std::span<T> out) {
   for (long long i = 0; i < n; ++i) out[i] = bad;
 }
 
+inline bool floor_matches(const ErrorStats& s, const Tolerance& tol) {
+  return s.scale_floor < 0 || s.scale_floor == tol.scale_floor;
+}
+
 inline bool passes(const ErrorStats& s, const Tolerance& tol) {
-  return s.size_matches && s.finite && s.max_rel <= tol.rel;
+  return s.size_matches && s.finite && floor_matches(s, tol) && s.max_rel <= tol.rel;
 }
 
 std::string describe(const ErrorStats& s, const Tolerance& tol);

@@ -1,6 +1,8 @@
 #include "common/workload.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <set>
 #include <stdexcept>
 
 namespace tb {
@@ -8,6 +10,24 @@ namespace {
 std::vector<WorkloadInfo>& registry() {
   static std::vector<WorkloadInfo> r;
   return r;
+}
+std::set<std::string>& declared() {
+  static std::set<std::string> names;
+  return names;
+}
+
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+
+int parse_axis_int(const std::string& name, const std::string& text) {
+  int v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    throw std::invalid_argument("--axis=" + name + ": '" + text + "' is not an integer");
+  return v;
 }
 }  // namespace
 
@@ -55,6 +75,28 @@ std::vector<Block2> block_sweep_2d(const RunConfig& cfg) {
   if (cfg.all_blocks)
     return {{8, 8}, {16, 8}, {16, 16}, {32, 4}, {32, 8}, {32, 16}, {32, 32}, {64, 4}, {128, 2}, {256, 1}};
   return {{8, 8}, {16, 16}, {32, 32}};
+}
+
+std::vector<int> int_axis(const RunConfig& cfg, const std::string& name, std::vector<int> defaults,
+                          const std::vector<int>& allowed) {
+  declared().insert(name);
+  const auto given = cfg.axes.find(name);
+  if (given == cfg.axes.end()) return defaults;
+  std::vector<int> out;
+  for (const std::string& text : given->second) {
+    const int v = parse_axis_int(name, text);
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+      throw std::invalid_argument("--axis=" + name + ": " + text + " is not one of " + join(allowed));
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string undeclared_axes(const RunConfig& cfg) {
+  std::string out;
+  for (const auto& [name, values] : cfg.axes)
+    if (!declared().count(name)) out += (out.empty() ? "" : ", ") + name;
+  return out;
 }
 
 }  // namespace tb

@@ -4,6 +4,7 @@
 // benchmarks of the selected workloads only, so sizes and block lists come from the user.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,12 +25,18 @@ struct Block2 {
   bool operator==(const Block2&) const = default;
 };
 
+// The command line names an axis's values with --axis=NAME:V[,V...] (nvbench's -a). The axes
+// every workload shares have fields of their own, and shorthands: n (--size=N, one value),
+// image (--image=WxH, one value) and block (--block=B,... for 1D kernels, --block2d=XxY,... for
+// 2D ones: --axis=block:64,16x16 sets both). Any other axis is a workload's own, declared where
+// its rows are registered (int_axis) and kept in `axes` until then.
 struct RunConfig {
   bool quick = false;                 // small sizes and short minimum times
-  std::optional<std::size_t> size;    // --size: replaces the 1D sizes of every workload
-  std::optional<Dims2> image;         // --image=WxH: replaces the image size of 2D workloads
-  std::vector<int> blocks;            // --block: replaces the 1D threads-per-block sweep
-  std::vector<Block2> blocks2d;       // --block2d: replaces the 2D block-shape sweep
+  std::optional<std::size_t> size;    // axis n: replaces the 1D sizes of every workload
+  std::optional<Dims2> image;         // axis image: replaces the image size of 2D workloads
+  std::vector<int> blocks;            // axis block (1D): replaces the threads-per-block sweep
+  std::vector<Block2> blocks2d;       // axis block (2D): replaces the block-shape sweep
+  std::map<std::string, std::vector<std::string>> axes;  // the other axes named: NAME -> values
   bool all_blocks = false;            // --sweep=all: every multiple of 32 from 32 to 1024
   // --full: the rows left out of the default run to keep it within minutes (each says which
   // and why where it is registered): the 1 GiB transfers and streams, the GPU recursion at
@@ -56,6 +63,15 @@ Dims2 image_dims(const RunConfig& cfg, Dims2 defaults, Dims2 quick_dims);
 // (--sweep=all) every multiple of 32.
 std::vector<int> block_sweep_1d(const RunConfig& cfg);
 std::vector<Block2> block_sweep_2d(const RunConfig& cfg);
+
+// A workload's own integer axis, declared once where its rows are registered: the values of
+// --axis=NAME:... where given, else `defaults`. A value that is not an integer, or not one of
+// `allowed` (when given), throws std::invalid_argument naming the axis.
+std::vector<int> int_axis(const RunConfig& cfg, const std::string& name, std::vector<int> defaults,
+                          const std::vector<int>& allowed = {});
+// The axes in cfg.axes that no registered workload declared, comma-separated ("" if none): a
+// misspelt --axis is an error, not a run of the defaults.
+std::string undeclared_axes(const RunConfig& cfg);
 
 }  // namespace tb
 

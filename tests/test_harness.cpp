@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/random.hpp"
@@ -64,6 +66,34 @@ TEST(Sweeps, DefaultsAndOverrides) {
   EXPECT_EQ(sizes_1d(cfg, {10, 20}, 5), std::vector<std::size_t>{5});
   cfg.size = 7;
   EXPECT_EQ(sizes_1d(cfg, {10, 20}, 5), std::vector<std::size_t>{7});
+}
+
+TEST(Validate, TheToleranceFloorCannotBeDropped) {
+  const std::vector<float> ref = {1e-6f, 1.f};
+  const std::vector<float> got = {2e-6f, 1.f};  // off by 1e-6: fine against a floor of 1
+  const Tolerance tol{1e-5, 1.0};
+  const auto g = std::span<const float>(got), r = std::span<const float>(ref);
+  EXPECT_TRUE(passes(compare(g, r, tol), tol));
+  // Compared without the floor (as 1e-300), the error is 100% of the tiny reference: that must
+  // fail loudly as a dropped floor, not pass or fail on the numbers.
+  const ErrorStats dropped = compare(g, r);
+  EXPECT_FALSE(passes(dropped, tol));
+  EXPECT_NE(describe(dropped, tol).find("scale floor"), std::string::npos);
+  // Scalar comparisons carry no floor of their own and are judged on the numbers.
+  EXPECT_TRUE(passes(compare_scalar(1.0, 1.0, 1.0), tol));
+}
+
+TEST(Axes, WorkloadAxisDeclaredOnceOverriddenFromTheCommandLine) {
+  RunConfig cfg;
+  EXPECT_EQ(int_axis(cfg, "test_filter", {3, 5}), (std::vector<int>{3, 5}));
+  cfg.axes["test_filter"] = {"7"};
+  EXPECT_EQ(int_axis(cfg, "test_filter", {3, 5}), std::vector<int>{7});
+  EXPECT_THROW(int_axis(cfg, "test_filter", {3, 5}, {3, 5}), std::invalid_argument);
+  cfg.axes["test_filter"] = {"x"};
+  EXPECT_THROW(int_axis(cfg, "test_filter", {3}), std::invalid_argument);
+  EXPECT_EQ(undeclared_axes(cfg), "");
+  cfg.axes["test_never_declared"] = {"1"};
+  EXPECT_EQ(undeclared_axes(cfg), "test_never_declared");
 }
 
 }  // namespace
@@ -171,6 +201,100 @@ TEST(ConsoleReporter, DebugLibraryWarningReplacedByWhyItDoesNotApply) {
   EXPECT_NE(out.find("Run on (2 X 2000 MHz CPU s)\n"), std::string::npos);
   EXPECT_NE(out.find("\nnext\n"), std::string::npos);
   EXPECT_EQ(without_debug_warning("Run on\n"), "Run on\n");
+}
+
+}  // namespace
+}  // namespace tb
+
+// The harness's ownership of a workload's inputs (common/harness.hpp inputs<Data>).
+#include "common/harness.hpp"
+
+namespace tb {
+namespace {
+
+struct CountedInputs {
+  static inline int made = 0, alive = 0;
+  int n;
+  explicit CountedInputs(int n_) : n(n_) { ++made, ++alive; }
+  ~CountedInputs() { --alive; }
+  CountedInputs(const CountedInputs&) = delete;  // made in place: need not be movable
+  static Footprint weight(int) { return {}; }
+};
+
+template <int Which>
+struct Alternative {
+  static constexpr const char* kAlternatives = "test/alternatives";
+  static inline int alive = 0;
+  explicit Alternative(int) { ++alive; }
+  ~Alternative() { --alive; }
+  static Footprint weight(int) { return {}; }
+};
+
+struct TooBig {
+  explicit TooBig(int) { ADD_FAILURE() << "made despite its weight"; }
+  static Footprint weight(int) { return {.host_bytes = 1e30}; }
+};
+
+TEST(Inputs, MadeOncePerArgumentsAndReleasedWithTheWorkload) {
+  release_workload_memory();
+  CountedInputs::made = 0;
+  EXPECT_EQ(inputs<CountedInputs>(3).n, 3);
+  EXPECT_EQ(&inputs<CountedInputs>(3), &inputs<CountedInputs>(3));
+  EXPECT_EQ(CountedInputs::made, 1);
+  EXPECT_EQ(inputs<CountedInputs>(4).n, 4);  // new arguments: the old value is freed first
+  EXPECT_EQ(CountedInputs::made, 2);
+  EXPECT_EQ(CountedInputs::alive, 1);
+  release_workload_memory();
+  EXPECT_EQ(CountedInputs::alive, 0);
+}
+
+TEST(Inputs, OneAlternativeOfAGroupAliveAtATime) {
+  release_workload_memory();
+  inputs<Alternative<0>>(1);
+  inputs<Alternative<1>>(1);
+  EXPECT_EQ(Alternative<0>::alive, 0);
+  EXPECT_EQ(Alternative<1>::alive, 1);
+  release_workload_memory();
+  EXPECT_EQ(Alternative<1>::alive, 0);
+}
+
+TEST(Inputs, WeightCheckedBeforeAnythingIsMade) {
+  EXPECT_THROW(inputs<TooBig>(1), InsufficientMemory);
+}
+
+}  // namespace
+}  // namespace tb
+
+// The A/B pairs' statistics (bench/detail/pair_stats.hpp, what time_gpu_ab returns).
+#include "bench/detail/pair_stats.hpp"
+
+namespace tb {
+namespace {
+
+TEST(PairStats, ExcessOverTotalsAndTheMedianPair) {
+  PairRecorder r;
+  r.add(1.0, 1.1);    // +10%
+  r.add(1.0, 1.0);    // 0%
+  r.add(2.0, 2.1);    // +5%
+  r.add(0.0, 1.0);    // a took no time: in the totals, not in the median
+  const PairStats s = r.stats();
+  EXPECT_EQ(s.pairs, 4);
+  EXPECT_DOUBLE_EQ(s.a_sum, 4.0);
+  EXPECT_DOUBLE_EQ(s.b_sum, 5.2);
+  EXPECT_NEAR(s.excess_pct, 30.0, 1e-9);
+  ASSERT_TRUE(s.has_median);
+  EXPECT_NEAR(s.median_pct, 5.0, 1e-9);
+  EXPECT_LE(s.lo_pct, s.median_pct);
+  EXPECT_GE(s.hi_pct, s.median_pct);
+}
+
+TEST(PairStats, MedianIntervalNarrowsWithMorePairs) {
+  std::vector<double> few = {3, 1, 2}, many(1000);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = static_cast<double>(i);
+  EXPECT_EQ(median_interval(few), (std::pair<double, double>{1, 3}));  // min..max
+  const auto [lo, hi] = median_interval(many);
+  EXPECT_GT(lo, 400);
+  EXPECT_LT(hi, 600);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
-// GPU side of the harness: manual timing with CUDA events, block-size checks and the kernel
-// counters. Host code only. It lives in bench/ because it uses both common/ and gpu/ (the launch
-// gate, the kernel counters), while gpu/ uses common/: the dependencies point one way,
+// How the harness times GPU work (internals: a workload's bench file includes bench/twinbench.hpp
+// and never calls these directly): the launch gate, event samples, batching, the profile window
+// and time_gpu / time_gpu_ab. Host code only. It lives in bench/ because it uses both common/
+// and gpu/ (the launch gate kernel), while gpu/ uses common/: the dependencies point one way,
 // common <- gpu <- bench.
 #if TWINBENCH_HAVE_CUDA
 #include <benchmark/benchmark.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/detail/pair_stats.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
@@ -139,7 +141,7 @@ double event_sample(cudaStream_t stream, Work& work, const Event& start, const E
   return stop.seconds_since(start) / batch;
 }
 
-// The profile window for scripts/gpu-profile.sh (issue 29), only when TWINBENCH_NCU_WINDOW=1:
+// The profile window for scripts/gpu-profile.sh only when TWINBENCH_NCU_WINDOW=1:
 // one run of `work` between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start
 // off profiles only the kernels in there), inside an NVTX range "tb[<benchmark name>]" that ncu
 // writes beside each kernel (--nvtx), so each profiled kernel maps back to its row by name, not
@@ -221,18 +223,18 @@ void time_gpu(benchmark::State& state, cudaStream_t stream, Work&& work,
 // latency; each after an L2 flush when cold (the default, as every other GPU row), outside the
 // events, so that neither is served from what the other left in the L2; and which goes first
 // alternates: of two identical kernels back to back the second ran 0.3-0.6% faster on the H200,
-// a bias as large as the overheads such pairs measure. `on_pair(t_a, t_b)` sees each pair's
-// seconds; the sample's time is b's. Not gated: work whose host side waits for the GPU (a
-// poller's cudaMemcpy on the legacy stream would wait behind the closed gate).
-template <class A, class B, class OnPair>
-SampleStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&& b, bool gated,
-                        OnPair&& on_pair) {
+// a bias as large as the overheads such pairs measure. The sample's time is b's; the pairs'
+// statistics (b's excess over a: over the totals, and the median pair's with its interval) are
+// returned. Not gated: work whose host side waits for the GPU (a poller's cudaMemcpy on the
+// legacy stream would wait behind the closed gate).
+template <class A, class B>
+PairStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&& b, bool gated) {
   Event e0, e1, e2, e3;
   LaunchGate gate;
   const bool cold = cold_caches();
-  long long pairs = 0;
-  const SampleStats stats = measure(state, [&] {
-    const bool a_first = pairs++ % 2 == 0;
+  PairRecorder pairs;
+  measure(state, [&] {
+    const bool a_first = pairs.count() % 2 == 0;
     if (gated) gate.close(stream);
     if (cold) flush_l2(stream);
     e0.record(stream);
@@ -249,109 +251,11 @@ SampleStats time_gpu_ab(benchmark::State& state, cudaStream_t stream, A&& a, B&&
       throw std::runtime_error("the kernels waited behind the launch gate until it timed out");
     const double first = e1.seconds_since(e0), second = e3.seconds_since(e2);
     const double t_a = a_first ? first : second, t_b = a_first ? second : first;
-    on_pair(t_a, t_b);
+    pairs.add(t_a, t_b);
     return t_b;
   });
   state.counters["l2_flushed"] = cold ? 1 : 0;
-  return stats;
-}
-
-// A block size the device cannot run, or one that leaves a warp partly empty, is a skip with
-// the reason rather than a launch error.
-inline bool check_block(benchmark::State& state, int threads) {
-  const int limit = gpu_info().max_threads_per_block > 0 ? gpu_info().max_threads_per_block : 1024;
-  if (threads <= 0 || threads > limit) {
-    skip(state, "block size " + std::to_string(threads) + " is outside the device limit of 1.." +
-                    std::to_string(limit) + " threads per block");
-    return false;
-  }
-  if (threads % 32 != 0) {
-    skip(state, "block size " + std::to_string(threads) +
-                    " is not a multiple of the warp size (32): the last warp would run part-empty");
-    return false;
-  }
-  return true;
-}
-
-inline void record_kernel(benchmark::State& state, const gpu::KernelStats& k) {
-  state.counters["block"] = k.block_threads;
-  state.counters["regs_per_thread"] = k.regs_per_thread;
-  state.counters["static_smem_bytes"] = k.static_smem_bytes;
-  state.counters["active_blocks_per_sm"] = k.active_blocks_per_sm;
-  state.counters["occupancy"] = k.occupancy;
-  state.counters["grid_blocks"] = static_cast<double>(k.grid_blocks);
-  state.counters["suggested_block"] = k.suggested_block;
-  state.counters["low_occupancy"] = k.low_occupancy() ? 1 : 0;
-  state.counters["code_arch"] = k.code_arch;
-  if (*k.path != '\0') state.SetLabel(k.path);
-}
-
-// The GPU rows' modes (common/bench_spec.hpp): kernel: inputs already on the device, events
-// around the kernel alone (gated by default: the launch latency is left out, see Timing).
-// e2e: host-to-device copy of the inputs, kernel, device-to-host copy of the output, from
-// pinned host buffers; allocation stays outside the timed region.
-inline constexpr Mode kModes[] = {Mode::kernel, Mode::e2e};
-
-// An e2e row is mostly PCIe copies (~55 GB/s against the kernel's HBM at ~4 TB/s): the block
-// size moves it by well under its noise, so by default e2e rows run one block size, and the
-// kernel rows the whole sweep. --full, --block or --block2d sweep e2e too.
-inline constexpr int kE2eBlock = 256;
-inline constexpr Block2 kE2eBlock2d{16, 16};
-
-inline std::vector<int> blocks_1d(const RunConfig& cfg, Mode mode) {
-  if (mode == Mode::kernel || cfg.full || !cfg.blocks.empty()) return block_sweep_1d(cfg);
-  return {kE2eBlock};
-}
-
-inline std::vector<Block2> blocks_2d(const RunConfig& cfg, Mode mode) {
-  if (mode == Mode::kernel || cfg.full || !cfg.blocks2d.empty()) return block_sweep_2d(cfg);
-  return {kE2eBlock2d};
-}
-
-// What a GPU variant does, in stages. Each stage only enqueues work on the stream.
-struct GpuStages {
-  std::function<void()> poison;    // fill device and host outputs with NaN (validation only)
-  std::function<void()> upload;    // host-to-device copies of the inputs (timed in e2e)
-  std::function<void()> compute;   // the kernel(s)
-  std::function<void()> download;  // device-to-host copy of the output (timed in e2e)
-  std::function<ErrorStats()> check;  // compares the downloaded output with the reference
-  // How kernel mode is timed; e2e is always inline_launch (its uploads wait for the host).
-  Timing kernel_timing = Timing::gated;
-};
-
-// The usual GPU benchmark body: validate once from freshly uploaded inputs into poisoned
-// outputs, then time the mode's stages.
-// The validation runs every stage whatever the mode, so a variant's kernel and e2e rows share
-// one verdict (keyed by the description's name without its mode).
-inline std::string mode_independent_key(const BenchSpec& spec) {
-  return spec.in_mode(Mode::none).name();
-}
-
-inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t stream,
-                          const Tolerance& tol, const GpuStages& s) {
-  const bool ok = validate_once(state, mode_independent_key(current_spec()), tol, [&] {
-    if (s.poison) s.poison();
-    s.upload();
-    s.compute();
-    s.download();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    return s.check();
-  });
-  if (!ok) return;
-  time_gpu(
-      state, stream,
-      [&] {
-        if (mode == Mode::e2e) s.upload();
-        s.compute();
-        if (mode == Mode::e2e) s.download();
-      },
-      mode == Mode::kernel ? s.kernel_timing : Timing::inline_launch);
-}
-
-// NaN in every float (0xFF bytes), so an unwritten element fails validation.
-template <class T>
-void poison_device(const DeviceBuffer<T>& d, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemsetAsync(d.data(), 0xFF, d.bytes(), stream));
+  return pairs.stats();
 }
 
 }  // namespace tb
