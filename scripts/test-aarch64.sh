@@ -70,7 +70,7 @@ aarch64-linux-gnu-readelf -h "$build/twinbench" | grep 'Machine: *AArch64' >/dev
   fail "build-aarch64/twinbench is not an aarch64 binary"
 
 # ---- tests under qemu --------------------------------------------------------------------------
-# Excluded under qemu: the tests of the *Mutation suites (38 of 254). They inject faults (dropped terms,
+# Excluded under qemu: the 38 tests of the *Mutation suites. They inject faults (dropped terms,
 # wrong rates, lost blocks, swapped outputs) into copies of the kernels and check that the
 # validation catches each, at full sizes and over many seeds: PoissonMutation alone draws 10M
 # samples many times (it ran for minutes under qemu and was stopped), and AtomicsMutation took
