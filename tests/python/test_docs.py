@@ -39,6 +39,14 @@ ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![\w&/#])#\d+\b", re.I)
 DATE = re.compile(r"\b(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
 REVISION = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w/-])")
 
+# `python -m reports ...` needs the report's packages (matplotlib, scipy), which the system Python
+# may lack: the text runs them with the venv's interpreter, as scripts/report.sh does.
+REPORTS_WITHOUT_VENV = re.compile(r"(?<![\w/.])python3?\s+-m\s+reports\b")
+# Pages whose commands are checked for that; the pages written in parallel join once they are
+# brought in line (their plain `python -m reports` lines assume an activated venv).
+VENV_CHECKED = ["README.md", "docs/command-line.md", "docs/design.md", "docs/gpu-machines.md",
+                "docs/method.md", "docs/testing.md", "docs/workloads.md"]
+
 SCRIPT = re.compile(r"(?<![\w./-])scripts/[\w.-]+\.(?:sh|py)\b")
 PYTHON_MODULE = re.compile(r"python3?\s+-m\s+([A-Za-z_][\w.]*)")
 
@@ -129,6 +137,18 @@ def test_named_python_modules_exist(doc, monkeypatch):
     named = set(PYTHON_MODULE.findall(doc.read_text(encoding="utf-8")))
     missing = sorted(m for m in named if not module_exists(m))
     assert not missing, f"{doc.relative_to(ROOT)} runs modules that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("name", VENV_CHECKED)
+def test_reports_run_with_the_venv(name):
+    plain = REPORTS_WITHOUT_VENV.findall((ROOT / name).read_text(encoding="utf-8"))
+    assert not plain, f"{name}: run the reports as .venv/bin/python -m reports ..., not {plain}"
+
+
+def test_the_venv_check_tells_the_two_apart():
+    assert REPORTS_WITHOUT_VENV.search("python -m reports compare a b")
+    assert REPORTS_WITHOUT_VENV.search("run python3 -m reports.noise x")
+    assert not REPORTS_WITHOUT_VENV.search(".venv/bin/python -m reports compare a b")
 
 
 def module_exists(name: str) -> bool:
