@@ -15,9 +15,9 @@
 # Exit status: 0 when everything passed, non-zero on any failure (a package that cannot be
 # installed included: nothing here is skipped silently).
 #
-# Time on the 2-core machine, packages installed: the cross-build ~2 to 4 min from an empty
-# ccache (seconds with a warm one), the tests under qemu one to two minutes; each qemu step has a
-# time bound.
+# Time on the 2-core machine, packages installed: the cross-build 2.5 to 3.5 min from an empty
+# ccache (seconds with a warm one), the tests under qemu under a minute; each qemu step has a
+# time bound. The packages take ~25 s to install.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -73,12 +73,12 @@ aarch64-linux-gnu-readelf -h "$build/twinbench" | grep 'Machine: *AArch64' >/dev
 # Excluded under qemu: the 38 tests of the *Mutation suites. They inject faults (dropped terms,
 # wrong rates, lost blocks, swapped outputs) into copies of the kernels and check that the
 # validation catches each, at full sizes and over many seeds: PoissonMutation alone draws 10M
-# samples many times (it ran for minutes under qemu and was stopped), and AtomicsMutation took
-# 25 s. What they test is the checkers (common/validate.hpp, the
-# statistics), portable code that runs in scripts/test.sh's x86 tests; the kernels' own results
-# on aarch64 are checked here by every other test, each kernel at every level.
+# samples many times (minutes under qemu), and AtomicsMutation takes 25 s. What they test is the
+# checkers (common/validate.hpp, the statistics), portable code that runs in scripts/test.sh's
+# x86 tests; the kernels' own results on aarch64 are checked here by every other test, each
+# kernel at every level.
 excluded='*Mutation.*'
-# Bound: the other tests took 100 s under qemu on this 2-core machine while others built on it;
+# Bound: the other tests take 30 to 70 s under qemu on the 2-core machine, depending on its load;
 # 300 s leaves room and still stops a hang well within CI's budget.
 tests_timeout=300
 step "C++ tests under qemu-aarch64 (all but $excluded)"
