@@ -64,7 +64,7 @@ using Run = benchmark::BenchmarkReporter::Run;
 
 constexpr std::size_t kTimeWidth = 10;
 constexpr std::size_t kRateWidth = 13;
-constexpr std::size_t kPercentWidth = 7;
+constexpr std::size_t kPercentWidth = 9;
 constexpr const char* kGap = "  ";
 constexpr std::size_t kFixedWidth = kTimeWidth + kRateWidth + kPercentWidth + 4 * 2;
 
@@ -176,7 +176,7 @@ std::string header(std::size_t name_width) {
   const std::string line = padded_right("Benchmark", name_width) + kGap +
                            padded_left("Time", kTimeWidth) + kGap +
                            padded_left("Rate", kRateWidth) + kGap +
-                           padded_left("% limit", kPercentWidth) + kGap + "Note";
+                           padded_left("% ceiling", kPercentWidth) + kGap + "Note";
   const std::string rule(name_width + kFixedWidth + 4, '-');
   return rule + "\n" + line + "\n" + rule + "\n";
 }

@@ -1,12 +1,13 @@
 #pragma once
 // The console table. By default a compact one, one line per row that fits 120 columns:
 //
-//   Benchmark                               Time           Rate  % limit  Note
-//   dot/omp/n:1048576/threads:2/manual_time  162 us    48.1 GB/s    15.4%  spread 7.3%
+//   Benchmark                                      Time           Rate  % ceiling  Note
+//   dot/omp/n:1048576/threads:2/manual_time      162 us      48.1 GB/s      15.4%  spread 7.31%
 //
 // the row's time (the median of its samples), its rate (bytes per second where the row is held
 // to a bandwidth ceiling or declares no FLOPs, else FLOP/s, else items per second), its share
-// of its ceiling (pct_ceiling, "-" where the row has none) and a short note (the row's label, a
+// of its bandwidth ceiling (pct_ceiling, "-" where the row has none; the compute roofs and
+// which limit binds are the report's, reports/) and a short note (the row's label, a
 // validation failure or an error, a spread that did not settle, a throttled GPU or a busy host).
 // Google Benchmark's own line printed every counter of every row (300+ characters, about 30
 // counters on a CPU row); every counter stays in the JSON results, and `--console=full` prints
@@ -78,7 +79,7 @@ std::string with_pct_ceiling(const std::string& line, std::optional<double> pct)
 namespace console {
 
 constexpr std::size_t kWidth = 120;       // the table's widest line
-constexpr std::size_t kMaxNameWidth = 62;  // leaves the note at least 20 columns
+constexpr std::size_t kMaxNameWidth = 60;  // leaves the note at least 20 columns
 constexpr std::size_t kMinNameWidth = 9;   // "Benchmark"
 
 // `text` at most `width` characters: the start and the end kept, "..." between them.

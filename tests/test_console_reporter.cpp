@@ -121,7 +121,7 @@ TEST(ConsoleReporter, CompactRowHasTimeRatePercentAndNote) {
   const std::string header = line_starting(p.out, "Benchmark");
   EXPECT_NE(header.find("Time"), std::string::npos);
   EXPECT_NE(header.find("Rate"), std::string::npos);
-  EXPECT_NE(header.find("% limit"), std::string::npos);
+  EXPECT_NE(header.find("% ceiling"), std::string::npos);
   EXPECT_NE(header.find("Note"), std::string::npos);
   const std::string row = line_starting(p.out, "dot/omp/n:1048576/threads:2/manual_time ");
   ASSERT_FALSE(row.empty()) << p.out;

@@ -90,7 +90,7 @@ def test_console_is_a_compact_table_within_120_columns(tmp_path):
     assert max(len(line) for line in proc.stdout.splitlines()) <= 120, proc.stdout
     assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
     header = next(line for line in proc.stdout.splitlines() if line.startswith("Benchmark "))
-    assert header.split() == ["Benchmark", "Time", "Rate", "%", "limit", "Note"]
+    assert header.split() == ["Benchmark", "Time", "Rate", "%", "ceiling", "Note"]
     rows = console_rows(proc.stdout)
     measured = [b for b in data["benchmarks"] if not b.get("error_occurred")]
     assert measured and {b["name"] for b in measured} == set(rows)
