@@ -1,5 +1,8 @@
 # Shared by run.sh and test.sh: which build to make on this machine.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ccache (CMakeLists.txt uses it where installed) hashes paths relative to the checkout, so a
+# fresh clone in another folder reuses the objects an earlier build of the same sources made.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 
 # nvcc builds the CUDA variants even where no GPU is present; without it, CPU variants only.
 find_nvcc() {
