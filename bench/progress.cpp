@@ -12,7 +12,7 @@
 // impl cuda_article reproduces the article: an atomic per thread on a device counter (per sample
 // in the article's own Poisson kernel), read with cudaMemcpy on the legacy default stream, which
 // waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
-// Live rows (issue 27; counter:slots64 / slots8): no shared counter at all. Each block (live_block)
+// Live rows (counter:slots64 / slots8): no shared counter at all. Each block (live_block)
 // or warp (live_warp) stores its running count into its own slot of mapped host memory with a
 // plain store, at most once every live_period_ns (sgemm: every 32nd k step) and at its end, and
 // the host sums the slots (gpu/progress.cuh Publisher, common/progress.hpp SlotBoard); the
@@ -111,10 +111,9 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   // The harness's A/B measurement (bench/detail/gpu_timing.hpp time_gpu_ab): cold, gated, the order
   // alternating. Cold matters here: without the flushes the pair ran back to back on whatever
   // the previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on
-  // the H200 the `none` row timed against itself read +1.76% at 10M samples (the run of
-  // 25e23e9, in git history); flushed, +0.40% at 10M and +0.06% at 100M (H200, the next
-  // session), and -0.33% / +0.05% in the committed run of 3c7200f (results/nvidia-h200/
-  // 2026-12-01).
+  // the H200 the `none` row timed against itself read +1.76% at 10M samples (a run since
+  // replaced, in git history); flushed, +0.40% at 10M and +0.06% at 100M (H200, another run),
+  // and -0.33% / +0.05% in a third run (also in git history).
   const auto wall_start = std::chrono::steady_clock::now();
   const PairStats p = time_gpu_ab(state, s.stream, s.baseline, s.instrumented, s.gated);
   const double wall =

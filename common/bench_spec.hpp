@@ -1,5 +1,5 @@
 #pragma once
-// A benchmark as data (issue 31): what a row runs (workload, impl, algorithm, precision), where
+// A benchmark as data: what a row runs (workload, impl, algorithm, precision), where
 // (side, mode, OpenMP threads), its parameters as named axes in order, and the work one
 // iteration does. The harness and the reports read these fields; the name
 // `<workload>/<impl>/<axis>:<value>/...` is generated from them (bench_spec.cpp) and nothing

@@ -205,7 +205,7 @@ constexpr auto kTelemetryInterval = std::chrono::milliseconds(10);
 // iteration. Not the energy counter's difference divided by the samples: the window also holds
 // the gaps between samples (flushes, gate, synchronisation), and on the H200 (driver 580)
 // NVML's counter advanced in steps of 12-23 J, so a window of tens of milliseconds read either 0
-// or one step (seen 2026-12-01, --quick with --telemetry).
+// or one step (seen with --quick --telemetry).
 void record_energy(benchmark::State& state, double joules_per_iter) {
   if (!std::isfinite(joules_per_iter)) return;
   state.counters["energy_per_iter_j"] = joules_per_iter;

@@ -8,7 +8,7 @@
 // The pass reads (gpu/l2_flush.cu) rather than memsets, as nvbench does: a memset leaves the
 // L2 full of dirty lines, and the timed kernel then pays for writing them back. On the H200 that
 // held the read-stream ceiling 4% under the dot kernel, whose evict-first loads (__ldcs) spared
-// the dirty lines (measured 2026-12-01); a read leaves clean lines, the same for every kernel.
+// the dirty lines; a read leaves clean lines, the same for every kernel.
 #include <cstddef>
 #if TWINBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>

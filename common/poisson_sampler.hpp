@@ -142,7 +142,7 @@ TB_HD inline double int_power(double a, int k) {
 // (PTX of article_kernel: the exp polynomial sits at the loop head). Same value, same order of
 // operations as the code Numba runs. The H200 measured the port with only int_power: 1351 us at
 // 10M (block 1024) against Numba's 1166 us, the 16% this hoist is for; with it, 1163 against
-// Numba's 1167 us in the same run (results/nvidia-h200/2026-12-01, revision 36875ab).
+// Numba's 1167 us in the same run (results/nvidia-h200/2026-12-01).
 // The GPU's exp/tgamma may differ from glibc's in the last bit, so this variant is validated
 // statistically, not bitwise.
 TB_HD inline int sample_article(rng::Xoroshiro128p& s, double rate) {

@@ -345,9 +345,9 @@ constexpr long kMaxCpuBatch = 1'000'000;
 // and a flush per 20 ns call would leave only the clock's noise. The bound sits in the widest gap
 // of the default run's CPU rows (0.1 to 1.6 us on the H200 host): at 100 us, where it was first,
 // it cut through the 1M rows (dot, vector_add, scan: 40-110 us), which were then cold in one run
-// and warm in the next (2.7-3.5x apart in compare's A/A pair, 2026-12-02b). A single call a
-// sample needs no batching from 1 us up: the clock reads in ~20 ns. The row's llc_flushed
-// counter says which a row got.
+// and warm in the next (2.7-3.5x apart in compare's A/A pair, results/nvidia-h200/2026-12-02b).
+// A single call a sample needs no batching from 1 us up: the clock reads in ~20 ns. The row's
+// llc_flushed counter says which a row got.
 constexpr double kCpuColdMinSeconds = 1e-6;
 void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   announce_slowdown();
@@ -356,9 +356,10 @@ void measure_cpu(benchmark::State& state, const std::function<void()>& work) {
   bool cold = false;
   if (!g_classic) {
     // The bound is on the work's warm time: one call warms the code and data, the second is
-    // timed. (Deciding on a call timed right after a flush, as the run of 40175bc did, put lucas'
-    // 13-52 ns loops and 4-16 KiB memcpys over 1 us, a cold call's instruction and TLB misses,
-    // and timed them one cold call a sample: 0.95-1.2 us, 20-90x their warm time.)
+    // timed. (Deciding on a call timed right after a flush, as the run in
+    // results/nvidia-h200/2026-12-02c did, put lucas' 13-52 ns loops and 4-16 KiB memcpys over
+    // 1 us, a cold call's instruction and TLB misses, and timed them one cold call a sample:
+    // 0.95-1.2 us, 20-90x their warm time.)
     // The fastest of up to four warm calls while they are short: one timed call of a 20 ns loop
     // can read over 1 us (an interrupt, or the first row of a process still faulting in a page:
     // a fresh clone's test run saw lucas n:20 at 1.4 us), which would make it cold. At most

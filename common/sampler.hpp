@@ -93,7 +93,7 @@ void set_sample_window_hook(SampleWindowHook hook);
 void request_stop(int signal_number);  // async-signal-safe
 int stop_requested();                  // the signal, or 0
 
-// Test hook (issue 32): TWINBENCH_INJECT_SLOWDOWN="REGEX=PCT" (e.g. "^dot/omp=5") makes every
+// Test hook: TWINBENCH_INJECT_SLOWDOWN="REGEX=PCT" (e.g. "^dot/omp=5") makes every
 // benchmark whose name matches REGEX (ECMAScript, searched anywhere in the name) do PCT% more
 // work per sample, so that a comparison can be calibrated against a known slowdown. Off by
 // default; when on, the run says so on the console and records "inject_slowdown" in the results
@@ -109,8 +109,9 @@ int stop_requested();                  // the signal, or 0
 //     whatever the batch. Such rows record what the hook did within the process:
 //     inject_base_median_s (the median without the extra) and inject_measured_pct (the row's
 //     median against it). The two H200 rows that came out only 2.4% and 3.9% slower than run A
-//     under a 5% hook (2026-12-02, dot/cuda n:1048576 blocks 256 and 128) were not batched
-//     (batch 1, cold L2), so batching did not cause it; (B/A)/1.05 puts their level in B's
+//     under a 5% hook (results/nvidia-h200/2026-12-02, run-ab.json against run-aa.json,
+//     dot/cuda n:1048576 blocks 256 and 128) were not batched (batch 1, cold L2), so batching
+//     did not cause it; (B/A)/1.05 puts their level in B's
 //     process 2.5% and 1.0% under A's, the between-run noise of 7-10 us kernels (these rows
 //     moved up to 2.1% between the three default runs). The counters measure this directly.
 // An invalid value stops the program at start-up (exit 2): a calibration run must not silently

@@ -183,12 +183,12 @@ inline std::uint64_t stream_blocks(std::size_t n, int block) {
 // of the suite's other kernels (132 SMs x the resident blocks, each thread taking a second
 // generator when its first is done: 2^18 generators over 168,960 threads at 40 warps an SM);
 // on the H200 that was 9-11% slower than the article's Numba kernel at blocks of 64 to 256
-// (revision 3c7200f, 10M samples, block 64: 1372.7 against 1235.8 us) and within 2.4% at 512
-// and 1024. With this launch, the kernel's code unchanged (revision 36875ab, one run,
+// (a run since replaced, in git history; 10M samples, block 64: 1372.7 against 1235.8 us) and
+// within 2.4% at 512 and 1024. With this launch, the kernel's code unchanged (one run,
 // results/nvidia-h200/2026-12-01), C++ / Numba kernel-only: 10M 1233.7 / 1235.4 us at block 64,
 // 1220.0 / 1220.6 at 256, 1163.3 / 1167.0 at 1024; 100M 12145 / 12162 at 64, 11296 / 11429 at
 // 1024: no slower at any block. It was the launch, not the registers or the waves
-// (experiments/h200-2026-12-01/poisson-waves, same session): at a block of 64 the kernel's
+// (experiments/h200-2026-12-01/poisson-waves, the same H200): at a block of 64 the kernel's
 // time is flat within 1% from 24 to 40 resident warps an SM (1.55 to 2.59 waves of
 // generators: 1233-1241 us at 10M), and capping it at 40 registers (Numba has 50, this 44)
 // changes nothing (1236 us); it rises only at 20 warps and fewer (1267 us at 20, 1329 at 16).

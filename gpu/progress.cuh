@@ -113,8 +113,9 @@ __device__ __forceinline__ BlockTally& block_tally() {
 // walk ends. Nsight Compute at base clocks: +2.7% instructions, +4.1% cycles. This version is
 // the "last block done" pattern of the CUDA samples' threadFenceReduction, per warp instead of
 // per block (ptxas, sm_90: no barrier in the report, 3 shared atomics). Measured on the H200
-// (results/nvidia-h200/2026-12-01): +3.70% at 10M, +1.86% at 100M, where the barrier version
-// measured +4.38% / +1.14%; why 10M stays above 1%: gpu/progress_bench.hpp.)
+// (a run since replaced, in git history): +3.70% at 10M, +1.86% at 100M, where the barrier
+// version measured +4.38% / +1.14%; results/nvidia-h200/2026-12-01 reads +3.20% / +1.89%; why
+// 10M stays above 1%: gpu/progress_bench.hpp.)
 struct PerBlock {
   tb::progress::CounterRef counter;
   __device__ __forceinline__ void start() {
@@ -162,7 +163,7 @@ struct Strided {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Live progress the host reads while the kernel runs (issue 27): slots in mapped host memory.
+// Live progress the host reads while the kernel runs: slots in mapped host memory.
 //
 // Every counter above is one word that many threads add to: on the GPU that is a queue of atomics
 // on one L2 line (vector_add's 349,525 blocks, one atomic each: +33% on the H200), and in mapped
@@ -252,23 +253,23 @@ __device__ __forceinline__ Publisher& block_publisher() {
 }
 
 // The first store to mapped host memory from a kernel costs a fixed ~2 us wherever it falls (the
-// H200 run of f8f33ef, cold L2 and TLBs: Poisson 10M +2.0 us with 792 writers and +2.9 us with
-// 6,336, 8x the stores for +40%; nested_loop_warp +1.7 us with 1,250; Black-Scholes' persistent
-// grid +0.85 us with 1,056, whose blocks end at different times; nested_loop, whose 40 blocks
-// store mid-kernel, -1.6%). A kernel of tens of us reports only at its end, so that cost landed
-// in its tail, after the last block's work. The model: the cost is the translation of the slots'
-// host pages (the GPU's TLBs, emptied by the cold-cache flush, walk the page table of system
+// H200, results/nvidia-h200/2026-12-02b, cold L2 and TLBs: Poisson 10M +2.0 us with 792 writers and
+// +2.9 us with 6,336, 8x the stores for +40%; nested_loop_warp +1.7 us with 1,250; Black-Scholes'
+// persistent grid +0.85 us with 1,056, whose blocks end at different times; nested_loop, whose 40
+// blocks store mid-kernel, -1.6%). A kernel of tens of us reports only at its end, so that cost
+// landed in its tail, after the last block's work. The model: the cost is the translation of the
+// slots' host pages (the GPU's TLBs, emptied by the cold-cache flush, walk the page table of system
 // memory) and not the stores (8x the stores cost +40%). warm_up() stores the slot's current value
-// (0: the board is zeroed before the launch, so the slot stays monotone) at the writer's start:
-// the walk then overlaps the kernel's first loads, and the store is posted (the thread does not
-// wait for it). Only blocks of the first wave do it (blockIdx.x < kWarmBlocks, ~8 blocks an SM
-// on 132 SMs) and one store a block: they cover every SM's TLB, and grids of thousands of blocks
+// (0: the board is zeroed before the launch, so the slot stays monotone) at the writer's start: the
+// walk then overlaps the kernel's first loads, and the store is posted (the thread does not wait
+// for it). Only blocks of the first wave do it (blockIdx.x < kWarmBlocks, ~8 blocks an SM on 132
+// SMs) and one store a block: they cover every SM's TLB, and grids of thousands of blocks
 // (Black-Scholes' 9,766) do not double their stores. What the model does not explain (H200, the
-// third session of 2026-12-02, the devslots8 rows): the same slots in device memory, where
-// no host page is walked, cost the short kernels nearly as much (Poisson 10M live_block +4.4%
-// against +6.0% mapped; nested_loop_warp +3.6-3.8% against +4.3-4.8%; Black-Scholes +2.8%
-// against +3.1%), so most of what remains is the reporting code in kernels of 30-50 us, not the
-// stores; an equal shared-memory carveout for twin and instrumented kernel changed nothing.
+// devslots8 rows of a run not kept in the tree): the same slots in device memory, where no host
+// page is walked, cost the short kernels nearly as much (Poisson 10M live_block +4.4% against +6.0%
+// mapped; nested_loop_warp +3.6-3.8% against +4.3-4.8%; Black-Scholes +2.8% against +3.1%), so most
+// of what remains is the reporting code in kernels of 30-50 us, not the stores; an equal
+// shared-memory carveout for twin and instrumented kernel changed nothing.
 // Nsight Compute (base clocks, cold caches; device slots): nested_loop_warp with LiveWarp runs
 // the same main loop (SASS: 21 DFMAs, same unrolling) and executes +0.7% instructions (13 a warp)
 // for +4.2% SM active cycles and +4.1% duration (46.6 against 44.8 us): the kernel is one warp's
@@ -276,7 +277,7 @@ __device__ __forceinline__ Publisher& block_publisher() {
 // (lane 0's shared-memory state, the reduction, the store) is latency on every warp's path, twice
 // (two waves), not throughput. Poisson 10M with LiveBlock: +3.7% instructions, +6.5% duration;
 // Black-Scholes' persistent grid with LiveBlock: +1.4% instructions, a duration within the
-// launches' spread. Not met there: issue 27's 1% on kernels of 30-50 us.
+// launches' spread. Not met there: the 1% overhead target on kernels of 30-50 us.
 constexpr unsigned kWarmBlocks = 1024;
 __device__ __forceinline__ void warm_up(const tb::progress::SlotsRef& s, unsigned index) {
   if (blockIdx.x < kWarmBlocks)

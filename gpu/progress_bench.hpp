@@ -24,13 +24,12 @@ namespace tb::gpu {
 // rows a report the H200 measured (device counter, block 256) +1.02% for per_block and +1.19%
 // for per_warp at 100M, +3.2% / +1.2% at 10M (where every thread reports once per stream tile
 // anyway); 256 halves the reports of the 100M run (382 rows: two instead of three). A 2^28-sample
-// kernel (1024 rows, ~8 ms; the --progress-demo's before issue 27) still reports four times a
-// thread, at times that differ from block to block, so a 1 ms poller sees the count move at
-// nearly every read.
-// The run of 25e23e9 (results/nvidia-h200/2026-12-01 then, since replaced; git history; rows
-// per report 256, block 256, device counter) read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
+// kernel (1024 rows, ~8 ms) still reports four times a thread, at times that differ from block
+// to block, so a 1 ms poller sees the count move at nearly every read.
+// An H200 run since replaced (in git history; rows per report 256, block 256, device counter)
+// read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
 // +1.76% / +0.25%: the pairs ran warm, one kernel on the L2 the previous one left. With an L2
-// flush before each kernel (bench/progress.cpp measure_pair) the H200 measured, same session,
+// flush before each kernel (bench/progress.cpp measure_pair) the same H200 measured
 // none / per_warp / per_block / strided: +0.40 / +2.54 / +4.38 / +7.54% at 10M (t_none 28.5 us)
 // and +0.06 / +1.82 / +1.14 / +1.96% at 100M (t_none 187.5 us; per_block's median pair +0.92%).
 // Nsight Compute on the 10M kernels (base clocks): per_block executed 13.17M instructions
@@ -40,10 +39,10 @@ namespace tb::gpu {
 // percent of the kernel, where at 100M (382 samples, two reports) they are about 1%. That
 // version summed the block with a barrier at every report; per_block now reports without one
 // (gpu/progress.cuh PerBlock), which removes the barrier's wait but not the report's
-// instructions. The run of 3c7200f (cold pairs; since replaced, git history) measured it,
+// instructions. A run with cold pairs (since replaced, in git history) measured it,
 // none / per_warp / per_block / strided: -0.33 / +2.35 / +3.70 / +8.29% at 10M and
 // +0.05 / +2.03 / +1.86 / +2.16% at 100M (per_block's median pair +4.53% / +1.67%); the
-// committed run of 36875ab (results/nvidia-h200/2026-12-01), the same kernels: -0.29 / +2.42 /
+// run in results/nvidia-h200/2026-12-01, the same kernels: -0.29 / +2.42 /
 // +3.20 / +7.92% at 10M, +0.04 / +2.04 / +1.89 / +2.13% at 100M.
 // The limit at 10M, as measured: no strategy reports for under 2.3% there. per_warp's report is
 // the cheapest one can write (a warp sum and one atomic by lane 0, no wait) and costs +2.35%

@@ -120,27 +120,27 @@ long long vector_add_grid_for(std::size_t n, int block) {
 
 constexpr int kTile = 128;
 constexpr int kStep = 8;
-// A block publishes after every kPublishSteps-th k step (and at its end), not after every step
-// with the Publisher's period check. The H200 run of f8f33ef measured +4.48% (limit 0.5%) with
-// the check after every step: the kernel does not double-buffer, so every step's global loads
-// wait for the barrier that ends the previous step, and whatever thread 0 does between that
-// barrier and its loads (clock64, the SlotsRef rules from constant memory, 64-bit compares and
-// the running count: ~200 cycles of a ~4,500-cycle step at n = 8192, 2 blocks an SM) delays
-// warp 0's loads and so the next barrier of all 8 warps. With a compile-time stride, 31 steps of
-// 32 cost a test of the step index (`(step & 31) == 31`, two integer instructions, no state kept
-// across the loop: the count is rows * cols * min(k0 + kStep, n), exact from k0), and the 32nd a
-// multiply and a posted store: ~1/32 of the old cost plus ~0.05%, about +0.2%. The host still
-// sees plenty: at n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident
-// blocks make a new total every ~0.3 us, more than the poller's ~5,000 reads a second take in
-// (it saw 189 distinct values a kernel with the period rule).
-// Measured with this stride (H200, 2026-12-02): +2.1% to +2.5% over the twin in four runs, the
+// A block publishes after every kPublishSteps-th k step (and at its end), not after every step with
+// the Publisher's period check. The H200 (results/nvidia-h200/2026-12-02b) measured +4.48% (limit
+// 0.5%) with the check after every step: the kernel does not double-buffer, so every step's global
+// loads wait for the barrier that ends the previous step, and whatever thread 0 does between that
+// barrier and its loads (clock64, the SlotsRef rules from constant memory, 64-bit compares and the
+// running count: ~200 cycles of a ~4,500-cycle step at n = 8192, 2 blocks an SM) delays warp 0's
+// loads and so the next barrier of all 8 warps. With a compile-time stride, 31 steps of 32 cost a
+// test of the step index (`(step & 31) == 31`, two integer instructions, no state kept across the
+// loop: the count is rows * cols * min(k0 + kStep, n), exact from k0), and the 32nd a multiply and
+// a posted store: ~1/32 of the old cost plus ~0.05%, about +0.2%. The host still sees plenty: at
+// n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident blocks make a new
+// total every ~0.3 us, more than the poller's ~5,000 reads a second take in (it saw 189 distinct
+// values a kernel with the period rule).
+// Measured with this stride on the H200: +2.1% to +2.5% over the twin in four runs, the
 // same with the slots in device memory (+2.2%, +2.4%, +2.8%), so not the stores. This version
 // holds the slot pointer, rows * cols and the step in registers (127 against the twin's 117,
 // ptxas CUDA 13.0 sm_90; 2 blocks an SM either way); one that recomputed them at each publish
 // from the parameters (121 registers) measured +3.9% / +4.1%, and was dropped. Nsight Compute on
 // the short targets (gpu/progress.cuh, warm_up) points at latency added to each warp's path,
 // not at instructions; for this kernel, whose every step ends in a barrier of 8 warps, thread
-// 0's work after the barrier is such latency. Not met: issue 27's 0.5% for kernels over 1 ms.
+// 0's work after the barrier is such latency. Not met: the 0.5% target for kernels over 1 ms.
 constexpr int kPublishSteps = 32;
 static_assert((kPublishSteps & (kPublishSteps - 1)) == 0, "the test is a mask");
 

@@ -1,5 +1,5 @@
 #pragma once
-// Live progress (issue 27): the suite's kernels publishing their progress into slots of mapped
+// Live progress: the suite's kernels publishing their progress into slots of mapped
 // host memory (gpu/progress.cuh Publisher, LiveBlock, LiveWarp; common/progress.hpp SlotBoard),
 // and their uninstrumented twins. Host-callable launchers only.
 //

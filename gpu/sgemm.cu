@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(T* T)
 // the experiment's; sizes between 1024 and 2048 were not timed.
 //
 // Measured in experiments/h200-2026-12-01/sgemm (README.md, results_h200.txt): H200, cold L2,
-// kernel only, median of 30 launches, 2026-12-01; % of cuBLAS = cuBLAS's median / ours.
+// kernel only, median of 30 launches; % of cuBLAS = cuBLAS's median / ours.
 //   kernel                    n = 1024          n = 2048          n = 4096
 //   cuBLAS FP32 SGEMM          62.3 us           342.5 us         2677.7 us
 //   fallback (earlier kernel) 115.7 us  53.8%    429.6 us  79.7%  3389.8 us  79.0%
@@ -100,9 +100,10 @@ __global__ void __launch_bounds__(T* T)
 // off A's base (PTX: [%r] against [%r+33792]), and the different register allocation put other
 // registers under the FFMAs. With the shifts below and the experiment's statement order, the
 // main loop's SASS is the experiment's (ptxas, CUDA 13.0, sm_90: 2,635 instructions, 2,612 of
-// them identical register for register, all 2,048 FFMAs included). In this form the committed
-// run (results/nvidia-h200/2026-12-01, revision 3c7200f) measured 2901.8 us at n = 4096 against
-// cuBLAS's 2684.1 us in the same run: 92.5%, the experiment's figure.
+// them identical register for register, all 2,048 FFMAs included). In this form a suite run
+// (H200, since replaced, in git history) measured 2901.8 us at n = 4096 against cuBLAS's
+// 2684.1 us in the same run: 92.5%, the experiment's figure (results/nvidia-h200/2026-12-01:
+// 2898.1 against 2684.7 us).
 //
 // Why the last ~8% at n = 4096 is out of reach from CUDA C++ (ncu --set full, n = 4096):
 //                            fallback   two-stage   cuBLAS

@@ -1,7 +1,8 @@
 #pragma once
 // The GPU's tensor-core roofs in the precisions the suite has tensor rows for (TF32 and BF16
 // inputs, FP32 accumulation), measured in the run so that no tensor row is held to the FP32 roof
-// (the 2026-12-01 report put cublas_tf32 at 650% of it).
+// (the report in results/nvidia-h200/2026-12-01, made without them, put cublas_tf32 at 650% of
+// it).
 //
 // Measured as the best of a few cuBLAS GEMMs at n = 8192 (2n^3 FLOPs each, ~1.1 TFLOP): the rate
 // the tensor cores reach on the largest product the default run has, through the library that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nsight Compute over a finished run's GPU kernels (issue 29), on the GPU machine, from the
+# Nsight Compute over a finished run's GPU kernels, on the GPU machine, from the
 # repository root with bundle/ beside it (scripts/gpu-bundle.sh):
 #   scripts/gpu-profile.sh RUN.json [OUT_DIR]        (OUT_DIR: default $OUT, else ./gpu-out)
 # A separate pass after the timed run, never inside it: twinbench runs again, only the rows

@@ -11,7 +11,7 @@
 #   SANITIZE_FULL_TESTS=1                 racecheck too runs every case of the heaviest tests
 #   SANITIZE_SUITE_ARGS="..."             more twinbench arguments for the suite runs (e.g. a
 #                                         --benchmark_filter=... to split a long racecheck run)
-# The runs go one after another. All eight at once on the H200 (tried, 2026-12-01): the three
+# The runs go one after another. All eight at once on the H200 (tried): the three
 # suite runs that finished took 248-310 s, and none of the five over the tests finished in 330 s,
 # where alone memcheck takes 56 s, initcheck and synccheck under 30 s.
 # The logs are many files: they also go into OUT/sanitize-logs.tar.gz, one file to copy back.

@@ -405,9 +405,9 @@ TEST(ProgressGpu, PollerSeesIntermediateValues) {
   TB_REQUIRE_GPU();
   Stream s;
   // Reduced (test::reduced, under racecheck): 20 launches of 2^28 samples ran past every limit
-  // racecheck was given there (H200, 2026-12-01: 25 s alone); the kernel is the one
-  // PoissonCountsAndSamplesMatchSerial checks, so a short run covers it, and the poller's
-  // intermediate values are not asserted.
+  // racecheck was given there (H200, results/nvidia-h200/sanitize-2026-12-01: 25 s alone); the
+  // kernel is the one PoissonCountsAndSamplesMatchSerial checks, so a short run covers it, and
+  // the poller's intermediate values are not asserted.
   const bool reduced = test::reduced();
   const std::size_t n = std::size_t{1} << (reduced ? 20 : 28);
   const int launches = reduced ? 2 : 20;

@@ -1,4 +1,4 @@
-// Live progress (issue 27): slots in mapped host memory, summed by the host. The host side is
+// Live progress: slots in mapped host memory, summed by the host. The host side is
 // tested without a GPU (a host thread stands in for the kernel's writers); the GPU tests check
 // that every live launch ends with the exact count, that its output is the twin's bit for bit,
 // and that a long kernel's count is seen to grow, never to shrink.
@@ -362,7 +362,7 @@ TEST(ProgressLiveGpu, SgemmCountsExactAndMatchesTwinAndReference) {
 }
 
 // A kernel of tens of ms: the host, reading the slots every 50 us, sees the count grow through
-// many values, never shrink, and end at n^3 (issue 27: at least 50 distinct values during a
+// many values, never shrink, and end at n^3 (the target: at least 50 distinct values during a
 // kernel of 20 ms and more).
 // Both placements: mapped slots read with loads, device slots read with a copy each.
 class ProgressLivePlacement : public ::testing::TestWithParam<SlotPlacement> {};

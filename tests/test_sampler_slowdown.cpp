@@ -1,4 +1,4 @@
-// The slowdown test hook of common/sampler.hpp (TWINBENCH_INJECT_SLOWDOWN="REGEX=PCT", issue 32):
+// The slowdown test hook of common/sampler.hpp (TWINBENCH_INJECT_SLOWDOWN="REGEX=PCT"):
 // which names it matches, that the extra work is really done inside the timed span (the wall
 // clock outside sees it, not only the reported number), and that GPU-style samples get one more
 // real sample of which the fraction is added.
