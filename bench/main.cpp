@@ -60,6 +60,7 @@ struct Options {
   bool warm = false;      // --warm
   bool ceilings = true;   // --no-ceilings turns them off
   std::optional<tb::cpu_isa::Level> cpu_isa;  // --cpu-isa: the highest level the CPU kernels run
+  tb::ConsoleStyle console = tb::ConsoleStyle::compact;  // --console
 };
 
 struct UsageError {
@@ -97,6 +98,10 @@ void print_usage() {
       "  --cpu-isa=LEVEL            run the CPU kernels at no higher an ISA level than LEVEL:\n"
       "                             baseline (x86-64), avx2 (x86-64-v3) or avx512 (x86-64-v4);\n"
       "                             default: the best this CPU has (the libraries' rows follow)\n"
+      "  --console=compact|full     the console table: compact (default), a line of at most 120\n"
+      "                             columns per row (time, rate, % of ceiling, a note), or full,\n"
+      "                             Google Benchmark's line with every counter (the JSON results\n"
+      "                             hold every counter either way)\n"
       "  --progress-demo[=SECONDS]  run one GPU kernel of about SECONDS (sgemm, default 5 s) with\n"
       "                             a live progress bar read from the GPU as it runs, then exit\n"
       "                             (status 2 without a GPU)\n"
@@ -243,6 +248,10 @@ Options parse_our_flags(int& argc, char** argv) {
       o.warm = true;
     } else if (arg == "--no-ceilings") {
       o.ceilings = false;
+    } else if (auto vc = flag_value(arg, "--console"); vc) {
+      const auto style = tb::console_style_from(*vc);
+      if (!style) throw UsageError{"--console: use compact or full (got '" + std::string(*vc) + "')"};
+      o.console = *style;
     } else if (arg == "--help" || arg == "-h") {
       o.help = true;
     } else if (auto v3 = flag_value(arg, "--size"); v3) {
@@ -618,7 +627,8 @@ int main(int argc, char** argv) {
   // Google Benchmark's own.
   tb::SkipAwareConsoleReporter console(
       isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
-                            : benchmark::ConsoleReporter::OO_None);
+                            : benchmark::ConsoleReporter::OO_None,
+      opts.console);
   const bool own_console = display_format.empty() || display_format == "console";
   const std::size_t ran = own_console ? benchmark::RunSpecifiedBenchmarks(&console)
                                       : benchmark::RunSpecifiedBenchmarks();

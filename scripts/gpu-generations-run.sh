@@ -14,7 +14,7 @@ one() {  # arch, then twinbench's arguments
   echo "== $arch ($(date +%T))"
   OUT="$out/$arch" RUN_NAME=run SKIP_PEERS=1 BUNDLE="bundle/$arch" bash "$root/scripts/gpu-run.sh" "$@"
   echo "$arch: exit $?; $(grep -E '^twinbench: [0-9]+ benchmarks measured' "$out/$arch/run.log");" \
-       "$(grep -c 'ERROR OCCURRED' "$out/$arch/run.log") rows with ERROR OCCURRED"
+       "$(grep -cE 'ERROR OCCURRED|  (validation failed|error: )' "$out/$arch/run.log") rows that ended in an error"
   grep -m1 'no GPU code' "$out/$arch/run.log"
 }
 SKIP_TESTS=1 one 80-real --quick --workload=vector_add,sgemm

@@ -74,19 +74,59 @@ def test_progress_total_is_what_runs_host_timed_gpu_rows_included(tmp_path):
     assert totals == {len(ran)}, totals
 
 
-def test_console_prints_pct_ceiling_as_a_percentage_and_no_debug_warning(tmp_path):
-    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=omp")
+def console_rows(stdout):
+    """The compact table's rows: {name: [time, unit, rate, rate unit, percent, note...]}."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Benchmark "))
+    return {line.split()[0]: line.split()[1:] for line in lines[start + 2:]
+            if line and not line.startswith(("-", "SKIPPED"))}
+
+
+def test_console_is_a_compact_table_within_120_columns(tmp_path):
+    """One short line per row (time, rate, % of its ceiling, a note); every counter stays in the
+    JSON."""
+    proc, data = run_json(tmp_path, "--workload=dot,vector_add")
     assert proc.returncode == 0, proc.stderr
-    assert "pct_ceiling=" in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 120, proc.stdout
+    assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
+    header = next(line for line in proc.stdout.splitlines() if line.startswith("Benchmark "))
+    assert header.split() == ["Benchmark", "Time", "Rate", "%", "ceiling", "Note"]
+    rows = console_rows(proc.stdout)
+    measured = [b for b in data["benchmarks"] if not b.get("error_occurred")]
+    assert measured and {b["name"] for b in measured} == set(rows)
+    for b in measured:
+        time, unit, rate, rate_unit, pct = rows[b["name"]][:5]
+        assert unit in ("ns", "us", "ms", "s") and rate_unit.endswith("B/s"), rows[b["name"]]
+        if "pct_ceiling" in b:  # the JSON's percentage, to the three digits shown
+            shown = float(pct.rstrip("%")) if pct != "<0.01%" else 0.0
+            assert pct.endswith("%") and shown == pytest.approx(b["pct_ceiling"], rel=0.01, abs=0.01)
+        assert "=" not in " ".join(rows[b["name"]])  # no counters
+        # Every counter stays in the results file.
+        for counter in ("bytes_per_second", "samples", "median_s", "row_wall_s", "max_rel_err"):
+            assert counter in b, (b["name"], counter)
+
+
+def test_console_full_prints_google_benchmarks_line_with_pct_ceiling_as_a_percentage(tmp_path):
+    proc, data = run_json(tmp_path, "--workload=dot", "--benchmark_filter=omp", "--console=full")
+    assert proc.returncode == 0, proc.stderr
+    assert "pct_ceiling=" in proc.stdout and "UserCounters" in proc.stdout
     for line in proc.stdout.splitlines():
         if "pct_ceiling=" in line:
             value = line.split("pct_ceiling=")[1].split()[0]
             assert value.endswith("%") and not value.endswith("/s"), line
+            assert "bytes_per_second=" in line and "samples=" in line
     assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
     # The JSON keeps the percentage as a number (reports/ceilings.py reads it so; --quick sizes
     # fit in the caches, so it may exceed 100).
     pct = [b["pct_ceiling"] for b in data["benchmarks"] if "pct_ceiling" in b]
     assert pct and all(isinstance(p, (int, float)) and p > 0 for p in pct)
+
+
+def test_console_style_is_checked_and_in_the_help():
+    proc = run("--console=wide")
+    assert proc.returncode == 2
+    assert "--console: use compact or full (got 'wide')" in proc.stderr
+    assert "--console=compact|full" in run("--help").stdout
 
 
 def test_gpu_tests_say_why_they_skip():
@@ -280,6 +320,8 @@ def test_validation_failure_sets_exit_code(tmp_path):
     bad = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/omp")]
     assert bad and all(b["error_message"].startswith("validation failed") for b in bad)
     assert "real_time" not in bad[0] or bad[0]["iterations"] == 0
+    rows = console_rows(proc.stdout)  # the console says so in the row's note
+    assert all(rows[b["name"]] == ["-", "-", "-", "validation", "failed"] for b in bad), rows
     good = [b for b in data["benchmarks"] if b["name"].startswith("vector_add/serial")]
     assert good and not good[0].get("error_occurred")
 
