@@ -97,6 +97,7 @@ void print_usage() {
       "                             checker or profiler\n"
       "  --cpu-isa=LEVEL            run the CPU kernels at no higher an ISA level than LEVEL:\n"
       "                             baseline (x86-64), avx2 (x86-64-v3) or avx512 (x86-64-v4);\n"
+      "                             on aarch64 baseline or neon (the same level there);\n"
       "                             default: the best this CPU has (the libraries' rows follow)\n"
       "  --console=compact|full     the console table: compact (default), a line of at most 120\n"
       "                             columns per row (time, rate, % of ceiling, a note), or full,\n"
@@ -275,7 +276,8 @@ Options parse_our_flags(int& argc, char** argv) {
     } else if (auto v14 = flag_value(arg, "--cpu-isa"); v14) {
       o.cpu_isa = tb::cpu_isa::parse(*v14);
       if (!o.cpu_isa)
-        throw UsageError{"--cpu-isa: expected baseline, avx2 or avx512, got '" + std::string(*v14) + "'"};
+        throw UsageError{"--cpu-isa: expected baseline, avx2 or avx512 (neon on aarch64), got '" +
+                         std::string(*v14) + "'"};
     } else if (arg == "--progress-demo") {
       o.progress_demo_s = 5.0;
     } else if (auto v9 = flag_value(arg, "--progress-demo"); v9) {
