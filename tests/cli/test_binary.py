@@ -79,15 +79,17 @@ def console_rows(stdout):
     lines = stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Benchmark "))
     return {line.split()[0]: line.split()[1:] for line in lines[start + 2:]
-            if line and not line.startswith(("-", "SKIPPED"))}
+            if line and not line.startswith("-") and "SKIPPED" not in line}
 
 
 def test_console_is_a_compact_table_within_120_columns(tmp_path):
     """One short line per row (time, rate, % of its ceiling, a note); every counter stays in the
-    JSON."""
+    JSON. A skip's reason is said in full, once for the first row it skips and once for the count
+    (a GPU build without a GPU), so those lines may be longer."""
     proc, data = run_json(tmp_path, "--workload=dot,vector_add")
     assert proc.returncode == 0, proc.stderr
-    assert max(len(line) for line in proc.stdout.splitlines()) <= 120, proc.stdout
+    table = [line for line in proc.stdout.splitlines() if "SKIPPED" not in line]
+    assert max(len(line) for line in table) <= 120, proc.stdout
     assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
     header = next(line for line in proc.stdout.splitlines() if line.startswith("Benchmark "))
     assert header.split() == ["Benchmark", "Time", "Rate", "%", "ceiling", "Note"]
