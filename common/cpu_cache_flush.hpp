@@ -6,15 +6,15 @@
 // Why: the GPU rows are timed after an L2 flush (nvbench's measure_cold), and the CPU rows were
 // not. The H200 host's L3 is 300 MiB (and 2 MiB of L2 a core), so a CPU row whose data fit there
 // (grayscale 4K, conv2d 3x3, the 64M fp16 and int8 axpy, every 1M row) ran from cache while its
-// GPU peer ran from memory: at 166% to 572% of the CPU's memory ceiling on 2026-12-02
-// (results/nvidia-h200/2026-12-02). A cold CPU sample is the like-for-like one.
+// GPU peer ran from memory: at 166% to 572% of the CPU's memory ceiling in
+// results/nvidia-h200/2026-12-02. A cold CPU sample is the like-for-like one.
 // The pass reads (it leaves clean lines, whose eviction costs the next sample nothing) one word
 // per 64-byte line (enough to bring each line in) of 1.5x the L3 and all L2s together.
 // One pass over such a buffer is not enough on these Xeons: their L3 replacement resists scans
 // (a line read once is inserted as unlikely to be reused, so a stream evicts its own lines before
 // the kernel's, which the kernel reuses every sample). On the H200 host, after one pass, a 1M
 // vector_add (12.6 MB) still ran at 323 GB/s and conv2d 3x3 at 127% of the memory ceiling
-// (2026-12-02, cpu.json of the bundle of 85ad799). Reading the buffer in 8 MiB chunks, each twice,
+// (a bundle's cpu.json, not kept in the tree). Reading the buffer in 8 MiB chunks, each twice,
 // makes the flush's lines reused lines too. Which method evicts is measured at start
 // (choose_cpu_flush_method: a probe read warm, after each method, and after clflush of its own
 // lines), used, and written in the context's cpu_cache_flush. On the H200 host (2026-12-02b) the

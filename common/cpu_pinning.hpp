@@ -2,7 +2,7 @@
 // OpenMP threads pinned to cores, one per core, for every CPU row. Unpinned threads migrate
 // between cores and leave the pages they first touched on another core's side of the caches: the
 // same CPU rows on the H200 host moved by up to 1.9x between runs (nested_loop/omp 7.96, 13.72,
-// 13.80 ms; issue 26). libgomp reads OMP_PROC_BIND and OMP_PLACES when it is loaded, before
+// 13.80 ms). libgomp reads OMP_PROC_BIND and OMP_PLACES when it is loaded, before
 // main(), so a process that finds neither set sets both (spread over cores) and starts itself
 // again with execv; the user's own settings are kept, and TWINBENCH_NO_PIN=1 turns this off.
 #include <string>

@@ -474,8 +474,8 @@ std::string neon_roof_isa() {
 // Denormals flushed to zero (MXCSR FTZ and DAZ) while a roof runs, restored after: a roof
 // measures the multiply-add pipes, not microcode assists. On the H200 machine's Xeon (a VM) the
 // FP64 roof read 0.07 GFLOP/s on one thread inside twinbench, against 12.6 in a standalone
-// program running the same object code, with the thread's denormal and underflow flags set
-// (2026-12-01): the chains' values are meant to converge to 1, so the flags come from state this
+// program running the same object code, with the thread's denormal and underflow flags set:
+// the chains' values are meant to converge to 1, so the flags come from state this
 // loop does not control; with FTZ/DAZ the roof cannot depend on it.
 class FlushDenormals {
  public:

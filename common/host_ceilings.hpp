@@ -32,9 +32,9 @@ double measure_fma_roof(Precision p, int threads, std::string* isa = nullptr);
 // The same FP32 loop, short (best of three runs of ~2 ms, their length calibrated once): a probe of
 // what the CPU gives at this moment, taken before and after each CPU row (common/harness.cpp).
 // Why: on the H200 host, a VM, the same CPU rows moved up to 1.7x between processes while the
-// samples within each agreed, and this roof read 1.33, 2.59 and 1.37 TFLOP/s in three runs
-// (2026-12-02): the CPU's capacity itself moves, and a row measured in a bad moment should say so.
-// What it showed (two default runs, 2026-12-02b): in one run the probes read a median of 1.40
+// samples within each agreed, and this roof read 1.33, 2.59 and 1.37 TFLOP/s in three runs:
+// the CPU's capacity itself moves, and a row measured in a bad moment should say so.
+// What it showed (two default runs, results/nvidia-h200/2026-12-02b): in one run the probes read a median of 1.40
 // TFLOP/s, in the other 0.66, yet the rows did not follow: the correlation between the two runs'
 // probe ratio and time ratio over 74 CPU rows above 1 ms was 0.01 (sgemm/openblas 4096 ran 17%
 // faster in the run whose probes read half). A 2 ms all-thread loop measures something else

@@ -83,8 +83,8 @@ void serial_fp32(const float* spot, const float* strike, const float* years, flo
 // folding two divisions into one (a shared reciprocal) measured no difference within this
 // machine's noise, so the plain form stays.
 // The stores are streamed (price_range): with plain stores the pass moved 28 B an option for
-// the 20 the row counts, and the row read 60% of its ceiling on the H200 host (2026-12-02,
-// 3.01 ms), which the ceiling's in-place add pass (no line read for a store) is measured against.
+// the 20 the row counts, and the row read 60% of its ceiling on the H200 host
+// (3.01 ms), which the ceiling's in-place add pass (no line read for a store) is measured against.
 void omp(const float* spot, const float* strike, const float* years, float* call, float* put,
          std::size_t n) {
 #pragma omp parallel

@@ -3,7 +3,7 @@
 // rather than linked so that
 //  - its core can be chosen before it loads: OpenBLAS reads OPENBLAS_CORETYPE once, when loaded;
 //    Debian's 0.3.21 does not know Sapphire or Emerald Rapids and falls back to Prescott (SSE3,
-//    ~20 GFLOP/s on 2 cores where SkylakeX's kernels reach ~130; measured 2026-12-02 on a Xeon
+//    ~20 GFLOP/s on 2 cores where SkylakeX's kernels reach ~130; measured on a Xeon
 //    with AVX-512 and AMX), so, unless the user set OPENBLAS_CORETYPE, the core is named from the
 //    level common/cpu_isa.hpp runs (avx512: SkylakeX, avx2: Haswell, baseline: Prescott);
 //  - a machine without it only skips the BLAS rows.

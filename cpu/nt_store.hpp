@@ -8,7 +8,7 @@
 // of a plain and a streamed pass for the write and copy patterns and of a three-array and an
 // in-place pass for add and triad, i.e. they measure what memory gives without that extra read;
 // a row held to them has to skip it too, or it can reach at most 75% (vector_add) or 71%
-// (Black-Scholes) of its ceiling whatever its loop does. On the H200 host (2026-12-02, plain
+// (Black-Scholes) of its ceiling whatever its loop does. On the H200 host (plain
 // stores): vector_add 256M 77%, black_scholes 10M 60%, scan 256M 52-55% of their ceilings.
 //
 // How: the kernel computes a block into a small buffer that stays in L1, then copies it out with

@@ -102,7 +102,7 @@ template <class T>
 // Pass 2 with streamed stores (cpu/nt_store.hpp): the prefix of kChunk elements at a time goes to
 // an L1-resident buffer, then out without the line read that a plain store makes. With plain
 // stores the row moved 3 bytes for the 2 it counts and read 52-55% of its (copy) ceiling on the
-// H200 host (2026-12-02: 32.6-34.0 ms at 256M, 63-66 GB/s counted, i.e. ~95 GB/s moved).
+// H200 host (32.6-34.0 ms at 256M, 63-66 GB/s counted, i.e. ~95 GB/s moved).
 constexpr std::size_t kChunk = 256;
 
 template <class Tag, class T>

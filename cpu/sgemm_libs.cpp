@@ -55,8 +55,8 @@ void limit_onednn_isa() {
 
 // oneDNN 2.x API (Debian's 2.6): matmul::desc, then a primitive descriptor on the CPU engine.
 // The memory objects are created here once; run() only points them at the caller's buffers.
-// Why Debian's 2.6 and not a newer oneDNN: Intel's 3.2 wheel (PyPI) was tried (commit 6b41195,
-// reverted) and measured on the H200 host in the same bundle's run: BF16 4096 32.8 ms against
+// Why Debian's 2.6 and not a newer oneDNN: Intel's 3.2 wheel (PyPI) was tried (in git
+// history, reverted) and measured on the H200 host in the same bundle's run: BF16 4096 32.8 ms against
 // 34.1 ms for 2.6 in the committed run (4%, within the CPU rows' between-run moves), FP32 4096
 // 121.4 against 120.7 ms: nothing that pays for a 54 MB library from outside Debian. What limits
 // the BF16 row (~4.2 TFLOP/s, 30% of the AMX roof the suite measures, 14.2-14.9 TFLOP/s) is not
