@@ -17,14 +17,14 @@
 // (a bundle's cpu.json, not kept in the tree). Reading the buffer in 8 MiB chunks, each twice,
 // makes the flush's lines reused lines too. Which method evicts is measured at start
 // (choose_cpu_flush_method: a probe read warm, after each method, and after clflush of its own
-// lines), used, and written in the context's cpu_cache_flush. On the H200 host (2026-12-02b) the
-// probe read in 39 us warm, 317 us cold, 169 us after one pass and 154 us after the chunked
-// reads: neither method evicts everything (the L3 there is shared with the host's other
-// tenants and its policy is not documented), so rows whose data fit the L3 still read above
-// the memory ceiling. So after the pass every live HostArray (common/host_array.hpp registers
+// lines), used, and written in the context's cpu_cache_flush. On the H200 host
+// (results/nvidia-h200/2026-12-02b) the probe read in 39 us warm, 317 us cold, 169 us after one
+// pass and 154 us after the chunked reads: neither method evicts everything (the L3 there is
+// shared with the host's other tenants and its policy is not documented), so rows whose data
+// fit the L3 still read above the memory ceiling. So after the pass every live HostArray (common/host_array.hpp registers
 // them: the rows' inputs, outputs and references) is evicted line by line with clflush, while
 // they hold at most twice the caches: the cold reference of the check, applied to the row's own
-// data (added after the 2026-12-02b run; not yet measured on the H200).
+// data (no run in results/ has measured this pass on the H200).
 #include <cstddef>
 #include <string>
 

@@ -180,7 +180,7 @@ void stream_store_pass(const double* src, double* dst, double k, long long n, in
 // c = a + k * b with non-temporal stores: add (k = 1) and triad as a kernel that streams its
 // output writes them (vector_add, black_scholes: cpu/nt_store.hpp). Without this pass the add
 // ceiling was the in-place one, which the streamed vector_add passed (131% of add on the H200
-// host, 2026-12-02b): two read streams and one streamed write beat a read-modify-write stream.
+// host, results/nvidia-h200/2026-12-02b): two read streams and one streamed write beat a read-modify-write stream.
 void stream_axpy_pass(const double* a, const double* b, double* c, double k, long long n,
                       int threads) {
   const long long blocks = n / 8;

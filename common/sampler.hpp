@@ -23,7 +23,7 @@ namespace tb {
 
 struct StoppingRule {
   double max_rel_stdev = 0.01;  // target: stdev / mean of the samples
-  int min_samples = 5;          // the floor for CPU rows; GPU rows use the same
+  int min_samples = 5;          // the floor the CPU rows need; GPU rows use the same
   double min_time_s = 0.05;     // of measured (sample) time
   double max_time_s = 0.3;      // of wall time; min_samples still wins over it
   int max_samples = 10000;      // a guard; short work is batched into samples of ~100 us

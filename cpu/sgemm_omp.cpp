@@ -6,7 +6,7 @@
 // Measured (the 2-core dev Xeon, AVX-512 and AMX, 300 MiB L3 as on the H200 host, shared, so
 // CPU time of one thread; not results): n = 4096 at 122 GFLOP/s on one core, OpenBLAS SkylakeX's
 // sgemm 134 in the same minutes (91%); at n = 1024, 85 against the old blocked loop's 9.4 (baseline
-// SSE, no packing, no FMA: 5c951b8's omp, 84 GFLOP/s on the H200 host's 16 cores). On the H200
+// SSE, no packing, no FMA, in git history: 84 GFLOP/s on the H200 host's 16 cores). On the H200
 // host's 16 cores the FP32 roof is ~1.2 TFLOP/s (75 per core); the kernel's aim there is >= 50% of
 // it. What it lacks against the libraries: no prefetching, no AMX or BF16, and B packed once per k
 // slice by all threads with a barrier on each side.

@@ -28,7 +28,7 @@
 #                       spent on it: silent, exit 0 when it can; else one line why, exit 2 (no
 #                       GPU, no ncu) or 3 (the driver keeps the counters from this user:
 #                       RmProfilingAdminOnly: 1 in /proc/driver/nvidia/params, not root).
-#   PROFILE_BUDGET=S    seconds for both passes (default 170: the bound is 3 minutes):
+#   PROFILE_BUDGET=S    seconds for both passes (default 170: the bound is 3 minutes):
 #                       the main pass is stopped at S (SIGINT, then SIGKILL 20 s later), the
 #                       sweep pass gets what is left and is skipped under 20 s
 #   PROFILE_SWEEPS=0    main pass only

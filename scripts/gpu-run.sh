@@ -31,7 +31,7 @@ fi
 name=${RUN_NAME:-run}
 limit=()
 if [ -n "${RUN_TIMEOUT:-}" ]; then limit=(timeout --signal=TERM "$RUN_TIMEOUT"); fi
-# Peak resident memory of the run (the issue's 8 GiB bound) from the kernel's accounting of the
+# Peak resident memory of the run (the suite's 8 GiB bound) from the kernel's accounting of the
 # finished child, whether or not /usr/bin/time is installed.
 python3 - "$out/$name.log" "${limit[@]}" "$bin/twinbench" --machine=nvidia-h200 "$@" \
   --benchmark_out="$out/$name.json" --benchmark_out_format=json <<'EOF'

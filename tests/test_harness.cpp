@@ -133,7 +133,7 @@ TEST(ProgressEta, ExpectedCostsArePreviousTimesElseTheirMean) {
 }
 
 TEST(ProgressEta, WeighsRowsByCostNotCount) {
-  // The case: many small rows done quickly, one large row left. Counting rows said
+  // The case to get right: many small rows done quickly, one large row left. Counting rows said
   // "~0:48 left"; weighing says the large row's share.
   // 86 rows of expected cost 0.1 s ran in 160 s (this machine is 18.6x slower than the
   // previous one), one row of 100 s is left: ~1860 s, not 160/86 = 1.9 s.
