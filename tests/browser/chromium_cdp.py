@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 VIEWPORT = (1280, 900)  # the "first screen": a common laptop window
-FIRST_SCREEN = (1400, 900)  # issue 30's first screen: the headline, its chart, the summary
+FIRST_SCREEN = (1400, 900)  # the report's first screen: the headline, its chart, the summary
 TIMEOUT_S = 60.0        # a 1.3 MB page with data: images loads in ~1 s; this is for slow CI
 
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/browser/screenshot.py REPORT.html OUT.png [--size 1400x900]
 
-The README's screenshot is made with it (issue 30: 1400x900, the committed H200 report):
+The README's screenshot is made with it (1400x900, the committed H200 report):
     .venv/bin/python -m reports render results/nvidia-h200/2026-12-02b/run.json \\
         --out results/nvidia-h200/2026-12-02b/report
     .venv/bin/python tests/browser/screenshot.py \\

@@ -1,6 +1,6 @@
 """report.html as a reader sees it: opened in headless Chromium, it loads without console
 errors, every chart image decodes, the first screen is not blank, and the summary table is on
-the first screen (1280x900). Issue 30: the committed H200 run's report at 1400x900 shows the
+the first screen (1280x900); the committed H200 run's report at 1400x900 shows the
 headline, the whole chart under it and the summary table, with nothing scrolling sideways.
 How Chromium is driven: see chromium_cdp.py (CDP over
 --remote-debugging-pipe: console events, JavaScript evaluated in the loaded page, a screenshot).
@@ -32,7 +32,7 @@ from chromium_cdp import (FIRST_SCREEN, PAGE_STATE_JS, VIEWPORT, CDPError, Chrom
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))  # reports, for the chart's title
 SAMPLE = REPO_ROOT / "tests" / "python" / "data" / "gpu_run.json"
-# Issue 30's first screen is that of the committed H200 report.
+# The first screen checked at 1400x900 is that of the committed H200 report.
 H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
 
 
@@ -143,12 +143,12 @@ def test_summary_table_on_first_screen(browser_view):
     assert (state["innerWidth"], height) == browser_view.viewport, (
         f"viewport is {state['innerWidth']}x{height}, not {browser_view.viewport}")
     if top >= height:
-        pytest.xfail("summary table first: issue 16 in progress "
+        pytest.xfail("the summary table is not on the first screen "
                      f"(first table, under {state['firstTableHeading']!r}, starts at {top:.0f} px)")
     assert top < height
 
 
-# ----------------------------------------------------------------- issue 30: the first screen
+# --------------------------------------------------------- the first screen of the H200 report
 
 @pytest.fixture(scope="module")
 def h200_first_screen(chromium, tmp_path_factory) -> BrowserView:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The committed H200 run of 2026-12-02 without its per-sample times (tests/python/data).
+# The committed H200 run results/nvidia-h200/2026-12-02 without its per-sample times
+# (tests/python/data).
 RUN = ROOT / "tests" / "python" / "data" / "ncu_h200_run.json"
 CSV = ROOT / "tests" / "python" / "data" / "ncu_raw_h200.csv"
 CPU_ONLY = ROOT / "tests" / "python" / "data" / "cpu_only_run.json"

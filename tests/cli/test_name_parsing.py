@@ -1,4 +1,4 @@
-"""A benchmark's name is output, never input (issue 31).
+"""A benchmark's name is output, never input.
 
 The name `<workload>/<impl>/<axis>:<value>/...` is generated from a typed description
 (common/bench_spec.hpp); the harness decides from the description's fields (side, mode, threads,
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("common", "bench", "cpu", "gpu")
 SUFFIXES = {".cpp", ".hpp", ".cu", ".cuh"}
 
-# The idioms of name parsing seen before issue 31, and their likes.
+# The idioms of name parsing the generator replaced, and their likes.
 NAME_PARSING = [
     re.compile(r"""\b(?:find|rfind)\(\s*(?:'/'|"/)"""),            # name.find('/'), find("/mode:e2e")
     re.compile(r""""/(?:mode|threads|block|n|dtype):"""),           # "/mode:e2e" in a name
@@ -72,7 +72,7 @@ def test_no_code_outside_the_generator_parses_a_benchmark_name():
     'const bool omp_variant = std::string_view(impl).starts_with("omp");',
 ])
 def test_the_grep_catches_the_idioms_it_replaced(line):
-    """The mutation check: each idiom removed by issue 31 is found again if it comes back."""
+    """The mutation check: each idiom the generator replaced is found again if it comes back."""
     assert any(p.search(line) for p in NAME_PARSING)
 
 
