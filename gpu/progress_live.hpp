@@ -61,18 +61,9 @@ void live_vector_add(tb::progress::Strategy s, const tb::progress::SlotBoard& bo
                      const float* a, const float* b, float* c, std::size_t n, int block,
                      cudaStream_t stream);
 
-// C = A B, n x n row-major FP32, a 128 x 128 tile of C per block of 256 threads (8 x 8 outputs a
-// thread in registers, k steps of 8 through shared memory): a compute-bound kernel long enough
-// (tens of ms at n = 8192) to watch. Items are multiply-adds, n^3 in all; a block publishes
-// its count after the barrier that ends every 32nd k step, and at its end (live_block; none is
-// the twin): a fixed stride, so the board's period and item rules do not apply. Any n >= 1.
-constexpr int kLiveSgemmThreads = 256;
-long long live_sgemm_grid(std::size_t n);
-void live_sgemm(tb::progress::Strategy s, const tb::progress::SlotBoard& board, const float* a,
-                const float* b, float* c, std::size_t n, cudaStream_t stream);
-
 // Fills p[0, count) with uniform floats in [-1, 1) from a hash of (seed, index), on the device:
-// the demo's operands, too large to fill on the host in a moment.
+// the demo's sgemm operands, too large to fill on the host in a moment. (sgemm's own live
+// progress is a policy of the suite's kernel: gpu/sgemm.hpp sgemm_cuda_optimized_counted.)
 void live_fill_uniform(float* p, std::size_t count, std::uint64_t seed, cudaStream_t stream);
 
 }  // namespace tb::gpu
