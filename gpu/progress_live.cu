@@ -191,7 +191,7 @@ void live_black_scholes(Strategy s, const SlotBoard& board, const float* spot,
   // The same grid for the twin and the instrumented kernel (the None kernel's occupancy: the
   // policies fit the same 32 registers under the kernel's launch bounds).
   const long long grid = live_black_scholes_grid(n, block, persistent);
-  progress::dispatch_live(s, slots_for(s, board, grid, block), [&](auto policy) {
+  progress::dispatch_live<true>(s, slots_for(s, board, grid, block), [&](auto policy) {
     using Policy = decltype(policy);
     black_scholes_vec4_full_kernel<FastPrice, Policy>
         <<<static_cast<unsigned>(grid), block, 0, stream>>>(
@@ -213,7 +213,7 @@ void live_nested_loop(Strategy s, const SlotBoard& board, double* results, std::
   if (n == 0) return;
   check_live_block(s, block);
   const long long grid = live_nested_loop_grid(n, block, warp);
-  progress::dispatch_live(s, slots_for(s, board, grid, block), [&](auto policy) {
+  progress::dispatch_live<true>(s, slots_for(s, board, grid, block), [&](auto policy) {
     using Policy = decltype(policy);
     if (warp)
       nested_loop_detail::warp_kernel<Policy><<<static_cast<unsigned>(grid), block, 0, stream>>>(

@@ -34,7 +34,8 @@ void live_poisson(tb::progress::Strategy s, const tb::progress::SlotBoard& board
 // `persistent` false on its own grid (one float4 group a thread: the twin is the suite's kernel),
 // with `persistent` true on a grid of the resident blocks only (a grid-stride loop of ~9 steps a
 // thread at 10M), which cuts the writers from 9,766 blocks to ~1,000. Each thread reports once,
-// at its end (the kernel's one report point), so the host sees the blocks end.
+// at its end (the kernel's one report point), so the host sees the blocks end; live_block is
+// gpu/progress.cuh LiveBlockAtExit (one store a block, at its end, no barrier at its start).
 long long live_black_scholes_grid(std::size_t n, int block, bool persistent);
 void live_black_scholes(tb::progress::Strategy s, const tb::progress::SlotBoard& board,
                         const float* spot, const float* strike, const float* years, float* call,
@@ -42,7 +43,8 @@ void live_black_scholes(tb::progress::Strategy s, const tb::progress::SlotBoard&
                         bool persistent, cudaStream_t stream);
 
 // nested_loop's cuda (one thread per i) and cuda_warp (one warp per i) kernels; items are inner
-// iterations, n * m in all.
+// iterations, n * m in all. Their threads report once, at their end: live_block is
+// LiveBlockAtExit, as for Black-Scholes.
 long long live_nested_loop_grid(std::size_t n, int block, bool warp);
 void live_nested_loop(tb::progress::Strategy s, const tb::progress::SlotBoard& board,
                       double* results, std::size_t n, std::size_t m, int block, bool warp,
