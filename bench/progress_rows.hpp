@@ -159,8 +159,7 @@ inline std::vector<LiveRow> live_rows(TargetKind kind) {
               {Impl::cuda, Strategy::live_block, 1, dev},
               {Impl::cuda, Strategy::live_warp, 1, dev}};
     case TargetKind::sgemm:  // the suite's kernel counting its tiles: live_block only
-      return {{Impl::cuda, Strategy::live_block, 8},
-              {Impl::cuda, Strategy::live_block, 1, dev}};
+      return {{Impl::cuda, Strategy::live_block, 8}, {Impl::cuda, Strategy::live_block, 1, dev}};
   }
   return {};
 }

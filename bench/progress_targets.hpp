@@ -382,8 +382,7 @@ class SgemmTarget : public Target {
     if (have_twin_)
       for (std::size_t k = 0; k < n_ * n_; ++k)
         if (!(c_[k] == twin_[k]) && !(std::isnan(c_[k]) && std::isnan(twin_[k]))) {
-          std::fprintf(stderr, "progress: sgemm C[%zu] differs from the uncounted kernel's\n",
-                       k);
+          std::fprintf(stderr, "progress: sgemm C[%zu] differs from the uncounted kernel's\n", k);
           e.max_rel = 1e30;
           e.worst_index = k;
           break;

@@ -666,8 +666,8 @@ SgemmOptimizedKernel choose_kernel(std::size_t n, bool pipelined) {
 }
 
 template <class P, class TileCount = NoTileCount>
-void launch_pipelined(const float* a, const float* b, float* c, std::size_t n,
-                      cudaStream_t stream, TileCount tile_count = {}) {
+void launch_pipelined(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream,
+                      TileCount tile_count = {}) {
   const dim3 grid(pipe_tiles(n), 1, P::kSplitK);
   if constexpr (P::kSplitK == 1) {
     sgemm_pipelined_kernel<P, TileCount>

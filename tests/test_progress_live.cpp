@@ -391,12 +391,12 @@ TEST(ProgressLiveGpu, OptimizedSgemmCountingRejectsTooFewSlotsAndFallbackSizes) 
   DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
   SlotBoard board(64, 8);
   const std::size_t tiles = gpu::sgemm_optimized_tiles(n);
-  EXPECT_THROW(gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n,
-                                                 board.ref(tiles - 1), s),
-               std::invalid_argument);
-  EXPECT_THROW(gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n - 1,
-                                                 board.ref(tiles), s),
-               std::invalid_argument);
+  EXPECT_THROW(
+      gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, board.ref(tiles - 1), s),
+      std::invalid_argument);
+  EXPECT_THROW(
+      gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n - 1, board.ref(tiles), s),
+      std::invalid_argument);
   s.synchronize();
 }
 
