@@ -14,17 +14,18 @@
 // waits for the kernel, so the host sees only final values (expect distinct_updates = 1).
 // Live rows (counter:slots64 / slots8): no shared counter at all. Each block (live_block)
 // or warp (live_warp) stores its running count into its own slot of mapped host memory with a
-// plain store, at most once every live_period_ns (sgemm: every 32nd k step) and at its end, and
-// the host sums the slots (gpu/progress.cuh Publisher, common/progress.hpp SlotBoard); the
-// poller reads every 50 us.
-// impl cuda: the suite's kernel with the policy, timed against itself without it. impl cuda_live:
-// a kernel written for live progress (vector_add and black_scholes on a persistent grid, and a
-// long sgemm, the target of tens of ms), timed against its twin, the same kernel with the
-// reporting compiled out; the cuda_live strategy:none row times that twin against the suite's
-// fastest kernel of the target (vector_add's tile kernel, black_scholes's cuda kernel,
-// gpu::sgemm_cuda_optimized), so that the report can say how far the twin is from it. Every live
-// row is validated as the others: the slots must sum to exactly the items, and the output must
-// match the reference (sgemm: sampled elements against float64, and the twin's C bit for bit).
+// plain store, at most once every live_period_ns (sgemm: once, when its tile of C is done) and
+// at its end, and the host sums the slots (gpu/progress.cuh Publisher, common/progress.hpp
+// SlotBoard); the poller reads every 50 us.
+// impl cuda: the suite's kernel with the policy, timed against itself without it (sgemm: the
+// sgemm/cuda_optimized kernel counting its output tiles, the target of tens of ms; its items are
+// the tiles). impl cuda_live: a kernel written for live progress (vector_add and black_scholes
+// on a persistent grid), timed against its twin, the same kernel with the reporting compiled
+// out; the cuda_live strategy:none row times that twin against the suite's fastest kernel of the
+// target (vector_add's tile kernel, black_scholes's cuda kernel), so that the report can say how
+// far the twin is from it. Every live row is validated as the others: the slots must sum to
+// exactly the items, and the output must match the reference (sgemm: sampled elements against
+// float64, and the uncounted kernel's C bit for bit).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -306,12 +306,13 @@ class NestedLoopTarget : public Target {
   DeviceBuffer<double> dout_;
 };
 
-// C = A B at n x n (gpu/progress_live.hpp live_sgemm), only as live rows. Its check samples
-// kSgemmChecked elements of C against a float64 dot product on the host (the full reference is
-// 1.1 TFLOP at 8192), held to sgemm's tolerance (cpu/sgemm.hpp: the probabilistic bound of a
-// K-deep fp32 chain, relative to sum |a b|), and requires the instrumented kernel's C to equal
-// the twin's bit for bit (same code, same order), which catches an instrumented kernel that
-// breaks even one element. The fastest kernel of the suite is gpu::sgemm_cuda_optimized.
+// C = A B at n x n with the suite's sgemm/cuda_optimized, only as live rows: live_block is the
+// kernel counting its finished tiles (gpu/sgemm.hpp sgemm_cuda_optimized_counted), none the
+// kernel itself. Its check samples kSgemmChecked elements of C against a float64 dot product on
+// the host (the full reference is 1.1 TFLOP at 8192), held to sgemm's tolerance (cpu/sgemm.hpp:
+// the probabilistic bound of a K-deep fp32 chain, relative to sum |a b|), and requires the
+// counting kernel's C to equal the uncounted one's bit for bit (same mainloop, same order),
+// which catches a counting kernel that breaks even one element.
 inline constexpr std::size_t kSgemmChecked = 256;
 
 class SgemmTarget : public Target {
@@ -325,29 +326,33 @@ class SgemmTarget : public Target {
     CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::size_t n() const override { return n_; }
-  std::uint64_t items() const override { return static_cast<std::uint64_t>(n_) * n_ * n_; }
+  std::uint64_t items() const override { return gpu::sgemm_optimized_tiles(n_); }
   Tolerance tolerance() const override { return sgemm::tolerance(n_); }
   void launch(Strategy, CounterRef, cudaStream_t) override {
     throw std::logic_error("progress: sgemm has live rows only");
   }
   void launch_live(Impl, Strategy s, const SlotBoard& board, cudaStream_t stream) override {
-    gpu::live_sgemm(s, board, da_.data(), db_.data(), dc_.data(), n_, stream);
+    if (s == Strategy::none)
+      gpu::sgemm_cuda_optimized(da_.data(), db_.data(), dc_.data(), n_, stream);
+    else if (s == Strategy::live_block)
+      gpu::sgemm_cuda_optimized_counted(da_.data(), db_.data(), dc_.data(), n_,
+                                        board.ref(live_writers(Impl::cuda, s)), stream);
+    else
+      throw std::logic_error("progress: sgemm counts tiles per block (live_block) only");
   }
-  void launch_fastest(cudaStream_t stream) override {
-    gpu::sgemm_cuda_optimized(da_.data(), db_.data(), dc_.data(), n_, stream);
-  }
+  // One slot a tile of C.
   std::size_t live_writers(Impl, Strategy s) const override {
-    return s == Strategy::none ? 0 : static_cast<std::size_t>(gpu::live_sgemm_grid(n_));
+    return s == Strategy::none ? 0 : gpu::sgemm_optimized_tiles(n_);
   }
   void poison(cudaStream_t stream) override {
     poison_device(dc_, stream);
     tb::poison(c_.span());
   }
-  // The twin's C, computed once, for the bitwise comparison.
+  // The uncounted kernel's C, computed once, for the bitwise comparison.
   void prepare_live(const SlotBoard& board, cudaStream_t stream) override {
     if (have_twin_) return;
     poison(stream);
-    gpu::live_sgemm(Strategy::none, board, da_.data(), db_.data(), dc_.data(), n_, stream);
+    launch_live(Impl::cuda, Strategy::none, board, stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
     tb::download(twin_.span(), dc_);
     have_twin_ = true;
@@ -377,7 +382,7 @@ class SgemmTarget : public Target {
     if (have_twin_)
       for (std::size_t k = 0; k < n_ * n_; ++k)
         if (!(c_[k] == twin_[k]) && !(std::isnan(c_[k]) && std::isnan(twin_[k]))) {
-          std::fprintf(stderr, "progress: sgemm C[%zu] differs from the twin's\n", k);
+          std::fprintf(stderr, "progress: sgemm C[%zu] differs from the uncounted kernel's\n", k);
           e.max_rel = 1e30;
           e.worst_index = k;
           break;

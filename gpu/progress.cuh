@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "common/progress.hpp"
 
@@ -347,13 +348,51 @@ struct LiveBlock {
   }
 };
 
+// The warps' sums of a LiveBlockAtExit block: each warp writes only its own word.
+__device__ __forceinline__ unsigned* exit_warp_sums() {
+  __shared__ unsigned sums[32];
+  return sums;
+}
+
+// LiveBlockAtExit: LiveBlock for kernels whose threads report once, at their end (Black-Scholes,
+// the nested loops: done() then finish(), once each). A single report can only show blocks
+// ending, so the block keeps no state while it runs: no barrier at its start (LiveBlock's holds
+// every warp of every block until thread 0 has set its tally and Publisher, latency on each
+// warp's path in kernels of 30-50 us), no clock reads, no shared atomics. Each warp leaves its
+// sum in its own word of shared memory, one barrier at the end, and thread 0 stores the block's
+// total once (after the warm-up store, as LiveBlock). Needs blockDim.x a multiple of 32 and
+// slots.count >= the grid's blocks.
+struct LiveBlockAtExit {
+  tb::progress::SlotsRef slots;
+  __device__ __forceinline__ void start() {
+    if (threadIdx.x == 0) warm_up(slots, blockIdx.x);
+  }
+  __device__ __forceinline__ void done(unsigned count) {
+    const unsigned sum = warp_sum(count);
+    if ((threadIdx.x & 31u) == 0) exit_warp_sums()[threadIdx.x >> 5] = sum;
+  }
+  __device__ __forceinline__ void finish() {
+    __syncthreads();
+    if (threadIdx.x == 0) publish_block_total();
+  }
+  __device__ __forceinline__ void publish_block_total() const {
+    unsigned long long total = 0;
+    const unsigned warps = blockDim.x >> 5;
+    for (unsigned w = 0; w < warps; ++w) total += exit_warp_sums()[w];
+    publish(slots.slots + static_cast<unsigned long long>(blockIdx.x) * slots.stride_words, total);
+  }
+};
+
 // Calls f(policy) with the live policy of strategy s (live_block, live_warp or none) on `slots`.
-template <class F>
+// kReportsOnce: the kernel's threads report once, at their end, so live_block is
+// LiveBlockAtExit.
+template <bool kReportsOnce = false, class F>
 void dispatch_live(tb::progress::Strategy s, tb::progress::SlotsRef slots, F&& f) {
   using tb::progress::Strategy;
+  using Block = std::conditional_t<kReportsOnce, LiveBlockAtExit, LiveBlock>;
   switch (s) {
     case Strategy::live_block:
-      f(LiveBlock{slots});
+      f(Block{slots});
       return;
     case Strategy::live_warp:
       f(LiveWarp{slots});

@@ -13,12 +13,14 @@
 #include "common/gpu_context.hpp"
 #include "common/progress.hpp"
 #include "gpu/progress_live.hpp"
+#include "gpu/sgemm.hpp"
 
 namespace tb::progress {
 
-// `twinbench --progress-demo[=SECONDS]`: one sgemm kernel (gpu/progress_live.hpp live_sgemm)
-// sized to run about SECONDS, its blocks publishing their multiply-adds into slots of mapped
-// host memory, and a Poller drawing the sum as a bar with rate and ETA while the kernel runs.
+// `twinbench --progress-demo[=SECONDS]`: one kernel of the suite's sgemm/cuda_optimized
+// (gpu/sgemm.hpp sgemm_cuda_optimized_counted) sized to run about SECONDS, each block storing
+// into its slot of mapped host memory once its 128 x 128 tile of C is done, and a Poller
+// drawing the sum of the slots (tiles done) as a bar with rate and ETA while the kernel runs.
 // The host makes no CUDA call while it polls: it reads host memory.
 int run_demo(double seconds) {
   if (!gpu_info().available) {
@@ -35,11 +37,10 @@ int run_demo(double seconds) {
       DeviceBuffer<float> a(kProbe * kProbe), b(kProbe * kProbe), c(kProbe * kProbe);
       gpu::live_fill_uniform(a.data(), kProbe * kProbe, 1, stream);
       gpu::live_fill_uniform(b.data(), kProbe * kProbe, 2, stream);
-      SlotBoard probe_board(static_cast<std::size_t>(gpu::live_sgemm_grid(kProbe)), 8);
-      gpu::live_sgemm(Strategy::none, probe_board, a.data(), b.data(), c.data(), kProbe, stream);
+      gpu::sgemm_cuda_optimized(a.data(), b.data(), c.data(), kProbe, stream);
       Event start, stop;
       start.record(stream);
-      gpu::live_sgemm(Strategy::none, probe_board, a.data(), b.data(), c.data(), kProbe, stream);
+      gpu::sgemm_cuda_optimized(a.data(), b.data(), c.data(), kProbe, stream);
       stop.record(stream);
       stop.synchronize();
       per_probe = stop.seconds_since(start);
@@ -55,19 +56,20 @@ int run_demo(double seconds) {
     gpu::live_fill_uniform(a.data(), n * n, 1, stream);
     gpu::live_fill_uniform(b.data(), n * n, 2, stream);
     stream.synchronize();  // the operands are ready: the bar shows the product alone
-    const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
+    const std::size_t writers = gpu::sgemm_optimized_tiles(n);
+    const std::uint64_t total = writers;
     const double expected = per_probe * std::pow(static_cast<double>(n) / kProbe, 3.0);
-    const auto writers = static_cast<std::size_t>(gpu::live_sgemm_grid(n));
     std::fprintf(stderr,
-                 "progress demo: C = A B at n = %zu in one kernel (%.3g multiply-adds, about %.1f "
-                 "s); %zu blocks publish into mapped host memory, the host sums them\n",
-                 n, static_cast<double>(total), expected, writers);
+                 "progress demo: C = A B at n = %zu in one kernel (about %.1f s); each of its "
+                 "%zu blocks stores its finished tile into mapped host memory, the host sums "
+                 "them\n",
+                 n, expected, writers);
     // The library's host side (common/progress.hpp LiveProgress): slots, a poller thread with a
     // bar (rate, ETA), and completion from an event after the kernel.
     LiveProgress live(writers, total,
-                      {.interval = std::chrono::milliseconds(10), .label = "sgemm"});
+                      {.interval = std::chrono::milliseconds(10), .label = "sgemm tiles"});
     const auto t0 = std::chrono::steady_clock::now();
-    gpu::live_sgemm(Strategy::live_block, live.board(), a.data(), b.data(), c.data(), n, stream);
+    gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, live.ref(), stream);
     live.watch(stream);
     const std::uint64_t final_count = live.wait();
     const double elapsed =

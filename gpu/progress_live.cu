@@ -116,108 +116,6 @@ long long vector_add_grid_for(std::size_t n, int block) {
                          vector_add_detail::tile_smem_bytes(block));
 }
 
-// ---- sgemm ----
-
-constexpr int kTile = 128;
-constexpr int kStep = 8;
-// A block publishes after every kPublishSteps-th k step (and at its end), not after every step with
-// the Publisher's period check. The H200 (results/nvidia-h200/2026-12-02b) measured +4.48% (limit
-// 0.5%) with the check after every step: the kernel does not double-buffer, so every step's global
-// loads wait for the barrier that ends the previous step, and whatever thread 0 does between that
-// barrier and its loads (clock64, the SlotsRef rules from constant memory, 64-bit compares and the
-// running count: ~200 cycles of a ~4,500-cycle step at n = 8192, 2 blocks an SM) delays warp 0's
-// loads and so the next barrier of all 8 warps. With a compile-time stride, 31 steps of 32 cost a
-// test of the step index (`(step & 31) == 31`, two integer instructions, no state kept across the
-// loop: the count is rows * cols * min(k0 + kStep, n), exact from k0), and the 32nd a multiply and
-// a posted store: ~1/32 of the old cost plus ~0.05%, about +0.2%. The host still sees plenty: at
-// n = 8192 a block runs ~2.3 ms and publishes every ~73 us, and ~264 resident blocks make a new
-// total every ~0.3 us, more than the poller's ~5,000 reads a second take in (it saw 189 distinct
-// values a kernel with the period rule).
-// Measured with this stride on the H200: +2.1% to +2.5% over the twin in four runs, the
-// same with the slots in device memory (+2.2%, +2.4%, +2.8%), so not the stores. This version
-// holds the slot pointer, rows * cols and the step in registers (127 against the twin's 117,
-// ptxas CUDA 13.0 sm_90; 2 blocks an SM either way); one that recomputed them at each publish
-// from the parameters (121 registers) measured +3.9% / +4.1%, and was dropped. Nsight Compute on
-// the short targets (gpu/progress.cuh, warm_up) points at latency added to each warp's path,
-// not at instructions; for this kernel, whose every step ends in a barrier of 8 warps, thread
-// 0's work after the barrier is such latency. Not met: the 0.5% target for kernels over 1 ms.
-constexpr int kPublishSteps = 32;
-static_assert((kPublishSteps & (kPublishSteps - 1)) == 0, "the test is a mask");
-
-// Thread (tr, tc) of the 16 x 16 grid owns rows tr*4 + {0..3} and 64 + tr*4 + {0..3}, columns
-// likewise: its 4-wide groups of a shared row are read as float4, and the 16 threads of a
-// half-warp read 64 consecutive floats (no bank conflict).
-template <bool kReport>
-__global__ void __launch_bounds__(kLiveSgemmThreads)
-    live_sgemm_kernel(const float* __restrict__ A, const float* __restrict__ B,
-                      float* __restrict__ C, int n, SlotsRef slots) {
-  __shared__ __align__(16) float as[kStep][kTile];  // A's tile, transposed: as[k][row]
-  __shared__ __align__(16) float bs[kStep][kTile];
-  const int tid = threadIdx.x;
-  const int row0 = blockIdx.y * kTile, col0 = blockIdx.x * kTile;
-  const int tr = tid / 16, tc = tid % 16;
-  float acc[8][8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
-  // The block's slot; its multiply-adds a k step: its rows times its columns (fewer at the edges).
-  unsigned long long* const slot =
-      kReport ? slots.slots + static_cast<unsigned long long>(blockIdx.y * gridDim.x + blockIdx.x) *
-                                  slots.stride_words
-              : nullptr;
-  const unsigned long long rows = n - row0 < kTile ? n - row0 : kTile;
-  const unsigned long long cols = n - col0 < kTile ? n - col0 : kTile;
-  // A: 128 rows x 8 k a step, 4 consecutive k of one row a thread; B: 8 k x 128 columns,
-  // 4 consecutive columns of one k a thread.
-  const int a_row = tid / 2, a_k = (tid % 2) * 4;
-  const int b_k = tid / 32, b_col = (tid % 32) * 4;
-  for (int k0 = 0, step = 0; k0 < n; k0 += kStep, ++step) {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      const int r = row0 + a_row, k = k0 + a_k + q;
-      as[a_k + q][a_row] = (r < n && k < n) ? A[static_cast<std::size_t>(r) * n + k] : 0.f;
-      const int kb = k0 + b_k, col = col0 + b_col + q;
-      bs[b_k][b_col + q] = (kb < n && col < n) ? B[static_cast<std::size_t>(kb) * n + col] : 0.f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < kStep; ++k) {
-      float ra[8], rb[8];
-      const float4 a_lo = *reinterpret_cast<const float4*>(&as[k][tr * 4]);
-      const float4 a_hi = *reinterpret_cast<const float4*>(&as[k][64 + tr * 4]);
-      const float4 b_lo = *reinterpret_cast<const float4*>(&bs[k][tc * 4]);
-      const float4 b_hi = *reinterpret_cast<const float4*>(&bs[k][64 + tc * 4]);
-      ra[0] = a_lo.x, ra[1] = a_lo.y, ra[2] = a_lo.z, ra[3] = a_lo.w;
-      ra[4] = a_hi.x, ra[5] = a_hi.y, ra[6] = a_hi.z, ra[7] = a_hi.w;
-      rb[0] = b_lo.x, rb[1] = b_lo.y, rb[2] = b_lo.z, rb[3] = b_lo.w;
-      rb[4] = b_hi.x, rb[5] = b_hi.y, rb[6] = b_hi.z, rb[7] = b_hi.w;
-#pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
-    }
-    // Every warp has used the step's tiles (the next step overwrites them): steps 0..step are
-    // done by the whole block, and thread 0 publishes them every kPublishSteps steps.
-    __syncthreads();
-    if (kReport && tid == 0 && (step & (kPublishSteps - 1)) == kPublishSteps - 1) {
-      const unsigned long long k_done = n - k0 < kStep ? n : k0 + kStep;
-      progress::publish(slot, rows * cols * k_done);
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int r = row0 + (i < 4 ? tr * 4 + i : 64 + tr * 4 + (i - 4));
-    if (r >= n) continue;
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      const int col = col0 + (j < 4 ? tc * 4 + j : 64 + tc * 4 + (j - 4));
-      if (col < n) C[static_cast<std::size_t>(r) * n + col] = acc[i][j];
-    }
-  }
-  if (kReport && tid == 0) progress::publish(slot, rows * cols * static_cast<unsigned long long>(n));
-}
-
 __global__ void fill_uniform_kernel(float* p, std::size_t count, std::uint64_t seed) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
@@ -293,7 +191,7 @@ void live_black_scholes(Strategy s, const SlotBoard& board, const float* spot,
   // The same grid for the twin and the instrumented kernel (the None kernel's occupancy: the
   // policies fit the same 32 registers under the kernel's launch bounds).
   const long long grid = live_black_scholes_grid(n, block, persistent);
-  progress::dispatch_live(s, slots_for(s, board, grid, block), [&](auto policy) {
+  progress::dispatch_live<true>(s, slots_for(s, board, grid, block), [&](auto policy) {
     using Policy = decltype(policy);
     black_scholes_vec4_full_kernel<FastPrice, Policy>
         <<<static_cast<unsigned>(grid), block, 0, stream>>>(
@@ -315,7 +213,7 @@ void live_nested_loop(Strategy s, const SlotBoard& board, double* results, std::
   if (n == 0) return;
   check_live_block(s, block);
   const long long grid = live_nested_loop_grid(n, block, warp);
-  progress::dispatch_live(s, slots_for(s, board, grid, block), [&](auto policy) {
+  progress::dispatch_live<true>(s, slots_for(s, board, grid, block), [&](auto policy) {
     using Policy = decltype(policy);
     if (warp)
       nested_loop_detail::warp_kernel<Policy><<<static_cast<unsigned>(grid), block, 0, stream>>>(
@@ -348,29 +246,6 @@ void live_vector_add(Strategy s, const SlotBoard& board, const float* a, const f
   } else {
     live_vector_add_kernel<true><<<static_cast<unsigned>(grid), block, smem, stream>>>(
         a, b, c, n, bulk, board.ref(static_cast<std::size_t>(grid)));
-  }
-  CUDA_CHECK_LAUNCH();
-}
-
-long long live_sgemm_grid(std::size_t n) {
-  const long long t = static_cast<long long>((n + kTile - 1) / kTile);
-  return t * t;
-}
-
-void live_sgemm(Strategy s, const SlotBoard& board, const float* a, const float* b, float* c,
-                std::size_t n, cudaStream_t stream) {
-  if (n == 0) return;
-  if (n > (std::size_t{1} << 20)) throw std::invalid_argument("live_sgemm: n too large");
-  if (s != Strategy::none && s != Strategy::live_block)
-    throw std::invalid_argument("live_sgemm: none or live_block");
-  const unsigned t = static_cast<unsigned>((n + kTile - 1) / kTile);
-  const dim3 grid(t, t);
-  if (s == Strategy::none) {
-    live_sgemm_kernel<false>
-        <<<grid, kLiveSgemmThreads, 0, stream>>>(a, b, c, static_cast<int>(n), SlotsRef{});
-  } else {
-    live_sgemm_kernel<true><<<grid, kLiveSgemmThreads, 0, stream>>>(
-        a, b, c, static_cast<int>(n), board.ref(static_cast<std::size_t>(t) * t));
   }
   CUDA_CHECK_LAUNCH();
 }

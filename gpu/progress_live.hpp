@@ -34,7 +34,8 @@ void live_poisson(tb::progress::Strategy s, const tb::progress::SlotBoard& board
 // `persistent` false on its own grid (one float4 group a thread: the twin is the suite's kernel),
 // with `persistent` true on a grid of the resident blocks only (a grid-stride loop of ~9 steps a
 // thread at 10M), which cuts the writers from 9,766 blocks to ~1,000. Each thread reports once,
-// at its end (the kernel's one report point), so the host sees the blocks end.
+// at its end (the kernel's one report point), so the host sees the blocks end; live_block is
+// gpu/progress.cuh LiveBlockAtExit (one store a block, at its end, no barrier at its start).
 long long live_black_scholes_grid(std::size_t n, int block, bool persistent);
 void live_black_scholes(tb::progress::Strategy s, const tb::progress::SlotBoard& board,
                         const float* spot, const float* strike, const float* years, float* call,
@@ -42,7 +43,8 @@ void live_black_scholes(tb::progress::Strategy s, const tb::progress::SlotBoard&
                         bool persistent, cudaStream_t stream);
 
 // nested_loop's cuda (one thread per i) and cuda_warp (one warp per i) kernels; items are inner
-// iterations, n * m in all.
+// iterations, n * m in all. Their threads report once, at their end: live_block is
+// LiveBlockAtExit, as for Black-Scholes.
 long long live_nested_loop_grid(std::size_t n, int block, bool warp);
 void live_nested_loop(tb::progress::Strategy s, const tb::progress::SlotBoard& board,
                       double* results, std::size_t n, std::size_t m, int block, bool warp,
@@ -61,18 +63,9 @@ void live_vector_add(tb::progress::Strategy s, const tb::progress::SlotBoard& bo
                      const float* a, const float* b, float* c, std::size_t n, int block,
                      cudaStream_t stream);
 
-// C = A B, n x n row-major FP32, a 128 x 128 tile of C per block of 256 threads (8 x 8 outputs a
-// thread in registers, k steps of 8 through shared memory): a compute-bound kernel long enough
-// (tens of ms at n = 8192) to watch. Items are multiply-adds, n^3 in all; a block publishes
-// its count after the barrier that ends every 32nd k step, and at its end (live_block; none is
-// the twin): a fixed stride, so the board's period and item rules do not apply. Any n >= 1.
-constexpr int kLiveSgemmThreads = 256;
-long long live_sgemm_grid(std::size_t n);
-void live_sgemm(tb::progress::Strategy s, const tb::progress::SlotBoard& board, const float* a,
-                const float* b, float* c, std::size_t n, cudaStream_t stream);
-
 // Fills p[0, count) with uniform floats in [-1, 1) from a hash of (seed, index), on the device:
-// the demo's operands, too large to fill on the host in a moment.
+// the demo's sgemm operands, too large to fill on the host in a moment. (sgemm's own live
+// progress is a policy of the suite's kernel: gpu/sgemm.hpp sgemm_cuda_optimized_counted.)
 void live_fill_uniform(float* p, std::size_t count, std::uint64_t seed, cudaStream_t stream);
 
 }  // namespace tb::gpu

@@ -15,6 +15,7 @@
 #include "common/capability.hpp"
 #include "gpu/async_copy.cuh"
 #include "gpu/kernel_stats.cuh"
+#include "gpu/progress.cuh"
 #include "gpu/sgemm.hpp"
 
 namespace tb::gpu {
@@ -333,6 +334,31 @@ __device__ __forceinline__ void store_outputs(const float (&acc)[pipe::kTm][pipe
   }
 }
 
+// What a pipelined kernel does once its tile of C is stored: the kernel takes it as a template
+// parameter, so the default instantiation is the kernel without any counting (its SASS is the
+// same instruction for instruction) and the counting one adds code only after the last store.
+// NoTileCount: nothing.
+struct NoTileCount {
+  __device__ __forceinline__ void tile_stored(int /*tile*/, int /*rank*/) const {}
+};
+
+// CountTiles: live progress in finished tiles of C. Each tile owns one slot (gpu/progress.cuh:
+// per-writer slots in mapped host or device memory, summed by the host), and its block's thread
+// 0 stores 1 there after the whole block has stored its outputs: one plain store a block, nothing
+// in the k loop, where any work on thread 0 delays the barrier every warp waits at. The barrier
+// before it costs next to nothing: a block's shared memory is freed only when its last warp
+// exits anyway. With split-K the tile's rank-0 block counts it (its partner stores the other
+// rows after the same cluster barrier), so the slots sum to the tiles whatever the kernel.
+struct CountTiles {
+  tb::progress::SlotsRef slots;
+  __device__ __forceinline__ void tile_stored(int tile, int rank) const {
+    __syncthreads();
+    if (threadIdx.x == 0 && rank == 0)
+      progress::publish(slots.slots + static_cast<unsigned long long>(tile) * slots.stride_words,
+                        1ull);
+  }
+};
+
 // The mainloop follows CUTLASS's multistage SIMT one:
 // - all kStages stages hold tiles in flight; a stage is refilled right after the barrier that
 //   follows the last read of it;
@@ -340,10 +366,10 @@ __device__ __forceinline__ void store_outputs(const float (&acc)[pipe::kTm][pipe
 //   FFMAs of step k run, also across tiles: the wait and the barrier sit in the last k-step of a
 //   tile, before its FFMAs, so the next tile's first loads overlap them.
 // Needs n % 4 == 0 and 16-byte-aligned a, b, c (the host checks).
-template <class P>
+template <class P, class TileCount = NoTileCount>
 __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
     sgemm_pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                           float* __restrict__ c, int n) {
+                           float* __restrict__ c, int n, TileCount tile_count) {
   using namespace pipe;
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                         // kStages x as[kBk][kALd]
@@ -436,6 +462,7 @@ __global__ void __launch_bounds__(pipe::kThreads, P::kMinBlocksPerSm)
   if constexpr (P::kSplitK > 1) rank = reduce_split_k<P::kSplitK>(acc, smem, tid);
   store_outputs(acc, c, n, tile.x + warp_row + lane_row * 4, tile.y + warp_col + lane_col * 4,
                 kTm / P::kSplitK, rank);
+  tile_count.tile_stored(static_cast<int>(blockIdx.x), rank);
 }
 
 // ---- fallback: the earlier kernel, register-staged, scalar global loads ---------------------
@@ -597,7 +624,9 @@ struct PipeSetup {
 
 template <class P>
 void allow_dynamic_smem() {
-  CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined_kernel<P>,
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined_kernel<P, NoTileCount>,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes));
+  CUDA_CHECK(cudaFuncSetAttribute(sgemm_pipelined_kernel<P, CountTiles>,
                                   cudaFuncAttributeMaxDynamicSharedMemorySize, P::kSmemBytes));
 }
 
@@ -636,13 +665,13 @@ SgemmOptimizedKernel choose_kernel(std::size_t n, bool pipelined) {
   return SgemmOptimizedKernel::two_stage;
 }
 
-template <class P>
-void launch_pipelined(const float* a, const float* b, float* c, std::size_t n,
-                      cudaStream_t stream) {
+template <class P, class TileCount = NoTileCount>
+void launch_pipelined(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream,
+                      TileCount tile_count = {}) {
   const dim3 grid(pipe_tiles(n), 1, P::kSplitK);
   if constexpr (P::kSplitK == 1) {
-    sgemm_pipelined_kernel<P>
-        <<<grid, pipe::kThreads, P::kSmemBytes, stream>>>(a, b, c, checked_n(n));
+    sgemm_pipelined_kernel<P, TileCount>
+        <<<grid, pipe::kThreads, P::kSmemBytes, stream>>>(a, b, c, checked_n(n), tile_count);
   } else {
     // The kSplitK blocks of a tile (along grid z) form one cluster, so that they can read each
     // other's shared memory.
@@ -658,14 +687,15 @@ void launch_pipelined(const float* a, const float* b, float* c, std::size_t n,
     config.stream = stream;
     config.attrs = &cluster;
     config.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_pipelined_kernel<P>, a, b, c, checked_n(n)));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, sgemm_pipelined_kernel<P, TileCount>, a, b, c,
+                                  checked_n(n), tile_count));
   }
   CUDA_CHECK_LAUNCH();
 }
 
 template <class P>
 KernelStats pipelined_stats(std::size_t n) {
-  return kernel_stats(sgemm_pipelined_kernel<P>, pipe::kThreads,
+  return kernel_stats(sgemm_pipelined_kernel<P, NoTileCount>, pipe::kThreads,
                       static_cast<long long>(pipe_tiles(n)) * P::kSplitK, P::kSmemBytes);
 }
 
@@ -822,7 +852,7 @@ std::string sgemm_split_k_missing() {
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   cudaFuncAttributes split_k{};
-  CUDA_CHECK(cudaFuncGetAttributes(&split_k, sgemm_pipelined_kernel<SplitK>));
+  CUDA_CHECK(cudaFuncGetAttributes(&split_k, sgemm_pipelined_kernel<SplitK, NoTileCount>));
   return capability_missing(GpuFeature::thread_block_clusters, major * 10 + minor,
                             split_k.ptxVersion);
 }
@@ -844,6 +874,29 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
     case SgemmOptimizedKernel::fallback:
       launch_fallback(a, b, c, n, stream);
       break;
+  }
+}
+
+std::size_t sgemm_optimized_tiles(std::size_t n) { return n == 0 ? 0 : pipe_tiles(n); }
+
+void sgemm_cuda_optimized_counted(const float* a, const float* b, float* c, std::size_t n,
+                                  const tb::progress::SlotsRef& slots, cudaStream_t stream) {
+  if (n == 0) return;
+  if (slots.slots == nullptr || slots.count < pipe_tiles(n))
+    throw std::invalid_argument("sgemm: tile counting needs a slot for each of the " +
+                                std::to_string(pipe_tiles(n)) + " tiles");
+  const CountTiles count{slots};
+  switch (choose_kernel(n, pipelined_ok(a, b, c, n))) {
+    case SgemmOptimizedKernel::split_k:
+      launch_pipelined<SplitK>(a, b, c, n, stream, count);
+      break;
+    case SgemmOptimizedKernel::two_stage:
+      launch_pipelined<TwoStage>(a, b, c, n, stream, count);
+      break;
+    case SgemmOptimizedKernel::fallback:
+      throw std::invalid_argument(
+          "sgemm: tile counting needs the pipelined kernels (n % 4 == 0, 16-byte-aligned "
+          "operands)");
   }
 }
 

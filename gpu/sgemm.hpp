@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/progress.hpp"
 #include "common/workload.hpp"
 #include "gpu/kernel_stats.hpp"
 
@@ -41,6 +42,15 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 // returns), and its figures. The first call on a device sets the kernels up.
 SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
+// sgemm_cuda_optimized counting its finished 128 x 128 tiles of C into `slots` (common/progress.hpp
+// SlotsRef: one slot a tile, zeroed before the launch, e.g. SlotBoard::reset), so that the host
+// can watch the product advance. One plain store a block, after its tile is stored; the same
+// kernels otherwise. The slots then sum to exactly sgemm_optimized_tiles(n). Needs what the
+// pipelined kernels need (n % 4 == 0, 16-byte-aligned operands: throws otherwise) and
+// slots.count >= the tiles.
+std::size_t sgemm_optimized_tiles(std::size_t n);
+void sgemm_cuda_optimized_counted(const float* a, const float* b, float* c, std::size_t n,
+                                  const tb::progress::SlotsRef& slots, cudaStream_t stream);
 // Empty when split_k can run here; else why not (it needs thread-block clusters: an sm_90 GPU
 // and sm_90 code for the kernel, which a compute_80 PTX build JIT-compiled on an H200 lacks).
 // The choice of kernel reads it, so sizes that would take split_k take two_stage instead.

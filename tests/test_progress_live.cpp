@@ -25,6 +25,7 @@
 #include "gpu/nested_loop.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_live.hpp"
+#include "gpu/sgemm.hpp"
 #include "gpu/vector_add.hpp"
 #endif
 
@@ -165,10 +166,10 @@ TEST(ProgressLiveGpu, LiveProgressWatchesAKernelToCompletion) {
   DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
   gpu::live_fill_uniform(a.data(), n * n, 1, s);
   gpu::live_fill_uniform(b.data(), n * n, 2, s);
-  const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
-  LiveProgress live(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), total,
+  const std::uint64_t total = gpu::sgemm_optimized_tiles(n);
+  LiveProgress live(gpu::sgemm_optimized_tiles(n), total,
                     {.interval = 100us, .display = Display::quiet, .out = nullptr});
-  gpu::live_sgemm(Strategy::live_block, live.board(), a.data(), b.data(), c.data(), n, s);
+  gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, live.ref(), s);
   live.watch(s);
   EXPECT_EQ(live.wait(), total);
   EXPECT_TRUE(live.stats().complete);
@@ -319,51 +320,90 @@ TEST(ProgressLiveGpu, VectorAddPersistentCountsExactAndSumsExact) {
   }
 }
 
-// live_sgemm: the count is n^3 multiply-adds, C equals the twin's bit for bit and a float64
-// product within sgemm's tolerance, at sizes that are not multiples of the 128 tile or the 8 k.
-// 257 and 513 (33 and 65 k steps) publish mid-kernel (every 32nd step) before a partial last step.
-TEST(ProgressLiveGpu, SgemmCountsExactAndMatchesTwinAndReference) {
+// sgemm/cuda_optimized counting its tiles: the slots sum to exactly the tiles of C, and C is the
+// uncounted kernel's bit for bit (the same mainloop; test_sgemm checks that one against the
+// reference). Sizes under the SMs' count of tiles take split_k on an H200 (clusters), larger ones
+// two_stage; 132 and 1028 leave partial edge tiles. Both placements, both strides.
+TEST(ProgressLiveGpu, OptimizedSgemmCountsTilesAndMatchesUncounted) {
   TB_REQUIRE_GPU();
   Stream s;
-  for (std::size_t n :
-       {std::size_t{1}, std::size_t{7}, std::size_t{130}, std::size_t{257}, std::size_t{513}}) {
-    std::vector<float> a(n * n), b(n * n), c(n * n), twin(n * n);
+  for (std::size_t n : {std::size_t{4}, std::size_t{132}, std::size_t{1028}, std::size_t{2048}}) {
+    std::vector<float> a(n * n), b(n * n), c(n * n), want(n * n);
     fill_uniform(std::span<float>(a), 21, -1.f, 1.f);
     fill_uniform(std::span<float>(b), 22, -1.f, 1.f);
     auto da = upload(std::span<const float>(a));
     auto db = upload(std::span<const float>(b));
     DeviceBuffer<float> dc(n * n);
-    SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8);
-    gpu::live_sgemm(Strategy::none, board, da.data(), db.data(), dc.data(), n, s);
+    gpu::sgemm_cuda_optimized(da.data(), db.data(), dc.data(), n, s);
     s.synchronize();
-    download(std::span<float>(twin), dc);
-    board.reset(s);
-    CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
-    gpu::live_sgemm(Strategy::live_block, board, da.data(), db.data(), dc.data(), n, s);
-    s.synchronize();
-    EXPECT_EQ(board.read(), n * n * n) << "n=" << n;
-    download(std::span<float>(c), dc);
-    EXPECT_EQ(c, twin) << "n=" << n;
-    double worst = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        double ref = 0, bound = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-          const double p = static_cast<double>(a[i * n + k]) * b[k * n + j];
-          ref += p;
-          bound += std::fabs(p);
-        }
-        worst = std::max(worst, std::fabs(c[i * n + j] - ref) / std::max(bound, 1e-30));
+    download(std::span<float>(want), dc);
+    const std::size_t tiles = gpu::sgemm_optimized_tiles(n);
+    EXPECT_EQ(tiles, ((n + 127) / 128) * ((n + 127) / 128));
+    for (SlotPlacement where : kPlacements)
+      for (unsigned stride : kStrides) {
+        SlotBoard board(tiles, stride, where);
+        board.reset(s);
+        CUDA_CHECK(tb::test::memset_sync(dc.data(), 0xFF, dc.bytes()));
+        gpu::sgemm_cuda_optimized_counted(da.data(), db.data(), dc.data(), n, board.ref(tiles), s);
+        s.synchronize();
+        EXPECT_EQ(board.read(), tiles) << "n=" << n << " stride=" << stride;
+        download(std::span<float>(c), dc);
+        EXPECT_EQ(c, want) << "n=" << n << " stride=" << stride;
       }
-    // sgemm's probabilistic bound (cpu/sgemm.hpp tolerance) at depth n + 1.
-    const double u = 0x1p-24;
-    EXPECT_LE(worst, std::expm1(10.0 * std::sqrt(n + 1.0) * u + (n + 1.0) * u * u)) << "n=" << n;
   }
 }
 
-// A kernel of tens of ms: the host, reading the slots every 50 us, sees the count grow through
-// many values, never shrink, and end at n^3 (the target: at least 50 distinct values during a
-// kernel of 20 ms and more).
+// Zeroed slots read 0 until the counting kernel runs, the uncounted kernel writes none of them,
+// and the counting one writes only its tiles' slots (a board larger than the grid sums to the
+// tiles). A block stores 1, not an add, so a second launch on the same slots still reads the
+// tiles: the count never runs past the work of one product.
+TEST(ProgressLiveGpu, OptimizedSgemmWritesOnlyItsTilesSlots) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  const std::size_t n = 512;
+  const std::size_t tiles = gpu::sgemm_optimized_tiles(n);
+  DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
+  gpu::live_fill_uniform(a.data(), n * n, 1, s);
+  gpu::live_fill_uniform(b.data(), n * n, 2, s);
+  for (SlotPlacement where : kPlacements) {
+    SlotBoard board(tiles + 16, 8, where);
+    board.reset(s);
+    const SlotsRef slots = board.ref(tiles + 16);
+    s.synchronize();
+    EXPECT_EQ(board.read(), 0u);
+    gpu::sgemm_cuda_optimized(a.data(), b.data(), c.data(), n, s);
+    s.synchronize();
+    EXPECT_EQ(board.read(), 0u);
+    for (int launch = 0; launch < 2; ++launch) {
+      gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, slots, s);
+      s.synchronize();
+      EXPECT_EQ(board.read(), tiles) << "launch " << launch;
+    }
+  }
+}
+
+// The counting launch refuses what it cannot count exactly: fewer slots than tiles, and sizes the
+// pipelined kernels do not take (n % 4 != 0 runs the fallback kernel, which has no counting).
+TEST(ProgressLiveGpu, OptimizedSgemmCountingRejectsTooFewSlotsAndFallbackSizes) {
+  TB_REQUIRE_GPU();
+  Stream s;
+  const std::size_t n = 260;
+  DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
+  SlotBoard board(64, 8);
+  const std::size_t tiles = gpu::sgemm_optimized_tiles(n);
+  EXPECT_THROW(
+      gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, board.ref(tiles - 1), s),
+      std::invalid_argument);
+  EXPECT_THROW(
+      gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n - 1, board.ref(tiles), s),
+      std::invalid_argument);
+  s.synchronize();
+}
+
+// sgemm/cuda_optimized at 8192, tens of ms: the host, reading the slots every 50 us, sees the
+// count of finished tiles grow through many values, never shrink, and end at the tiles (the
+// target: at least 50 distinct values during a kernel of 20 ms and more; 4,096 tiles, ~16 waves
+// of blocks on an H200).
 // Both placements: mapped slots read with loads, device slots read with a copy each.
 class ProgressLivePlacement : public ::testing::TestWithParam<SlotPlacement> {};
 INSTANTIATE_TEST_SUITE_P(Gpu, ProgressLivePlacement, ::testing::ValuesIn(kPlacements),
@@ -378,7 +418,8 @@ TEST_P(ProgressLivePlacement, PollerSeesManyIncreasingValuesDuringOneKernel) {
   DeviceBuffer<float> a(n * n), b(n * n), c(n * n);
   gpu::live_fill_uniform(a.data(), n * n, 1, s);
   gpu::live_fill_uniform(b.data(), n * n, 2, s);
-  SlotBoard board(static_cast<std::size_t>(gpu::live_sgemm_grid(n)), 8, GetParam());
+  const std::size_t tiles = gpu::sgemm_optimized_tiles(n);
+  SlotBoard board(tiles, 8, GetParam());
   board.reset(s);
   std::mutex m;
   std::vector<std::uint64_t> seen;
@@ -393,14 +434,14 @@ TEST_P(ProgressLivePlacement, PollerSeesManyIncreasingValuesDuringOneKernel) {
         },
         {.interval = 50us, .display = Display::quiet, .out = nullptr});
     start.record(s);
-    gpu::live_sgemm(Strategy::live_block, board, a.data(), b.data(), c.data(), n, s);
+    gpu::sgemm_cuda_optimized_counted(a.data(), b.data(), c.data(), n, board.ref(tiles), s);
     stop.record(s);
     s.synchronize();
     std::this_thread::sleep_for(5ms);
   }
   const double ms = stop.seconds_since(start) * 1e3;
   std::lock_guard lock(m);
-  const std::uint64_t total = static_cast<std::uint64_t>(n) * n * n;
+  const std::uint64_t total = tiles;
   ASSERT_FALSE(seen.empty());
   EXPECT_EQ(seen.back(), total);
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
