@@ -879,12 +879,25 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 
 std::size_t sgemm_optimized_tiles(std::size_t n) { return n == 0 ? 0 : pipe_tiles(n); }
 
+// Zeroes the tiles' slots in stream order, before the counting kernel. Each finished tile stores 1
+// (not an add), so a board left at the last launch's count would read `tiles` throughout the next
+// launch and show no progress; SlotBoard::reset would wait for the stream, which a timed launch
+// cannot. A kernel rather than cudaMemsetAsync: the slots may be mapped host memory. It is inside
+// the row's timed span: about 256 KiB of stores across PCIe at 8192 (4096 tiles, 64-byte slots).
+__global__ void zero_tile_slots(tb::progress::SlotsRef s) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < s.count) s.slots[static_cast<std::size_t>(i) * s.stride_words] = 0;
+}
+
 void sgemm_cuda_optimized_counted(const float* a, const float* b, float* c, std::size_t n,
                                   const tb::progress::SlotsRef& slots, cudaStream_t stream) {
   if (n == 0) return;
   if (slots.slots == nullptr || slots.count < pipe_tiles(n))
     throw std::invalid_argument("sgemm: tile counting needs a slot for each of the " +
                                 std::to_string(pipe_tiles(n)) + " tiles");
+  constexpr unsigned kZeroBlock = 256;
+  zero_tile_slots<<<(slots.count + kZeroBlock - 1) / kZeroBlock, kZeroBlock, 0, stream>>>(slots);
+  CUDA_CHECK(cudaGetLastError());
   const CountTiles count{slots};
   switch (choose_kernel(n, pipelined_ok(a, b, c, n))) {
     case SgemmOptimizedKernel::split_k:

@@ -43,7 +43,7 @@ void sgemm_cuda_optimized(const float* a, const float* b, float* c, std::size_t 
 SgemmOptimizedKernel sgemm_cuda_optimized_kernel(std::size_t n);
 KernelStats sgemm_cuda_optimized_stats(std::size_t n);
 // sgemm_cuda_optimized counting its finished 128 x 128 tiles of C into `slots` (common/progress.hpp
-// SlotsRef: one slot a tile, zeroed before the launch, e.g. SlotBoard::reset), so that the host
+// SlotsRef: one slot a tile; the launch zeroes them first, in stream order), so that the host
 // can watch the product advance. One plain store a block, after its tile is stored; the same
 // kernels otherwise. The slots then sum to exactly sgemm_optimized_tiles(n). Needs what the
 // pipelined kernels need (n % 4 == 0, 16-byte-aligned operands: throws otherwise) and

@@ -8,8 +8,14 @@ Device side (call from a @cuda.jit kernel): report, finish, now, store, syncwarp
 Host side: LiveProgress (the slots, the drawing thread, the final count).
 """
 
-from .device import finish, now, report, store, syncwarp
-from .host import LiveProgress, PollStats, format_bar, format_eta, format_line, period_for
+from ._compat import numpy_aliases
+
+numpy_aliases()
+
+# After the alias: importing the device functions loads numba.cuda.
+from .device import finish, now, report, store, syncwarp  # noqa: E402
+from .host import (  # noqa: E402
+    LiveProgress, PollStats, format_bar, format_eta, format_line, period_for)
 
 __all__ = ["LiveProgress", "PollStats", "finish", "format_bar", "format_eta", "format_line",
            "now", "period_for", "report", "store", "syncwarp"]
