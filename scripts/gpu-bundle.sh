@@ -23,6 +23,8 @@ out="$root/${BUNDLE_OUT:-bundle}"
 mkdir -p "$out"
 cp "${binaries[@]}" "$out/"
 strip "$out"/twinbench*
+# The revision built, read by gpu-run.sh as the run's (each build carries its own).
+git -C "$root" describe --always --dirty --abbrev=12 > "$out/REVISION" 2>/dev/null || true
 # A build for another GPU generation, carried beside the main bundle, shares its libraries.
 if [ "${BUNDLE_BINARIES_ONLY:-0}" = 1 ]; then
   du -sh "$out"/twinbench* | sed 's/^/bundle: /'
@@ -43,5 +45,4 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 "$stage/"
 tar -C "$stage" -cJf "$out/cpu-libs.tar.xz" .
 rm -rf "$stage"
-git -C "$root" describe --always --dirty --abbrev=12 > "$out/REVISION" 2>/dev/null || true
 du -sh "$out"/twinbench* "$out"/*.so* "$out"/cpu-libs.tar.xz | sed 's/^/bundle: /'

@@ -21,7 +21,10 @@ if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.
   tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
 fi
 bin="$root/${BUNDLE:-bundle}"
-export TWINBENCH_GIT_REVISION=${TWINBENCH_GIT_REVISION:-$(cat "$root/bundle/REVISION" 2>/dev/null || echo unknown)}
+# The revision of the binaries that run: a build for another GPU generation carries its own.
+revision_file="$bin/REVISION"
+[ -f "$revision_file" ] || revision_file="$root/bundle/REVISION"
+export TWINBENCH_GIT_REVISION=${TWINBENCH_GIT_REVISION:-$(cat "$revision_file" 2>/dev/null || echo unknown)}
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   "$bin/twinbench_tests" --gtest_brief=1 > "$out/tests.log" 2>&1
