@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="report for one run (several files are merged)")
     render.add_argument("results", nargs="+", help="Google Benchmark JSON file(s)")
     render.add_argument("--out", required=True, help="output folder (created if missing)")
+    render.add_argument("--linked-charts", action="store_true",
+                        help="report.html links the chart PNGs beside it instead of embedding "
+                             "them (for a report kept in results/)")
     compare = sub.add_parser("compare", help="B relative to A, per benchmark")
     compare.add_argument("baseline_run", metavar="A", help="A: the reference run")
     compare.add_argument("candidate", metavar="B", help="B: the run being judged")
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "render":
             from .render import render
-            result = render(args.results, args.out)
+            result = render(args.results, args.out, embed_images=not args.linked_charts)
             print(f"wrote {result.markdown}, {result.html} and {len(result.charts)} chart(s)")
             for line in result.left_out:
                 print(line)

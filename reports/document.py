@@ -128,7 +128,10 @@ img { max-width: 100%; border: 1px solid #eee; }
 """
 
 
-def to_html(blocks: list[Block], title: str) -> str:
+def to_html(blocks: list[Block], title: str, embed_images: bool = True) -> str:
+    """The blocks as one HTML page. embed_images=False links each chart to its PNG file beside
+    the page instead of embedding it: a committed report then keeps its charts as files and the
+    page stays small (a default run's embedded page is ~4.7 MB)."""
     esc = html.escape
     out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
            f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"]
@@ -155,11 +158,11 @@ def to_html(blocks: list[Block], title: str) -> str:
             out.append("<ul>" + "".join(f"<li>{esc(item)}</li>" for item in block.items)
                        + "</ul>")
         elif isinstance(block, Image):
-            # Embedded so the single HTML file can be mailed or attached to CI.
-            data = base64.b64encode(block.png).decode("ascii")
+            # Embedded by default so the single HTML file can be mailed or attached to CI.
+            src = (f"data:image/png;base64,{base64.b64encode(block.png).decode('ascii')}"
+                   if embed_images else esc(block.filename))
             caption = f"<figcaption>{esc(block.title)}</figcaption>" if block.caption else ""
-            out.append(f"<figure><img alt='{esc(block.title)}' src='data:image/png;base64,{data}'>"
-                       f"{caption}</figure>")
+            out.append(f"<figure><img alt='{esc(block.title)}' src='{src}'>{caption}</figure>")
         elif isinstance(block, Details):
             out.extend(_details_html(item) for item in block.items)
     out.append("</body></html>")

@@ -8,6 +8,7 @@ files from a crashed run) are dealt with here once.
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -297,13 +298,23 @@ def _salvage_truncated(text: str) -> tuple[dict, list] | None:
     return context, entries
 
 
+def read_text(path: str | Path) -> str:
+    """A results file's text; a name ending in .gz is gzip-compressed (the committed runs)."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8", errors="replace") as f:
+            return f.read()
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
 def read_json(path: str | Path) -> tuple[dict, list, list[str]]:
     """Return (context, raw entries, problems); raise LoadError if unusable."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise LoadError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
+        text = read_text(path)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise LoadError(f"{path}: cannot read file ({getattr(exc, 'strerror', None) or exc})") \
+            from exc
     problems: list[str] = []
     try:
         doc = json.loads(text)

@@ -19,7 +19,7 @@ from .loader import LoadError, Run, load_run
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # The committed reference run and its report, relative to the repository.
 REFERENCE_DIR = Path("results/nvidia-h200/2026-12-02b")
-REFERENCE_RUN = REFERENCE_DIR / "run.json"
+REFERENCE_RUN = REFERENCE_DIR / "run.json.gz"
 REFERENCE_REPORT = REFERENCE_DIR / "report" / "report.md"
 REFERENCE_NAME = "the reference H200 run (results/nvidia-h200/2026-12-02b)"
 

@@ -256,16 +256,16 @@ def source_line(run: Run) -> str:
             f"{an.stopping_note(run.context)}")
 
 
-def render_run(run: Run, out_dir: str | Path) -> RenderResult:
+def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = RenderResult(out_dir)
     blocks = build_document(run, out_dir, result)
     result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
-    result.html.write_text(to_html(blocks, "twinbench report"), encoding="utf-8")
+    result.html.write_text(to_html(blocks, "twinbench report", embed_images), encoding="utf-8")
     return result
 
 
-def render(paths: list[str | Path], out_dir: str | Path) -> RenderResult:
+def render(paths: list[str | Path], out_dir: str | Path, embed_images: bool = True) -> RenderResult:
     """Load the files (LoadError propagates) and write the report into out_dir."""
-    return render_run(merge_runs([load_run(p) for p in paths]), out_dir)
+    return render_run(merge_runs([load_run(p) for p in paths]), out_dir, embed_images)

@@ -3,6 +3,7 @@ in results/), and each peer row states the same work as its C++ row."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 
@@ -13,12 +14,12 @@ from peers.numba import plan
 from peers.numba.suite import BadInput, ceiling_set, choose_ceiling, cpp_rows, parse_name
 from reports.loader import family_of, parse_name as reports_parse_name
 
-H200_RUN = REPO / "results/nvidia-h200/2026-12-01/run.json"
+H200_RUN = REPO / "results/nvidia-h200/2026-12-02b/run.json.gz"
 
 
 @pytest.fixture(scope="module")
 def h200():
-    return json.loads(H200_RUN.read_text())
+    return json.loads(gzip.decompress(H200_RUN.read_bytes()))
 
 
 @pytest.fixture(scope="module")

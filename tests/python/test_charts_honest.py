@@ -16,7 +16,7 @@ from reports.charts import (CHARTS, _block_sweeps, algorithm_of, algorithm_tags,
 from reports.loader import load_run
 
 REPO = Path(__file__).resolve().parents[2]
-H200 = REPO / "results" / "nvidia-h200" / "2026-12-01" / "run.json"
+H200 = REPO / "results" / "nvidia-h200" / "2026-12-02b" / "run.json.gz"
 
 
 

@@ -129,3 +129,19 @@ def test_summary_text_names_the_worst_target():
 def test_no_progress_rows_no_blocks():
     assert pt.progress_blocks([]) == []
     assert pt.summary_text([]) is None
+
+
+def test_numba_rows_read_as_their_counter_says_and_stay_out_of_the_best_cpp_row():
+    # The article's Numba counter is copied after the kernel; kernel_progress's slots are loads
+    # while it runs; a Numba row, however cheap, is never the suite's best strategy.
+    rows = rows_from_entries([
+        _entry("cuda", "poisson", "none", "slots8", 10000000, 28.5, 0.0),
+        _entry("cuda", "poisson", "live_block", "slots8", 10000000, 29.0, 1.8),
+        _entry("numba_cuda", "poisson", "per_thread", "device", 10000000, 1200, 0.3),
+        _entry("numba_cuda", "poisson", "live_block", "slots8", 10000000, 1210, 0.8),
+    ])[0]
+    by_impl = {(r.impl, r.args["counter"]): r for r in rows}
+    assert pt.reads(by_impl[("numba_cuda", "device")]) == "after"
+    assert pt.reads(by_impl[("numba_cuda", "slots8")]) == "load"
+    best = pt.best_host_visible(rows, ("poisson", "10000000"))
+    assert best is not None and best.row.impl == "cuda"

@@ -1,0 +1,62 @@
+"""The committed reference run still renders the report it was committed with: the same charts, in
+the same order, and the same first-screen table, from its compressed results file (run.json.gz),
+with the charts linked as files beside report.html rather than embedded."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from reports import reference as ref
+from reports.render import render
+
+REPO = Path(__file__).resolve().parents[2]
+RUN = REPO / ref.REFERENCE_RUN
+COMMITTED = REPO / ref.REFERENCE_REPORT
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)]+\.png)\)")
+
+pytestmark = pytest.mark.skipif(not RUN.is_file(), reason="no reference run in this checkout")
+
+
+def _figures(markdown: str) -> list[str]:
+    return IMAGE.findall(markdown)
+
+
+def _first_table(markdown: str) -> list[str]:
+    """The first Markdown table of the report: the first screen's summary."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return lines[start:end]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference")
+    render([RUN], out, embed_images=False)
+    return out
+
+
+def test_the_same_charts_in_the_same_order(rendered):
+    committed = COMMITTED.read_text(encoding="utf-8")
+    fresh = (rendered / "report.md").read_text(encoding="utf-8")
+    assert _figures(committed) and _figures(fresh) == _figures(committed)
+    for name in _figures(fresh):
+        assert (rendered / name).is_file() and (COMMITTED.parent / name).is_file()
+
+
+def test_the_same_first_screen_table(rendered):
+    committed = COMMITTED.read_text(encoding="utf-8")
+    fresh = (rendered / "report.md").read_text(encoding="utf-8")
+    assert _first_table(fresh) == _first_table(committed)
+
+
+def test_report_html_links_its_charts(rendered):
+    html = (rendered / "report.html").read_text(encoding="utf-8")
+    assert "data:image/png" not in html
+    for name in _figures((rendered / "report.md").read_text(encoding="utf-8")):
+        assert f"src='{name}'" in html
+    committed_html = COMMITTED.with_suffix(".html").read_text(encoding="utf-8")
+    assert "data:image/png" not in committed_html and len(committed_html) < 1_000_000
