@@ -20,7 +20,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
 from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
-from .units import fmt_bytes, fmt_time  # noqa: E402
+from .units import fmt_bytes, fmt_speedup, fmt_time  # noqa: E402
 
 CATEGORY_COLORS = {
     "serial": "#7f7f7f", "omp": "#1f77b4", "cuda kernel": "#2ca02c",
@@ -194,14 +194,6 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
                 if best:
                     out.append(best[1])
     return out
-
-
-def fmt_speedup(value: float) -> str:
-    if value >= 100:
-        return f"{value:,.0f}×"
-    if value >= 0.01:
-        return f"{value:.3g}×"
-    return f"{value:.2g}×"
 
 
 def _log_limits(values: list[float], margin: float = 2.0) -> tuple[float, float]:

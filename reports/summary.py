@@ -22,7 +22,7 @@ from . import ncu
 from .charts import crossover_series
 from .document import Block, Heading, Paragraph, Table
 from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
-from .units import fmt_energy, fmt_time
+from .units import fmt_energy, fmt_speedup, fmt_time
 
 # ----------------------------------------------------------------- like for like
 #
@@ -243,18 +243,6 @@ class Speedup:
         if self.level is not None and self.level < LEVEL - 1e-9:
             span += f"; {100 * self.level:.0f} %"
         return f"{head} ({span})"
-
-
-def fmt_speedup(value: float, unit: bool = True) -> str:
-    if value >= 100:
-        text = f"{value:,.0f}"
-    elif value >= 10:
-        text = f"{value:.1f}"
-    elif value >= 0.1:
-        text = f"{value:.2f}"
-    else:
-        text = f"{value:.3g}"
-    return text + ("×" if unit else "")
 
 
 def speedup_of(slow: Row | None, fast: Row | None) -> Speedup | None:

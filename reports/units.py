@@ -76,3 +76,17 @@ _ENERGY_STEPS = ((1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ"), (1e-12, 
 
 def fmt_energy(joules: float | None) -> str:
     return _fmt_scaled(joules, _ENERGY_STEPS)
+
+
+def fmt_speedup(value: float, unit: bool = True) -> str:
+    """A speedup as every renderer shows it (chart labels, tables, headline): one rounding, so a
+    chart and a table never disagree. 1,234× / 12.3× / 1.23× / 0.0123×."""
+    if value >= 100:
+        text = f"{value:,.0f}"
+    elif value >= 10:
+        text = f"{value:.1f}"
+    elif value >= 0.1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.3g}"
+    return text + ("×" if unit else "")
