@@ -88,49 +88,6 @@ CPU_CATEGORIES = ("serial", "omp", CPU_LIBRARY)
 GPU_KERNEL_CATEGORIES = ("cuda kernel", "thrust", "cublas")
 
 
-@dataclass
-class CpuGpuPair:
-    workload: str
-    size_key: tuple[str, ...]
-    cpu: Row
-    gpu: Row
-    gpu_e2e: Row | None = None
-
-    @property
-    def speedup(self) -> float | None:
-        return speedup(self.cpu, self.gpu)
-
-    @property
-    def e2e_speedup(self) -> float | None:
-        return speedup(self.cpu, self.gpu_e2e) if self.gpu_e2e else None
-
-
-def problem_order(rows: list[Row]) -> tuple:
-    """Sort key of a problem's rows: workload, label args (dtype), then size."""
-    first = rows[0]
-    return (first.workload, non_numeric_size(first), size_scalar(first) or 0.0, first.size_key)
-
-
-def _fastest_of(best: dict[str, Row], categories: tuple[str, ...]) -> Row | None:
-    return fastest([best[c] for c in categories if c in best])
-
-
-def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
-    """Per (workload, size) with both sides measured: best CPU vs best GPU kernel of the same
-    precision (Row.pairing_precision: a TF32 cuBLAS row meets no FP32 CPU row)."""
-    pairs = []
-    groups = group_by_problem(usable(rows))
-    for key in sorted(groups, key=lambda k: problem_order(groups[k])):
-        precisions = sorted({r.pairing_precision for r in groups[key]})
-        for precision in precisions:
-            best = best_by_category([r for r in groups[key] if r.pairing_precision == precision])
-            cpu = _fastest_of(best, CPU_CATEGORIES)
-            gpu = _fastest_of(best, GPU_KERNEL_CATEGORIES)
-            if cpu and gpu:
-                pairs.append(CpuGpuPair(key[0], key[1], cpu, gpu, best.get("cuda e2e")))
-    return pairs
-
-
 # ----------------------------------------------------------------- energy
 
 def energy_per_iter_j(row: Row) -> float | None:

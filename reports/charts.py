@@ -20,6 +20,10 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
 from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
+from .pairing import (  # noqa: E402,F401  (the speedup chart's pairing)
+    _GPU_FAMILIES, CPU_CONTENDERS, CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
+    SpeedupKind, algorithm_by_tags, algorithm_tags, impl_tokens, precision_group,
+    speedup_comparisons)
 from .units import fmt_bytes, fmt_speedup, fmt_time  # noqa: E402
 
 CATEGORY_COLORS = {
@@ -60,141 +64,6 @@ def _problem_label(workload: str, size_key: tuple[str, ...]) -> str:
 
 
 # ----------------------------------------------------------------- (a) speedup
-
-CPU_FAMILIES = ("serial", "omp")
-# The CPU rows a GPU row is compared with: the hand-written ones and the CPU libraries.
-CPU_CONTENDERS = CPU_FAMILIES + tuple(sorted(CPU_LIBRARY_FAMILIES))
-_GPU_FAMILIES = ("cuda", "thrust", "cublas")
-
-
-@dataclass(frozen=True)
-class SpeedupKind:
-    key: str
-    title: str
-    color: str
-    marker: str
-
-
-# One panel per question, top to bottom. Kernel-only and end-to-end GPU answer different
-# questions (is the kernel fast / is offloading worth it with the copies).
-SPEEDUP_KINDS = (
-    SpeedupKind("kernel", "GPU kernel vs best CPU (same algorithm)", "#2ca02c", "^"),
-    SpeedupKind("e2e", "GPU end to end (with transfers) vs best CPU (same algorithm)",
-                "#ff7f0e", "v"),
-    SpeedupKind("omp", "OpenMP vs serial (same algorithm)", "#1f77b4", "s"),
-)
-
-
-# Impls that measure a ceiling for the others, not the workload's algorithm (transpose's
-# cuda_copy is the copy the transposes are held to): never a speedup contender.
-REFERENCE_TOKENS = frozenset({"copy"})
-
-
-def impl_tokens(row: Row) -> tuple[str, ...]:
-    """The words of an impl after its family: cuda_aos_vec -> (aos, vec); plain cuda -> ();
-    precision words left out (they pair by precision_group, not as an algorithm)."""
-    if row.impl.startswith(row.family + "_"):
-        return tuple(t for t in row.impl[len(row.family) + 1:].split("_")
-                     if t and t not in PRECISIONS)
-    return ()
-
-
-def precision_group(row: Row) -> str:
-    """"" for FP32 and rows that name no precision; else the precision the row names (its field
-    or impl word): cublas_tf32 is no FP32 CPU row's peer (as summary.precision_class)."""
-    return row.pairing_precision
-
-
-def algorithm_tags(rows: list[Row]) -> frozenset[str]:
-    """Impl words that name an algorithm: those used by two or more families of one workload
-    (lucas: recursive, iterative; poisson: article; aos_soa: aos, soa). A word only one family
-    uses (cuda_tiled, cublas_tf32, serial_fp32) names a variant of the plain algorithm."""
-    families: dict[str, set[str]] = defaultdict(set)
-    for row in rows:
-        for token in impl_tokens(row):
-            families[token].add(row.family)
-    return frozenset(t for t, fams in families.items() if len(fams) >= 2)
-
-
-def algorithm_of(row: Row, tags: frozenset[str]) -> str:
-    """"" for the plain algorithm (serial, omp, cuda, thrust, cublas and their variants): the
-    row's declared algorithm, or for an older file's row the impl words in `tags`."""
-    if row.declared_algorithm is not None:
-        return row.declared_algorithm
-    return "_".join(t for t in impl_tokens(row) if t in tags)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One marker of the speedup chart: a row against its like-for-like baseline."""
-
-    workload: str
-    algorithm: str
-    kind: str               # a SPEEDUP_KINDS key
-    size_key: tuple[str, ...]
-    baseline: Row
-    row: Row
-
-    @property
-    def speedup(self) -> float:
-        return self.baseline.time_s / self.row.time_s
-
-    @property
-    def label(self) -> str:
-        algorithm = f" [{self.algorithm}]" if self.algorithm else ""
-        return f"{self.workload}{algorithm} {' '.join(self.size_key)}".strip()
-
-
-def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | None]:
-    """(baseline, contender) among rows of one problem and one algorithm."""
-    if kind == "omp":
-        serial = an.fastest([r for r in members if r.family == "serial"])
-        omp = an.fastest([r for r in members if r.family == "omp"])
-        # Both name what they do, differently (sync's serial_call, omp_fork_join): no speedup.
-        if serial and omp and impl_tokens(serial) and impl_tokens(omp) and \
-                impl_tokens(serial) != impl_tokens(omp):
-            return None, None
-        return serial, omp
-    cpu = an.fastest([r for r in members if r.family in CPU_CONTENDERS])
-    gpu = [r for r in members if r.family in _GPU_FAMILIES]
-    if kind == "e2e":
-        return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
-    return cpu, an.fastest([r for r in gpu if r.mode != "e2e"])
-
-
-def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
-    """Per workload, algorithm and label args (dtype): GPU kernel vs best CPU, GPU e2e vs best
-    CPU and omp vs serial, each at the largest size both of its sides were measured at."""
-    by_workload: dict[str, list[Row]] = defaultdict(list)
-    for row in an.usable(rows):
-        tokens = impl_tokens(row)
-        if tokens and set(tokens) <= REFERENCE_TOKENS:
-            continue
-        if row.family in CPU_CONTENDERS + _GPU_FAMILIES:
-            by_workload[row.workload].append(row)
-    out: list[Comparison] = []
-    for workload in sorted(by_workload):
-        members = by_workload[workload]
-        tags = algorithm_tags(members)
-        groups: dict[tuple, dict[tuple, list[Row]]] = defaultdict(lambda: defaultdict(list))
-        for row in members:
-            name = "_".join(p for p in (algorithm_of(row, tags), precision_group(row)) if p)
-            groups[(name, an.non_numeric_size(row))][row.size_key].append(row)
-        for (algorithm, _labels), by_size in sorted(groups.items()):
-            for kind in SPEEDUP_KINDS:
-                best: tuple[float, Comparison] | None = None
-                for size_key, problem in by_size.items():
-                    baseline, contender = _comparison_sides(problem, kind.key)
-                    if baseline is None or contender is None:
-                        continue
-                    scalar = an.size_scalar(problem[0]) or 0.0
-                    if best is None or scalar > best[0]:
-                        best = (scalar, Comparison(workload, algorithm, kind.key, size_key,
-                                                   baseline, contender))
-                if best:
-                    out.append(best[1])
-    return out
-
 
 def _log_limits(values: list[float], margin: float = 2.0) -> tuple[float, float]:
     """Log-axis limits around the data and 1, with a margin of `margin` times each side."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
+from . import pairing
 from . import machine, ncu, progress_table
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
@@ -183,7 +184,7 @@ def cpu_gpu_blocks(run: Run) -> list[Block]:
         return []
     blocks: list[Block] = [Heading("CPU vs GPU: time and energy"), Paragraph(CPU_GPU_TEXT)]
     # An energy column left empty says why, in the run's own words.
-    pairs = an.cpu_gpu_pairs(run.rows)
+    pairs = pairing.cpu_gpu_pairs(run.rows)
     if not any(an.energy_per_iter_j(p.cpu) for p in pairs):
         blocks.append(Paragraph(machine.cpu_energy_note(run.context), note=True))
     if not any(an.energy_per_iter_j(p.gpu) for p in pairs):

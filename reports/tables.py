@@ -4,6 +4,7 @@ GPU time and energy, machine state, skipped benchmarks."""
 from __future__ import annotations
 
 from . import analysis as an
+from . import pairing
 from . import ceilings as ce
 from . import machine
 from .document import Table
@@ -105,7 +106,7 @@ def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
     isa = any(r.cpu_isa for r in rows)
     headers = RESULT_HEADERS[:1] + [ISA_HEADER] + RESULT_HEADERS[1:] if isa else RESULT_HEADERS
     out = []
-    for key in sorted(groups, key=lambda k: an.problem_order(groups[k])):
+    for key in sorted(groups, key=lambda k: pairing.problem_order(groups[k])):
         members = sorted(groups[key], key=lambda r: r.time_s)
         baselines = an.baselines_for(members)
         title = f"{key[0]} — {' '.join(key[1]) or '(no size args)'}"
@@ -259,7 +260,7 @@ def _impl_label(row: Row) -> str:
     return f"{row.impl} {row.tuning_label}".strip()
 
 
-def cpu_gpu_cells(pair: an.CpuGpuPair) -> list[str]:
+def cpu_gpu_cells(pair: pairing.CpuGpuPair) -> list[str]:
     ratio = an.energy_ratio(pair.cpu, pair.gpu)
     return [
         f"{pair.workload} {' '.join(pair.size_key)}".strip()
@@ -273,7 +274,7 @@ def cpu_gpu_cells(pair: an.CpuGpuPair) -> list[str]:
 
 
 def cpu_gpu_table(rows: list[Row]) -> Table | None:
-    pairs = an.cpu_gpu_pairs(rows)
+    pairs = pairing.cpu_gpu_pairs(rows)
     if not pairs:
         return None
     return Table(CPU_GPU_HEADERS, [cpu_gpu_cells(p) for p in pairs])

@@ -10,7 +10,7 @@ from matplotlib.collections import PathCollection
 from matplotlib.patches import Rectangle
 
 from reports import analysis as an
-from reports.charts import (CHARTS, _block_sweeps, algorithm_of, algorithm_tags, chart_occupancy,
+from reports.charts import (CHARTS, _block_sweeps, algorithm_by_tags, algorithm_tags, chart_occupancy,
                             chart_roofline, chart_speedup, chart_streams, chart_transfers,
                             distinct_colors, speedup_comparisons)
 from reports.loader import load_run
@@ -110,7 +110,7 @@ def test_algorithm_tags_from_impl_names(h200_run):
     assert {"recursive", "iterative"} <= tags
     sgemm = [r for r in h200_run.rows if r.workload == "sgemm"]
     # Variants only one family has (cuda_tiled, cublas_tf32) are the plain algorithm.
-    assert {algorithm_of(r, algorithm_tags(sgemm)) for r in sgemm} == {""}
+    assert {algorithm_by_tags(r, algorithm_tags(sgemm)) for r in sgemm} == {""}
 
 
 def test_speedup_skips_reference_kernels(h200_run):

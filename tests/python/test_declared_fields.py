@@ -6,7 +6,7 @@ impl names only for rows of older files, which have none.
 from __future__ import annotations
 
 from reports import summary as sm
-from reports.charts import algorithm_of as chart_algorithm_of
+from reports.charts import algorithm_by_tags as chart_algorithm_of
 from reports.loader import Row, family_of, parse_name, size_key_of
 
 

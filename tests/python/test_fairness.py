@@ -12,6 +12,7 @@ import pytest
 from conftest import REPO_ROOT, markdown_tables, single, write_run
 from summary_markdown import full_summary, narrow_summary
 from reports import first_screen as fs
+from reports import pairing
 from reports import ceilings as ce
 from reports import machine
 from reports import reference as ref
@@ -296,7 +297,7 @@ def test_cpu_roof_at_the_active_isa_wins_over_native_in_new_files():
 def test_cpu_vs_gpu_table_pairs_by_precision(side_run):
     from reports import analysis as an
     pairs = {(p.workload, p.gpu.pairing_precision): (p.cpu.impl, p.gpu.impl)
-             for p in an.cpu_gpu_pairs(side_run.rows)}
+             for p in pairing.cpu_gpu_pairs(side_run.rows)}
     assert pairs[("sgemm", "")] == ("openblas", "cublas")
     assert pairs[("sgemm", "bf16")] == ("onednn_bf16", "cublas_bf16")
     assert not any(gpu == "cublas_tf32" for _, gpu in pairs.values())

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import single, write_run
 from reports import analysis as an
+from reports import pairing
 from reports import machine
 from reports.compare import compare
 from reports.loader import load_run
@@ -32,7 +33,7 @@ def _cells(markdown: str, first: str) -> list[str]:
 # ----------------------------------------------------------------- energy
 
 def test_pairs_are_best_cpu_against_best_gpu_kernel(gpu_run):
-    pair = next(p for p in an.cpu_gpu_pairs(gpu_run.rows)
+    pair = next(p for p in pairing.cpu_gpu_pairs(gpu_run.rows)
                 if p.workload == "vector_add" and p.size_key == ("n:268435456",))
     assert pair.cpu.name == "vector_add/omp/n:268435456/threads:16"
     assert pair.gpu.name == "vector_add/cuda/n:268435456/block:256/mode:kernel"
@@ -40,7 +41,7 @@ def test_pairs_are_best_cpu_against_best_gpu_kernel(gpu_run):
 
 
 def test_energy_ratio_arithmetic(gpu_run):
-    pair = next(p for p in an.cpu_gpu_pairs(gpu_run.rows)
+    pair = next(p for p in pairing.cpu_gpu_pairs(gpu_run.rows)
                 if p.workload == "vector_add" and p.size_key == ("n:268435456",))
     # omp: 250 W x 40 ms = 10 J; cuda: 500 W x 0.8 ms = 0.4 J.
     assert an.energy_per_iter_j(pair.cpu) == pytest.approx(10.0)

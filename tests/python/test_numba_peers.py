@@ -14,6 +14,7 @@ import pytest
 from conftest import DATA, markdown_tables, single, write_run
 from summary_markdown import full_summary
 from reports import first_screen as fs
+from reports import pairing
 from reports import analysis as an
 from reports import charts
 from reports import summary as sm
@@ -216,7 +217,7 @@ def test_numba_rows_change_no_crossover_or_cpu_gpu_pair(base_run, numba_run):
         return (crossover.rows if crossover else None, charts.crossover_series(run.rows),
                 sm.kernel_series(run.rows),
                 [(p.workload, p.size_key, p.cpu.name, p.gpu.name,
-                  p.gpu_e2e.name if p.gpu_e2e else None) for p in an.cpu_gpu_pairs(run.rows)])
+                  p.gpu_e2e.name if p.gpu_e2e else None) for p in pairing.cpu_gpu_pairs(run.rows)])
     assert tables(numba_run) == tables(base_run)
     assert sm.crossover_table(numba_run.rows) is not None
 
