@@ -41,15 +41,13 @@ from .noise import (DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold,  # noqa: E4
                     median_log_halfwidth)
 from .summary import SummaryLine, Speedup, summary_lines  # noqa: E402
 from .units import fmt_time  # noqa: E402
-
-# The smallest change ever reported (the floor of every row's threshold).
-DEFAULT_THRESHOLD = DEFAULT_FLOOR
-SIGNIFICANCE = 0.05
-# Below this many samples per side the U test cannot reach SIGNIFICANCE at all
-# (3 vs 3 gives p >= 0.1), so fall back to the interval rule.
-MIN_SAMPLES_FOR_U = 4
-# Exact U distribution up to this many samples per side; normal beyond.
-EXACT_LIMIT = 30
+# The statistics (stats.py) and the verdicts (verdicts.py), re-exported: compare.py renders.
+from .stats import mann_whitney_u  # noqa: E402,F401
+from .verdicts import (  # noqa: E402,F401
+    DEFAULT_THRESHOLD, EXACT_LIMIT, FASTER, MIN_SAMPLES_FOR_U, NO_COMMON_ROW, NOT_COMPARABLE,
+    ONLY_IN_A, ONLY_IN_B, SAME, SIGNIFICANCE, SIZES_DIFFER, SLOWER, VERDICT_COLORS, Comparison,
+    _row_threshold, compare_runs, gated, ratio_interval, regressions, slower_beyond,
+    ungated_regressions, verdict_for)
 
 MAX_LISTED = 40
 # A chart of every row of a full run (850 bars) is unreadable and takes a minute to draw: past
@@ -57,165 +55,6 @@ MAX_LISTED = 40
 MAX_CHARTED = 60
 NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
                     1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
-
-FASTER, SLOWER, SAME = "faster", "slower", "same"
-NOT_COMPARABLE = "not comparable"
-SIZES_DIFFER = "not comparable: sizes differ"
-ONLY_IN_A, ONLY_IN_B = "only in A", "only in B"
-NO_COMMON_ROW = "–"
-VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e", NOT_COMPARABLE: "#ff7f0e"}
-
-
-# ----------------------------------------------------------------- statistics
-
-def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
-    """Two-sided Mann-Whitney U test (scipy.stats, as Google Benchmark's tools/compare.py).
-    Returns (U of a, p-value): the exact distribution up to EXACT_LIMIT samples a side without
-    ties, else the normal approximation with tie and continuity corrections."""
-    from scipy import stats  # here: render and the loader do not need scipy
-    m, n = len(a), len(b)
-    if m == 0 or n == 0:
-        raise ValueError("both samples need at least one value")
-    if len(set(a) | set(b)) == 1:
-        return m * n / 2, 1.0
-    has_ties = len(set(a) | set(b)) < m + n
-    exact = not has_ties and m <= EXACT_LIMIT and n <= EXACT_LIMIT
-    result = stats.mannwhitneyu(a, b, alternative="two-sided",
-                                method="exact" if exact else "asymptotic")
-    return float(result.statistic), min(1.0, float(result.pvalue))
-
-
-# ----------------------------------------------------------------- verdicts
-
-# The interval of the ratio of medians: 95%, from each median's distribution-free interval
-# (noise.median_log_halfwidth: order statistics), combined in log space as independent errors.
-# It says how precisely the two runs measured their medians, not how far a third run would land:
-# that is the threshold's between-run term.
-
-
-def ratio_interval(a: list[float], b: list[float]) -> tuple[float, float] | None:
-    """95% interval of median(b) / median(a), or None with fewer than two samples a side."""
-    ha, hb = median_log_halfwidth(a), median_log_halfwidth(b)
-    if ha is None or hb is None:
-        return None
-    ratio = statistics.median(b) / statistics.median(a)
-    half = math.hypot(ha, hb)
-    return ratio * math.exp(-half), ratio * math.exp(half)
-
-
-@dataclass
-class Comparison:
-    name: str
-    a: Row
-    b: Row
-    ratio: float
-    verdict: str
-    method: str
-    threshold: Threshold | None = None
-    interval: tuple[float, float] | None = None
-
-    @property
-    def changed(self) -> bool:
-        return self.verdict in (FASTER, SLOWER)
-
-    @property
-    def magnitude(self) -> float:
-        """|log ratio|: a halving and a doubling are the same size of change."""
-        return abs(math.log(self.ratio)) if self.ratio > 0 else math.inf
-
-
-def _direction(ratio: float) -> str:
-    return FASTER if ratio < 1 else SLOWER
-
-
-def _as_threshold(threshold: float | Threshold) -> Threshold:
-    if isinstance(threshold, Threshold):
-        return threshold
-    return Threshold(threshold, "fixed")
-
-
-def _statistically_clear(a: Row, b: Row) -> tuple[bool, str]:
-    """Whether the runs' own measurements tell the two medians apart, and how that was asked."""
-    if len(a.samples_s) >= MIN_SAMPLES_FOR_U and len(b.samples_s) >= MIN_SAMPLES_FOR_U:
-        _, p = mann_whitney_u(a.samples_s, b.samples_s)
-        return p < SIGNIFICANCE, f"Mann-Whitney U, p={p:.3g}"
-    if a.stddev_s is not None and b.stddev_s is not None:
-        mean_a = a.mean_s if a.mean_s is not None else a.time_s
-        mean_b = b.mean_s if b.mean_s is not None else b.time_s
-        overlap = (mean_a - a.stddev_s <= mean_b + b.stddev_s
-                   and mean_b - b.stddev_s <= mean_a + a.stddev_s)
-        return not overlap, "mean±stddev " + ("overlap" if overlap else "apart")
-    return True, "single numbers"
-
-
-def verdict_for(a: Row, b: Row, threshold: float | Threshold = DEFAULT_THRESHOLD) -> tuple[str, str]:
-    """(verdict, method) for B relative to A; time lower is better. Faster or slower only when
-    the runs' measurements tell the medians apart AND the ratio is past the threshold."""
-    limit = _as_threshold(threshold)
-    ratio = b.time_s / a.time_s
-    clear, test = _statistically_clear(a, b)
-    beyond = abs(math.log(ratio)) > math.log1p(limit.value)
-    method = f"{test}; threshold ±{limit.text}"
-    return (_direction(ratio) if clear and beyond else SAME), method
-
-
-def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT_THRESHOLD):
-    """Returns (comparisons, only in A, only in B, skipped in either). threshold: a NoiseModel
-    (per-row thresholds) or one fixed relative change for every row."""
-    rows_a = {r.name: r for r in run_a.rows}
-    rows_b = {r.name: r for r in run_b.rows}
-    comparisons, skipped = [], []
-    for name, a in rows_a.items():
-        b = rows_b.get(name)
-        if b is None:
-            continue
-        if not (a.time_s and b.time_s):
-            reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
-            skipped.append((name, reason or "no time"))
-            continue
-        limit = _row_threshold(threshold, a, b)
-        verdict, method = verdict_for(a, b, limit)
-        comparisons.append(Comparison(name, a, b, b.time_s / a.time_s, verdict, method, limit,
-                                      ratio_interval(a.samples_s, b.samples_s)))
-    only_a = [n for n in rows_a if n not in rows_b]
-    only_b = [n for n in rows_b if n not in rows_a]
-    return comparisons, only_a, only_b, skipped
-
-
-def _row_threshold(threshold: float | NoiseModel, a: Row, b: Row) -> Threshold:
-    if isinstance(threshold, NoiseModel):
-        return threshold.threshold(a, b)
-    return _as_threshold(threshold)
-
-
-def gated(c: Comparison, percent: float) -> bool:
-    """Whether --fail-on-regression PCT judges this row: its threshold is at most PCT, so its
-    noise model can tell a PCT regression from the machine (noise.py says why the others are
-    left to the report)."""
-    return c.threshold is not None and c.threshold.value <= percent / 100
-
-
-def slower_beyond(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """Rows slower beyond their noise threshold AND by more than percent, worst first. A "not
-    comparable" row (settings differ) is not judged, so never one of them."""
-    return sorted((c for c in comparisons
-                   if c.verdict == SLOWER and c.ratio - 1 > percent / 100),
-                  key=lambda c: -c.magnitude)
-
-
-def regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """What fails a CI (--fail-on-regression PCT): rows slower beyond their noise and by more
-    than percent, among the rows whose threshold is at most percent; worst first."""
-    return [c for c in slower_beyond(comparisons, percent) if gated(c, percent)]
-
-
-def ungated_regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """Rows slower beyond their noise and by more than percent whose threshold is above percent:
-    reported, not failed on (their kind moves past PCT between runs of identical code)."""
-    return [c for c in slower_beyond(comparisons, percent) if not gated(c, percent)]
-
-
-# ----------------------------------------------------------------- the summaries side by side
 
 @dataclass
 class SummaryComparison:

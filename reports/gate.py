@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .stats import u_test
 from .compare import (SIGNIFICANCE, SLOWER, Comparison, CompareResult, NOT_COMPARABLE, compare,
                       ratio_interval, ungated_regressions)
 from .loader import LoadError, Row, Run, load_run
@@ -246,17 +247,6 @@ def find_suspects(result: CompareResult, pct: float, cpu_pct: float | None,
 
 
 # ----------------------------------------------------------------- confirming
-
-def u_test(a: list[float], b: list[float]) -> float | None:
-    """Two-sided Mann-Whitney U p-value (scipy.stats, as Google Benchmark's tools/compare.py),
-    None when a side has no samples."""
-    if not a or not b:
-        return None
-    if len(set(a) | set(b)) == 1:
-        return 1.0
-    from scipy import stats  # here, so that render and compare run without scipy
-    return float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
-
 
 @dataclass
 class Round:

@@ -91,6 +91,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from .stats import quantile  # noqa: F401  (re-exported)
 from .loader import Row, Run
 
 DEFAULT_FLOOR = 0.02
@@ -183,15 +184,6 @@ def median_standard_error(row: Row | None) -> float:
         return 0.0
     half = median_log_halfwidth(row.samples_s)
     return half / Z95 if half else 0.0
-
-
-def quantile(values: list[float], q: float) -> float:
-    """The q-quantile by linear interpolation between order statistics (values non-empty)."""
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def q95_sigma(moves: list[float]) -> float:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import analysis as an
+from . import stats as st
 from . import ceilings as ce
 from . import machine
 from . import ncu
@@ -39,33 +40,10 @@ from .units import fmt_energy, fmt_speedup, fmt_time
 LEVEL = 0.95
 
 
-@lru_cache(maxsize=512)
-def _order_index(n: int, tail: float) -> tuple[int, float]:
-    """(k, coverage): [x_(k), x_(n-1-k)] (0-based, sorted) is the narrowest order-statistic
-    interval whose coverage of the median is at least 1 - 2 tail, or k = 0 with its coverage."""
-    log_half_n = -n * math.log(2.0)
-    cumulative, k = 0.0, -1
-    while k + 1 < n // 2:
-        j = k + 1
-        pmf = math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
-                       + log_half_n)
-        if cumulative + pmf > tail:
-            break
-        cumulative += pmf
-        k = j
-    if k < 0:
-        return 0, 1.0 - 2.0 * math.exp(log_half_n)
-    return k, 1.0 - 2.0 * cumulative
-
-
 def median_interval(samples: list[float], level: float = 1 - (1 - LEVEL) / 2
                     ) -> tuple[float, float, float] | None:
     """(low, high, coverage) for the median of the samples; None under two samples."""
-    values = sorted(s for s in samples if s is not None and math.isfinite(s) and s > 0)
-    if len(values) < 2:
-        return None
-    k, coverage = _order_index(len(values), (1 - level) / 2)
-    return values[k], values[len(values) - 1 - k], coverage
+    return st.median_interval(samples, level)
 
 
 @dataclass
