@@ -22,7 +22,7 @@ from .loader import CPU_LIBRARY_FAMILIES, PEER_FAMILIES, PRECISIONS, Row, family
 #
 # Which implementations solve the same algorithm: the `algorithm` field each benchmark declares
 # (common/bench_spec.hpp; "" the plain algorithm), and the `precision` field for precision.
-# Rows of files written before issue 31 have no fields; for them, from the impl names alone:
+# Rows of older files have no such fields; for them, from the impl names alone:
 #   * an impl is <family>_<words> (serial_recursive, omp_article, cuda_aos_vec) or a bare
 #     family (serial, omp, cuda, thrust);
 #   * a word names an algorithm when at least two families of the workload use it
