@@ -35,7 +35,7 @@ from .loader import CPU_LIBRARY_FAMILIES, PEER_FAMILIES, PRECISIONS, Row, family
 #     serial_fp32 meets the float32 omp and cuda, not the float64 reference;
 #   * an impl with the word "copy" (transpose's cuda_copy) measures the ceiling the others are
 #     held to, and is no contender.
-# The same rule as the speedup chart's (charts.algorithm_tags). "Best vs best" (the fastest
+# The speedup chart uses the same rule (algorithm_tags, below). "Best vs best" (the fastest
 # CPU row against the fastest GPU kernel row of any algorithm) is its own, labelled column.
 # The articles' Numba code (numba_cuda*, numba_cpu*) is no C++ family: it names no algorithm,
 # is no side of any pairing, and has its own column (NumbaBeside).
