@@ -1,4 +1,4 @@
-"""The calibration of `compare` (issue 32) from two measured pairs:
+"""The calibration of `compare` from two measured pairs:
 
   A/A: two default runs of one revision (ideally on two machine instances);
   A/B: A against a run of the same revision with TWINBENCH_INJECT_SLOWDOWN on a few rows (the
@@ -8,7 +8,7 @@
         --out DIR [--fail-on-regression 5] [--baseline RUN.json RUN.json ...]
 
 writes DIR/calibration.md (and each pair's compare report under DIR/aa and DIR/ab) and checks
-the issue's criteria:
+the criteria:
   1. A/A: at least 95% of the rows "same"; none of the others off by more than its threshold
      (a flagged row is past its threshold by definition, so the table says by how much);
   2. A/B: every injected slowdown on a GPU kernel row reported "slower"; at most 5% of the rows

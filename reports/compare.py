@@ -16,7 +16,7 @@ A row is "faster" or "slower" only when the difference is both
     row's kind: 2% for a GPU kernel, wider for the kinds that time host work, as far as runs
     of identical code on the H200 moved them).
 With hundreds of samples a row, the U test alone calls the 0.1-1% by which two machine
-instances differ "significant" (issue 32: 83% of the rows of two runs of identical code were
+instances differ "significant" (83% of the rows of two runs of identical code were
 flagged); the threshold is what makes the verdict about the code rather than the machine.
 """
 

@@ -1,4 +1,4 @@
-"""The report's first screen (issue 30): the headline, the chart under it, and the summary table
+"""The report's first screen: the headline, the chart under it, and the summary table
 cut to what a reader compares, narrow enough for a 1400 px window and plain Markdown; every other
 column of the summary follows per workload, folded in HTML (<details>) and listed in Markdown.
 

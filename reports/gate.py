@@ -20,7 +20,7 @@ binary. The gate
      B that is no executable, a run that failed or wrote no results, runs whose settings differ).
 
 Why confirm: a short GPU kernel of identical code moves up to 5.4% between two processes (the
-2026-12-02c pair, `lucas/cuda_iterative` n:90), as much as the slowdown a gate is to catch, so
+results/nvidia-h200/2026-12-02c pair (in git history), `lucas/cuda_iterative` n:90), as much as the slowdown a gate is to catch, so
 no threshold on one pair of runs separates the two. A process's level is one draw; the rounds
 are fresh draws, so a move of identical code past the bar in one pair rarely recurs in every
 round (the per-round chance multiplies), while a real slowdown does.

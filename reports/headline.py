@@ -1,6 +1,6 @@
 """The report's first sentence: the answer, with every number taken from the run.
 
-With GPU rows (issue 30's form): "On NVIDIA H200 vs its Intel Xeon Processor host (16 OpenMP
+With GPU rows: "On NVIDIA H200 vs its Intel Xeon Processor host (16 OpenMP
 threads), GPU kernels are 12.6–187× faster like for like on 14 of 17 workloads (median 48.3×;
 hardware ratio 23.6–58.6×; sgemm counted in FP32 and BF16); the CPU is faster on alloc, lucas
 and sync. End to end with the transfers, 7 of 9 workloads are slower on the GPU." The range and
@@ -116,7 +116,7 @@ def _counted_twice(lines: list[su.SummaryLine]) -> str:
 
 
 def gpu_headline(lines: list[su.SummaryLine], context: dict) -> str | None:
-    """Issue 30's sentence; None when no line has a like-for-like GPU kernel speedup."""
+    """The headline sentence; None when no line has a like-for-like GPU kernel speedup."""
     f = gpu_figures(lines)
     if not f.kernel:
         return None

@@ -39,7 +39,7 @@ PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "int8")
 PEER_FAMILIES = ("numba_cuda", "numba_cpu")
 PEER_GPU_FAMILIES = frozenset({"numba_cuda"})
 
-# A row of a file from issue 31 on has its description's fields (common/bench_spec.hpp); this one
+# A row of a newer file has its description's fields (common/bench_spec.hpp); this one
 # says that it has them all.
 DESCRIPTION_FIELD = "algorithm"
 
@@ -107,7 +107,7 @@ class Row:
 
     @property
     def described(self) -> bool:
-        """The row carries its description's fields (files from issue 31 on): pairing reads
+        """The row carries its description's fields (files that have them): pairing reads
         them; older files' rows fall back to the words of their names."""
         return DESCRIPTION_FIELD in self.fields
 

@@ -1,4 +1,4 @@
-"""Nsight Compute counters behind the GPU rows (issue 29): which rows to profile, ncu's raw CSV
+"""Nsight Compute counters behind the GPU rows: which rows to profile, ncu's raw CSV
 -> `ncu_*` keys merged into the run's JSON rows, and the words the report's limiter and "why"
 paragraphs read off them.
 

@@ -1,9 +1,10 @@
 """How much a row's median moves between two runs of identical code: the practical threshold a
 difference must pass before `compare` calls it faster or slower.
 
-What a comparison of two runs has to clear is the between-run noise of the MEDIAN, not the spread
-of one run's samples: a 7 us kernel whose samples spread by 3-4% within a run has a median that two
-runs of identical code put 0.4-2% apart (the committed H200 runs, 2026-12-02). So, per row:
+What a comparison of two runs has to clear is the between-run noise of the MEDIAN, not the spread of
+one run's samples: a 7 us kernel whose samples spread by 3-4% within a run has a median that two
+runs of identical code put 0.4-2% apart (the H200 runs of results/nvidia-h200/2026-12-02). So, per
+row:
 
   threshold = max(floor, e^(k x sigma) - 1)                (floor 2%, k 2 by default)
   sigma^2   = between^2 + se_A^2 + se_B^2                  (all of log(median B / median A))
@@ -32,26 +33,27 @@ one revision:
   - GPU kernels, whose tail is light (median move 0.15%, Q95 1.8%, Q98 2.2%): sigma = Q95 / 1.96,
     so k = 2 puts the threshold at about the 95th percentile, and the 2% floor is what binds.
   - the kinds that time host work (Thrust calls, end-to-end, host-side), whose tail is heavy (host
-    API calls, the OS's paging; alloc rows moved up to 2.6x, a managed copy 286x): sigma = 1.5 x
-    Q98 / 2, so k = 2 puts the threshold at 1.5 x the 98th percentile of the kind's moves, in log
-    space. A 95th percentile flags 5% of each such kind on identical code by construction, the
-    whole budget; the margin is what the next session needed: the 98th percentiles of
-    2026-12-02's runs held 96.7% of the 2026-12-02b A/A pair's moves of these kinds as they were,
-    97.6% at 1.25x, 98.2% at 1.5x.
-  - CPU rows keep sigma = Q95 / 1.96 although their tail is heavy too (the VM's vCPUs: medians
-    moved 10% typically, up to 1.9x, 3.5x for the 1M rows' cache flip below): the tail rule would
-    put their thresholds at 2.3-2.7x, and a report that cannot call a CPU row 1.6x slower without
-    a baseline is of no use for CPU code (tests/python/test_numba_peers.py asks exactly that).
-    So about 5% of the CPU rows (12% of all rows) are flagged on identical code by construction
-    (7 of 82 in the 2026-12-02b A/A pair, 2 of them the cache flip); their thresholds are above
-    5%, so --fail-on-regression 5 does not gate them.
+    API calls, the OS's paging; alloc rows moved up to 2.6x, a managed copy 286x): sigma = 1.5 x Q98
+    / 2, so k = 2 puts the threshold at 1.5 x the 98th percentile of the kind's moves, in log space.
+    A 95th percentile flags 5% of each such kind on identical code by construction, the whole
+    budget; the margin is what later runs needed: the 98th percentiles of the runs of
+    results/nvidia-h200/2026-12-02 held 96.7% of the moves of these kinds in
+    results/nvidia-h200/2026-12-02b's A/A pair as they were, 97.6% at 1.25x, 98.2% at 1.5x.
+  - CPU rows keep sigma = Q95 / 1.96 although their tail is heavy too (the VM's vCPUs: medians moved
+    10% typically, up to 1.9x, 3.5x for the 1M rows' cache flip below): the tail rule would put
+    their thresholds at 2.3-2.7x, and a report that cannot call a CPU row 1.6x slower without a
+    baseline is of no use for CPU code (tests/python/test_numba_peers.py asks exactly that). So
+    about 5% of the CPU rows (12% of all rows) are flagged on identical code by construction (7 of
+    82 in results/nvidia-h200/2026-12-02b's A/A pair, 2 of them the cache flip); their thresholds
+    are above 5%, so --fail-on-regression 5 does not gate them.
 Using a row's own within-run spread as well (a floor of c x its 10-90% spread) was tried: it
 cleared one more A/A row at c = 0.25 and missed 4 of the 31 injected rows at c = 0.5, so it is not
 used.
 
-The defaults: over the 12 pairs of runs of one revision committed from the H200 (2026-12-02:
-run-aa, run, run-baseline and run-ab, revision 7d240bb; 2026-12-02b: run, run-aa, run-ab-a and
-run-ab, revision f8f33ef; the rows the slowdown hook touched left out):
+The defaults: over the 12 pairs of runs of one revision from the H200
+(results/nvidia-h200/2026-12-02, in git history: run-aa, run, run-baseline and run-ab;
+results/nvidia-h200/2026-12-02b: run, run-aa, run-ab-a and run-ab; the rows the slowdown hook
+touched left out):
   kind                     diffs  median   Q95     Q98   largest   sigma  threshold (k 2)
   GPU kernel                1462  0.15%   1.83%   2.23%   5.41%   0.94%   2% (floor)
   GPU Thrust call             72  0.73%  11.0%   12.0%   13.1%    9.0%   19.8%
@@ -62,20 +64,20 @@ run-ab, revision f8f33ef; the rows the slowdown hook touched left out):
   CPU serial                 212  11%    41%     55%     62%     20.9%   51.8%
   CPU parallel               204  10%    43%     66%    124%     21.7%   54.4%
 (CPU parallel's largest moves are the 1M rows that were cold in one run and warm in the other in
-2026-12-02b, fixed in the C++ since.) GPU kernels under 20 us move more than longer ones (Q95 2.7%
-and largest 5.4% against 1.5% and 4.6%; 10% of their moves pass 2%), but the committed A/B pair
-showed its 5% slowdown on 7-13 us kernels as 2.2-4.3% (B's level up to 2.7% under A's), so any
-threshold above the floor would miss it: both keep the floor, and the short ones' moves past it are
-most of the GPU kernel false alarms (4 of the 5 GPU kernel rows flagged in the 2026-12-02b A/A
-pair). `python -m reports.noise RUN.json ...` prints this table (from any runs; only runs of one
-revision are paired); `compare --baseline RUN.json ...` measures the figures from the runs it is
-given.
+results/nvidia-h200/2026-12-02b, fixed in the C++ since.) GPU kernels under 20 us move more than
+longer ones (Q95 2.7% and largest 5.4% against 1.5% and 4.6%; 10% of their moves pass 2%), but the
+committed A/B pair showed its 5% slowdown on 7-13 us kernels as 2.2-4.3% (B's level up to 2.7% under
+A's), so any threshold above the floor would miss it: both keep the floor, and the short ones' moves
+past it are most of the GPU kernel false alarms (4 of the 5 GPU kernel rows flagged in
+results/nvidia-h200/2026-12-02b's A/A pair). `python -m reports.noise RUN.json ...` prints this
+table (from any runs; only runs of one revision are paired); `compare --baseline RUN.json ...`
+measures the figures from the runs it is given.
 
-Checked on the committed pairs (reports.calibrate_compare): the 2026-12-02b A/A pair has 687 of 704
-rows same (97.6%) with these defaults, in sample; fitted on 2026-12-02's runs alone 686 (97.4%; out
-of sample but for the margin of 1.5, which was read from that pair); the A/B pair reports all 31
-injected GPU kernel rows, flags none of the 54 others, and --fail-on-regression 5 exits 1 on it and
-0 on the A/A pair either way.
+Checked on the committed pairs (reports.calibrate_compare): results/nvidia-h200/2026-12-02b's A/A
+pair has 687 of 704 rows same (97.6%) with these defaults, in sample; fitted on
+results/nvidia-h200/2026-12-02's runs alone 686 (97.4%; out of sample but for the margin of 1.5,
+which was read from that pair); the A/B pair reports all 31 injected GPU kernel rows, flags none of
+the 54 others, and --fail-on-regression 5 exits 1 on it and 0 on the A/A pair either way.
 
 --fail-on-regression (compare.regressions) gates only rows whose threshold is at most its
 percentage: a row whose noise is wider than the budget cannot tell a PCT regression from the

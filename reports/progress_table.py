@@ -38,7 +38,7 @@ from reports.units import fmt_time
 
 HOST_LOAD_COUNTERS = frozenset({"mapped", "slots64", "slots8", "managed"})
 HOST_COPY_COUNTERS = frozenset({"device", "devslots64", "devslots8"})
-# Issue 27's bar: at most 1% for every target, 0.5% for targets whose kernel runs over 1 ms.
+# The bar: at most 1% for every target, 0.5% for targets whose kernel runs over 1 ms.
 LIMIT_PCT = 1.0
 LIMIT_LONG_PCT = 0.5
 LONG_KERNEL_S = 1e-3

@@ -1,6 +1,6 @@
 """A run without a GPU still gets an answer: this machine's CPU figures first, then the committed
 reference run (an H200 and its host) as the answer to "how much faster is the GPU", and this
-machine's CPU rows beside the reference's GPU rows, labelled as two machines (issue 28).
+machine's CPU rows beside the reference's GPU rows, labelled as two machines.
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     if run.partial:
         blocks.append(Paragraph("PARTIAL RUN: " + "; ".join(run.problems) + ".", note=True))
     blocks.append(Heading("twinbench report", 1))
-    # The answer first (issue 30): the headline, its chart and the summary table fill a 1400x900
+    # The answer first: the headline, its chart and the summary table fill a 1400x900
     # first screen; what was run and how it was timed come right after.
     blocks += first_screen_blocks(run, out_dir, result.charts)
     # After the summary: the hardware counters' section (ncu: who named the limiters, why per

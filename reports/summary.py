@@ -262,7 +262,7 @@ def gpu_limiter(row: Row, context: dict) -> str:
 def _roofline_side(row: Row, context: dict, side: str) -> str | None:
     """A CPU row under both of its limits: which side of the roofline it is on. Where the host
     gives no hardware counters (a VM without a PMU: the H200 host), the roofline against the
-    CPU's measured ceiling and roof is what can say more than "latency / other" (issue 29): the
+    CPU's measured ceiling and roof is what can say more than "latency / other": the
     row's arithmetic intensity (FLOPs per byte of its model) against the ridge point (roof over
     the ceiling's bandwidth) names the bound its model puts it under, and the share says how far
     below it the row runs. A row without FLOPs in its model (Poisson: integer work) is placed by

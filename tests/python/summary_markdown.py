@@ -1,4 +1,4 @@
-"""The summary as report.md writes it since issue 30: a narrow table on the first screen, then
+"""The summary as report.md writes it: a narrow table on the first screen, then
 per workload a list of the other columns. full_summary reads both back into the full table's
 rows, so tests of what a column says need not care where the report puts it."""
 

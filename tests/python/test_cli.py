@@ -87,7 +87,7 @@ def test_gpu_report_files(gpu_report):
             "crossover.png"} <= names
     assert not gpu_report.left_out
     html = gpu_report.html.read_text()
-    # The eight charts and the first screen's (issue 30).
+    # The eight charts and the first screen's.
     assert html.count("data:image/png;base64,") == 9 and "first-screen-speedup.png" in names
     assert "src='speedup.png'" not in html  # self-contained
 

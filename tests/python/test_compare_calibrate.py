@@ -1,4 +1,4 @@
-"""reports.calibrate_compare: the issue 32 criteria checked on an A/A and an A/B pair."""
+"""reports.calibrate_compare: its criteria checked on an A/A and an A/B pair."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 32's finer kinds and their thresholds (reports/noise.py): which rows are which kind, the
+"""The finer kinds and their thresholds (reports/noise.py): which rows are which kind, the
 threshold as a bound on |log B/A|, and the committed pairs' cases on synthetic runs (no GPU)."""
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def test_the_tail_rule_is_one_and_a_half_times_the_98th_percentile():
 
 # ----------------------------------------------------------------- the committed pairs' cases
 
-# One run's rows as the committed 2026-12-02b runs had them (ms), A's level.
+# One run's rows as the runs of results/nvidia-h200/2026-12-02b had them (ms), A's level.
 LEVELS = {
     "dot/cuda/n:1048576/block:256/mode:kernel": 0.0075,       # 7.5 us, injected in the A/B pair
     "vector_add/cuda_article/n:268435456/block:256/mode:kernel": 0.93,   # injected
@@ -92,7 +92,7 @@ AA_MOVES = {
     "dot/cuda/n:1048576/block:256/mode:kernel": 1.012,
     "vector_add/cuda_article/n:268435456/block:256/mode:kernel": 1.001,
     "conv2d/cuda_direct/image:3840x2160/filter:7/block:16x16/mode:kernel": 0.985,
-    "dot/thrust/n:1048576/mode:kernel": 1.121,               # failed the CI before issue 32's fix
+    "dot/thrust/n:1048576/mode:kernel": 1.121,               # failed a CI gate under a single default threshold
     "lucas/cuda_iterative/n:90/block:64/mode:e2e": 0.577,     # latency-bound: flagged before
     "alloc/cuda_malloc_free/bytes:268435456": 0.573,
     "transfers/cuda_managed_prefetch/dir:d2h/bytes:16777216": 0.673,

@@ -1,5 +1,5 @@
 """The between-run noise model of the MEDIAN (reports/noise.py) and what --fail-on-regression
-gates: issue 32's two open points, on synthetic runs with known noise (no GPU needed)."""
+gates: two open points, on synthetic runs with known noise (no GPU needed)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The verdict logic calibrated on synthetic run pairs (issue 32): how often identical code is
+"""The verdict logic calibrated on synthetic run pairs: how often identical code is
 called faster or slower (false alarms), and how often a known slowdown is caught (detection),
 with between-run noise drawn per row as two machine instances give it."""
 
@@ -92,7 +92,7 @@ def test_identical_code_is_the_same_in_at_least_95_percent_of_rows():
 
 def test_the_u_test_alone_is_what_raised_the_false_alarms():
     """The check above has teeth: with no practical threshold (floor 0, k 0: the old verdict,
-    Mann-Whitney alone) the same A/A pairs are mostly flagged, as issue 32 found (83%)."""
+    Mann-Whitney alone) the same A/A pairs are mostly flagged (83% in two committed H200 runs)."""
     population = Population(2)
     verdicts = _verdicts(population.run(), population.run(), NoiseModel(floor=0.0, k=0.0))
     assert sum(v != SAME for v in verdicts.values()) / len(verdicts) > 0.5

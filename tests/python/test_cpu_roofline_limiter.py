@@ -1,5 +1,5 @@
 """The CPU limiter under both limits: the side of the roofline the row's model puts it on
-(issue 29: where the host gives no hardware counters, the roofline against the CPU's measured
+(where the host gives no hardware counters, the roofline against the CPU's measured
 limits says more than "latency / other")."""
 
 from conftest import single, write_run

@@ -1,5 +1,4 @@
-"""Pairing from the rows' declared fields (issue 31): a row written by twinbench from issue 31 on
-carries its description (workload, impl, algorithm, side, mode, precision); the reports pair
+"""Pairing from the rows' declared fields: a row written by twinbench carries its description (workload, impl, algorithm, side, mode, precision); the reports pair
 "same algorithm" and "same precision" from those fields, and fall back to the words of the
 impl names only for rows of older files, which have none.
 """

@@ -1,4 +1,4 @@
-"""The report's honesty about both sides (issues 26 item 6, 28 items 1 and 5): precision like for
+"""The report's honesty about both sides: precision like for
 like, the CPU libraries as CPU contenders, the hardware ratio and its flag, the CPU-only opening
 with the reference run, and the sentences that were false for the run they described."""
 
@@ -166,7 +166,7 @@ def test_committed_h200_run_reads_like_for_like():
     lines = _lines(run)
     sgemm = lines[("sgemm", "")]
     assert sgemm.best.gpu.impl == "cublas"            # not cublas_tf32 against an FP32 CPU
-    # 2026-12-02b: FP32 61 TFLOP/s (GPU) over 1.38 (the CPU's native roof): 44x; sgemm at 49x
+    # results/nvidia-h200/2026-12-02b: FP32 61 TFLOP/s (GPU) over 1.38 (the CPU's native roof): 44x; sgemm at 49x
     # is within 1.5x of it, so not flagged; Black-Scholes (71x against 43x) is.
     assert sgemm.hardware.bound == "compute" and 40 < sgemm.hardware.value < 48
     assert not sgemm.fairness

@@ -1,4 +1,4 @@
-"""The first screen's table (issue 30): the columns a reader compares, narrow in Markdown and
+"""The first screen's table: the columns a reader compares, narrow in Markdown and
 HTML, every other column of the full summary kept per workload (folded in HTML); the chart
 under the headline: readable size, colours by limiter class."""
 

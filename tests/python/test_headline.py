@@ -1,4 +1,4 @@
-"""The report's headline (issue 30): every number in it from the run, checked against a small
+"""The report's headline: every number in it from the run, checked against a small
 synthetic run whose answers are known by construction."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The GPU limiter without Nsight Compute's counters (a run without the profile pass: what
 scripts/run.sh gives where ncu cannot read the counters): a kernel under both of its limits is
 placed on its roofline, "too few threads" only under a wave, "latency / other" only where the
-row's model has neither bytes nor FLOPs. Over the committed H200 run 2026-12-02c
+row's model has neither bytes nor FLOPs. Over the H200 run results/nvidia-h200/2026-12-02c (in git history)
 (tests/python/data/h200_limiters.json, made by make_limiter_sample.py) with its ncu_* keys
 removed, and the counters' own words kept aside to compare with."""
 

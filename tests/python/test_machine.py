@@ -147,7 +147,7 @@ def test_cache_mode_in_the_method_note(markdown, tmp_path):
                                    run.rows)
     assert warm.startswith("GPU cache mode: warm (--warm). The L2 (50 MiB) keeps")
     assert "not recorded" in machine.cache_mode_note(run.context, run.rows)
-    # A run without GPU rows flushed nothing, whatever mode its context names (issue 28).
+    # A run without GPU rows flushed nothing, whatever mode its context names.
     assert machine.cache_mode_note({"gpu_cache_mode": "cold"}, []) is None
 
 

@@ -19,7 +19,7 @@ from reports import ncu
 from reports import summary as sm
 from reports.loader import load_run
 
-# The committed H200 run of 2026-12-02 (results/nvidia-h200/2026-12-02/run.json) without its
+# The H200 run results/nvidia-h200/2026-12-02/run.json (in git history) without its
 # per-sample times: the tests must not depend on where results are kept.
 RUN = Path(__file__).resolve().parent / "data" / "ncu_h200_run.json"
 CSV = Path(__file__).resolve().parent / "data" / "ncu_raw_h200.csv"

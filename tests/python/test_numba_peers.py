@@ -1,4 +1,4 @@
-"""The articles' Numba code beside the C++ (issue 17): numba_cuda*/numba_cpu* rows appended to a
+"""The articles' Numba code beside the C++: numba_cuda*/numba_cpu* rows appended to a
 run by peers/numba/ get their own summary column, section, table and chart, and change nothing
 the report says about the C++ (pairing, best-of choices, crossover, charts)."""
 
@@ -161,8 +161,8 @@ def numba_report(numba_path, tmp_path_factory):
 
 
 def _summary(markdown: str) -> tuple[list[str], dict[str, dict[str, str]]]:
-    """The full summary's columns (the first screen's table and each workload's detail, issue
-    30): with the Numba column when a detail has a Numba cell."""
+    """The full summary's columns (the first screen's table and each workload's detail): with
+    the Numba column when a detail has a Numba cell."""
     header = sm.summary_headers(numba=True)
     return header, full_summary(markdown, header)
 

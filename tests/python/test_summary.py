@@ -41,7 +41,7 @@ def test_summary_is_the_first_table(gpu_report, algorithms_report):
     for report in (gpu_report, algorithms_report):
         markdown = report.markdown.read_text()
         assert markdown_tables(markdown)[0][0] == fs.NARROW_HEADERS
-        # Right after the title, the headline and its chart (issue 30); the method line after it.
+        # Right after the title, the headline and its chart; the method line after it.
         head = markdown[:markdown.index("| workload |")]
         assert head.index("# twinbench report") < head.index("**On ") < \
             head.index("](first-screen-speedup.png)") < \
@@ -229,7 +229,7 @@ def test_crossover_only_with_several_sizes(algorithms_report, tmp_path):
 
 
 def test_cpu_only_summary_has_cpu_columns_and_says_why(cpu_only_report):
-    """A run without GPU rows: no empty GPU columns (issue 28), and the reason first."""
+    """A run without GPU rows: no empty GPU columns, and the reason first."""
     markdown = cpu_only_report.markdown.read_text()
     rows = _summary(markdown, sm.CPU_ONLY_HEADERS)
     assert rows and narrow_summary(markdown)[0] == fs.CPU_ONLY_NARROW_HEADERS
