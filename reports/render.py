@@ -50,16 +50,23 @@ def _left_out_reason(spec: ChartSpec, context: dict) -> str:
     return reason
 
 
-def _left_out_line(spec: ChartSpec, context: dict) -> str:
-    return f"chart {spec.key} left out: {_left_out_reason(spec, context)}"
+def _left_out_by_reason(specs: list[ChartSpec], context: dict) -> dict[str, list[str]]:
+    by_reason: dict[str, list[str]] = {}
+    for spec in specs:
+        by_reason.setdefault(_left_out_reason(spec, context), []).append(spec.key)
+    return by_reason
+
+
+def left_out_lines(specs: list[ChartSpec], context: dict) -> list[str]:
+    """The console's lines: one per reason, naming the charts it left out."""
+    return [f"chart{'s' if len(keys) > 1 else ''} {', '.join(keys)} left out: {reason}"
+            for reason, keys in _left_out_by_reason(specs, context).items()]
 
 
 def left_out_list(specs: list[ChartSpec], context: dict) -> BulletList:
     """One line per reason, naming the charts it left out: each reason said once."""
-    by_reason: dict[str, list[str]] = {}
-    for spec in specs:
-        by_reason.setdefault(_left_out_reason(spec, context), []).append(spec.key)
-    return BulletList([f"{', '.join(keys)}: {reason}" for reason, keys in by_reason.items()])
+    return BulletList([f"{', '.join(keys)}: {reason}"
+                       for reason, keys in _left_out_by_reason(specs, context).items()])
 
 
 def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
@@ -70,7 +77,6 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
     for spec in CHARTS:
         figure = spec.draw(run.rows, run.context)
         if figure is None:
-            result.left_out.append(_left_out_line(spec, run.context))
             left_out.append(spec)
             continue
         png = _png_bytes(figure)
@@ -82,6 +88,7 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
         if note:
             blocks.append(Paragraph(note, note=True))
     if left_out:
+        result.left_out = left_out_lines(left_out, run.context)
         blocks += [Heading("Charts left out", 3), left_out_list(left_out, run.context)]
     return blocks
 

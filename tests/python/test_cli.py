@@ -190,3 +190,10 @@ def test_entries_with_non_string_names_are_left_out(tmp_path):
                           cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "without a string name" in (out / "report.md").read_text()
+
+
+def test_the_console_names_the_charts_left_out_once_per_reason(tmp_path, data_dir, capsys):
+    assert main([str(data_dir / "cpu_only_run.json"), "--out", str(tmp_path / "out")]) == 0
+    lines = [l for l in capsys.readouterr().out.splitlines() if "left out" in l]
+    assert len(lines) == len({l.split(" left out: ")[1] for l in lines})
+    assert any(l.startswith("charts ") and ", " in l for l in lines)

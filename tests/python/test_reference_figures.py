@@ -60,3 +60,8 @@ def test_report_html_links_its_charts(rendered):
         assert f"src='{name}'" in html
     committed_html = COMMITTED.with_suffix(".html").read_text(encoding="utf-8")
     assert "data:image/png" not in committed_html and len(committed_html) < 1_000_000
+
+
+def test_run_sh_weighs_its_progress_by_the_same_reference_run():
+    script = (REPO / "scripts" / "run.sh").read_text(encoding="utf-8")
+    assert f'reference_run="$root/{ref.REFERENCE_RUN}"' in script
