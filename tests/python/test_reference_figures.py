@@ -65,3 +65,13 @@ def test_report_html_links_its_charts(rendered):
 def test_run_sh_weighs_its_progress_by_the_same_reference_run():
     script = (REPO / "scripts" / "run.sh").read_text(encoding="utf-8")
     assert f'reference_run="$root/{ref.REFERENCE_RUN}"' in script
+
+
+def test_results_in_the_tree_stay_under_20_mb():
+    import subprocess
+    listed = subprocess.run(["git", "ls-files", "-z", "results"], cwd=REPO, capture_output=True,
+                            check=False).stdout.split(b"\0")
+    paths = [REPO / p.decode() for p in listed if p]
+    if not paths:
+        pytest.skip("not a git checkout")
+    assert sum(p.stat().st_size for p in paths if p.is_file()) < 20_000_000
