@@ -81,7 +81,7 @@ reference_run="$root/results/nvidia-h200/2026-12-02b/run.json.gz"  # as reports/
 if [ -z "${TWINBENCH_PREVIOUS_RESULTS:-}" ]; then
   previous=$(ls -t "$out"/*.json 2>/dev/null | head -1 || true)
   if [ -z "$previous" ] && [ -f "$reference_run" ]; then
-    previous=$(mktemp --suffix=.json)
+    previous=$(mktemp -t twinbench-reference-run.XXXXXX.json)
     trap 'rm -f "$previous"' EXIT
     gzip -dc "$reference_run" > "$previous"
   fi
