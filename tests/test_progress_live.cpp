@@ -404,9 +404,9 @@ TEST(ProgressLiveGpu, OptimizedSgemmCountingRejectsTooFewSlotsAndFallbackSizes) 
 // count of finished tiles grow, never shrink, and end at the tiles. The test asserts progress
 // seen wave by wave (4,096 tiles finish in ~16 waves of blocks on an H200: at least 16 distinct
 // values in a kernel of 20 ms and more); how many the host sees is the progress rows' figure
-// (distinct_updates; the target is 50). On the H200 this test read 48 distinct values in 250
-// reads (mapped) and 38 in 210 (device) during a 23.0 ms kernel (results/nvidia-h200/2026-12-03,
-// progress/tests.log).
+// (distinct_updates; the target is 50). On the H200 this test read 45 distinct values in 461
+// reads (mapped) and 44 in 335 (device) during a 23.0 ms kernel: the waves, not the reads, set
+// the count (results/nvidia-h200/2026-12-03, progress/tests.log).
 // Both placements: mapped slots read with loads, device slots read with a copy each.
 class ProgressLivePlacement : public ::testing::TestWithParam<SlotPlacement> {};
 INSTANTIATE_TEST_SUITE_P(Gpu, ProgressLivePlacement, ::testing::ValuesIn(kPlacements),
