@@ -25,6 +25,7 @@
 
 #include "common/progress_eta.hpp"
 #include "common/console_reporter.hpp"
+#include "common/device_select.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
@@ -59,6 +60,7 @@ struct Options {
   bool telemetry = true;  // --no-telemetry turns it off
   bool warm = false;      // --warm
   bool ceilings = true;   // --no-ceilings turns them off
+  std::optional<int> device;  // --devices=N: the one GPU this run measures
   std::optional<tb::cpu_isa::Level> cpu_isa;  // --cpu-isa: the highest level the CPU kernels run
   tb::ConsoleStyle console = tb::ConsoleStyle::compact;  // --console
 };
@@ -86,6 +88,10 @@ void print_usage() {
       "  --block2d=XxY[,XxY...]     --axis=block:XxY,..., block shapes for 2D GPU kernels\n"
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
+      "  --devices=N                measure GPU N (default 0; one device per run: the run\n"
+      "                             sees only it; scripts/run-devices.sh runs several, one\n"
+      "                             after another); the collectives and peer_copy workloads use\n"
+      "                             every GPU the process sees (CUDA_VISIBLE_DEVICES)\n"
       "  --machine=NAME             machine label recorded in the context\n"
       "  --warm                     time GPU kernel rows with warm caches (default: cold, the L2\n"
       "                             flushed before every sample)\n"
@@ -224,6 +230,15 @@ void set_axis(tb::RunConfig& cfg, const std::string& name, std::string_view valu
   }
 }
 
+// --devices=N: CUDA shows this process only device N of those it would show (the context's
+// cuda_visible_devices and gpu_pci_bus_id say which it was).
+void select_device(int ordinal) {
+  const char* now = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string value = tb::visible_devices_for(
+      ordinal, now ? std::optional<std::string>(now) : std::nullopt);
+  setenv("CUDA_VISIBLE_DEVICES", value.c_str(), 1);
+}
+
 // Takes our flags out of argv (Google Benchmark rejects flags it does not know).
 Options parse_our_flags(int& argc, char** argv) {
   Options o;
@@ -271,6 +286,12 @@ Options parse_our_flags(int& argc, char** argv) {
     } else if (auto v7 = flag_value(arg, "--sweep"); v7) {
       if (*v7 == "all") o.cfg.all_blocks = true;
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
+    } else if (auto vd = flag_value(arg, "--devices"); vd) {
+      try {
+        o.device = tb::parse_device(*vd);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+      }
     } else if (auto v8 = flag_value(arg, "--machine"); v8) {
       o.machine = parse_machine(*v8);
     } else if (auto v14 = flag_value(arg, "--cpu-isa"); v14) {
@@ -523,6 +544,22 @@ int main(int argc, char** argv) {
   if (opts.list_workloads) {
     print_workloads(stdout);
     return 0;
+  }
+  if (opts.device) {  // before the first CUDA call, which reads the variable
+    try {
+      select_device(*opts.device);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "twinbench: %s\n", e.what());
+      return kExitBadInput;
+    }
+  }
+  // A device other than the first that is not there is bad input, not a run of skips (device 0
+  // is the default, and a machine without a GPU runs its CPU rows).
+  if (opts.device && *opts.device > 0 && !tb::gpu_info().available &&
+      tb::gpu_info().name.empty()) {
+    std::fprintf(stderr, "twinbench: --devices=%d: no such GPU here (%s)\n", *opts.device,
+                 tb::gpu_info().status.c_str());
+    return kExitBadInput;
   }
   if (opts.progress_demo_s) return tb::progress::run_demo(*opts.progress_demo_s);
   if (opts.cpu_isa) tb::cpu_isa::set_limit(*opts.cpu_isa);

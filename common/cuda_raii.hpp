@@ -142,6 +142,22 @@ class Event {
   cudaEvent_t e_ = nullptr;
 };
 
+// The current device set to `device` for a scope, the previous one restored at its end (buffers,
+// streams and events belong to the device current when they are made).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    CUDA_CHECK(cudaGetDevice(&previous_));
+    CUDA_CHECK(cudaSetDevice(device));
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope() { CUDA_CHECK_NOEXCEPT(cudaSetDevice(previous_)); }
+
+ private:
+  int previous_ = 0;
+};
+
 template <class T>
 void copy_to_device(T* dst, const T* src, std::size_t n, cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyHostToDevice, s));

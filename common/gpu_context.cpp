@@ -1,6 +1,7 @@
 #include "common/gpu_context.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #if TWINBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -52,6 +53,12 @@ void check_code(GpuInfo& g) {
                       : "sm_" + std::to_string(probe.binary_version) + " SASS";
 }
 
+// Where CUDA_VISIBLE_DEVICES is set (by --devices or the user), a missing device names it.
+std::string visible_note() {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return visible ? std::string(" (CUDA_VISIBLE_DEVICES='") + visible + "')" : std::string();
+}
+
 GpuInfo probe() {
   GpuInfo g;
   int count = 0;
@@ -62,11 +69,11 @@ GpuInfo probe() {
     g.status = err == cudaErrorInsufficientDriver
                    ? "no CUDA device: no NVIDIA driver is loaded, or it is older than the CUDA "
                      "runtime (cudaErrorInsufficientDriver)"
-                   : std::string("no CUDA device: ") + cudaGetErrorString(err);
+                   : std::string("no CUDA device: ") + cudaGetErrorString(err) + visible_note();
     return g;
   }
   if (count == 0) {
-    g.status = "no CUDA device: the driver reports 0 devices";
+    g.status = "no CUDA device: the driver reports 0 devices" + visible_note();
     return g;
   }
   cudaDeviceProp p{};
@@ -75,6 +82,9 @@ GpuInfo probe() {
     return g;
   }
   g.available = true;
+  g.device_count = count;
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess) g.pci_bus_id = bus;
   g.status = "available";
   g.name = p.name;
   g.cc_major = p.major;

@@ -13,6 +13,8 @@ struct GpuInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sms = 0;
+  int device_count = 0;  // the devices the driver reports (CUDA_VISIBLE_DEVICES applied)
+  std::string pci_bus_id;  // device 0's, the device measured: "0000:19:00.0"
   std::size_t memory_bytes = 0;
   int sm_clock_mhz = 0, mem_clock_mhz = 0, mem_bus_bits = 0;
   int max_threads_per_block = 0;

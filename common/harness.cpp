@@ -491,7 +491,7 @@ TelemetryStatus enable_telemetry() {
   g_telemetry = true;
   TelemetryStatus status;
   if (gpu_info().available) {
-    g_nvml = telemetry::open_nvml(status.gpu_why);
+    g_nvml = telemetry::open_nvml(status.gpu_why, gpu_info().pci_bus_id);
     if (g_nvml) {
       g_gpu_sampler = std::make_unique<telemetry::Sampler>(
           *g_nvml, std::chrono::duration_cast<std::chrono::microseconds>(kTelemetryInterval));

@@ -45,8 +45,12 @@ std::string hostname() {
 void record_gpu(const RunConfig& cfg) {
   const GpuInfo& g = gpu_info();
   add("gpu_status", g.status);
+  // --devices=N sets it; a user may have too.
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) add("cuda_visible_devices", visible);
   if (!g.name.empty()) {  // a GPU, usable or not (a build without code for it)
     add("gpu_name", g.name);
+    add("gpu_pci_bus_id", g.pci_bus_id);
+    add("gpu_device_count", std::to_string(g.device_count));
     add("gpu_cc", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
     add("cuda_architectures", g.cuda_architectures);
     add("gpu_code", g.code);

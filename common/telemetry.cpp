@@ -26,6 +26,7 @@ struct NvmlApi {
   nvml_return (*init)() = nullptr;
   nvml_return (*shutdown)() = nullptr;
   nvml_return (*handle_by_index)(unsigned, nvml_device*) = nullptr;
+  nvml_return (*handle_by_pci_bus_id)(const char*, nvml_device*) = nullptr;
   nvml_return (*clock_info)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*power_usage)(nvml_device, unsigned*) = nullptr;
   nvml_return (*temperature)(nvml_device, int, unsigned*) = nullptr;
@@ -121,7 +122,7 @@ double mean_finite(const std::vector<Reading>& rs, double Reading::*field) {
 
 }  // namespace
 
-std::unique_ptr<Source> open_nvml(std::string& why) {
+std::unique_ptr<Source> open_nvml(std::string& why, const std::string& pci_bus_id) {
   NvmlApi api;
   api.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!api.lib) {
@@ -137,6 +138,7 @@ std::unique_ptr<Source> open_nvml(std::string& why) {
   // Optional: older drivers name the reasons "clocks throttle", newer "clocks event".
   if (!bind(api.lib, "nvmlDeviceGetCurrentClocksEventReasons", api.throttle_reasons))
     bind(api.lib, "nvmlDeviceGetCurrentClocksThrottleReasons", api.throttle_reasons);
+  bind(api.lib, "nvmlDeviceGetHandleByPciBusId_v2", api.handle_by_pci_bus_id);
   bind(api.lib, "nvmlDeviceGetTotalEnergyConsumption", api.total_energy);
   bind(api.lib, "nvmlSystemGetDriverVersion", api.driver_version);
   bind(api.lib, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
@@ -154,8 +156,12 @@ std::unique_ptr<Source> open_nvml(std::string& why) {
     return nullptr;
   }
   nvml_device device = nullptr;
-  if (const int rc = api.handle_by_index(0, &device); rc != 0) {
-    why = "NVML finds no device 0 (NVML error " + std::to_string(rc) + "): no GPU telemetry";
+  const bool by_bus = !pci_bus_id.empty() && api.handle_by_pci_bus_id;
+  if (const int rc = by_bus ? api.handle_by_pci_bus_id(pci_bus_id.c_str(), &device)
+                            : api.handle_by_index(0, &device);
+      rc != 0) {
+    why = "NVML finds no device " + (by_bus ? pci_bus_id : std::string("0")) + " (NVML error " +
+          std::to_string(rc) + "): no GPU telemetry";
     api.shutdown();
     dlclose(api.lib);
     return nullptr;

@@ -39,8 +39,10 @@ class Source {
   virtual std::vector<std::pair<std::string, std::string>> environment() { return {}; }
 };
 
-// NVML for device 0, or nullptr with the reason in `why` (no driver, no device, ...).
-std::unique_ptr<Source> open_nvml(std::string& why);
+// NVML for the measured device, or nullptr with the reason in `why` (no driver, no device, ...).
+// `pci_bus_id`: the CUDA device measured (NVML numbers devices its own way and ignores
+// CUDA_VISIBLE_DEVICES); empty: NVML's device 0.
+std::unique_ptr<Source> open_nvml(std::string& why, const std::string& pci_bus_id = "");
 
 // Throttle reasons that mean the clock was held down by the machine, not by idleness or the
 // application's own setting: power cap, thermal slowdown, hardware slowdown, sync boost...

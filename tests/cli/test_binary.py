@@ -170,6 +170,10 @@ def test_unknown_workload_lists_known_ones():
     (["--benchmark_format=yaml"], "--benchmark_format: use console, json or csv"),
     (["--machine=../../x"], "--machine: use letters, digits"),
     (["--machine=a/b"], "--machine: use letters, digits"),
+    (["--devices=0,1"], "one device per run"),
+    (["--devices=all"], "scripts/run-devices.sh"),
+    (["--devices=-1"], "expected a device number"),
+    (["--devices=gpu0"], "expected a device number"),
 ])
 def test_bad_values_are_refused(args, message):
     proc = run(*args)
@@ -521,3 +525,76 @@ def test_interrupted_run_closes_its_results_file(tmp_path, sig, code, label):
     measured = [b for b in data["benchmarks"] if not b.get("error_occurred")]
     assert len(measured) == ctx["benchmarks_measured"] >= 1
     assert any("interrupted" in b.get("error_message", "") for b in data["benchmarks"])
+
+
+def test_devices_picks_one_of_the_visible_devices(tmp_path):
+    """--devices=N shows the run only device N of those visible (CUDA_VISIBLE_DEVICES, recorded
+    in the context); an N the list does not have is refused before anything runs."""
+    proc, data = run_json(tmp_path, "--workload=vector_add", "--devices=0", "--no-ceilings",
+                          env={"CUDA_VISIBLE_DEVICES": "5,3"})
+    assert proc.returncode == 0, proc.stderr
+    assert data["context"]["cuda_visible_devices"] == "5"
+    proc = run("--devices=2", "--quick", env={"CUDA_VISIBLE_DEVICES": "3,5"})
+    assert proc.returncode == 2
+    assert "shows 2 device(s)" in proc.stderr
+
+
+def test_devices_names_a_missing_gpu_as_bad_input():
+    """A device past those the machine has (here: past a GPU that CUDA_VISIBLE_DEVICES hides)
+    is bad input, said once, not a run of skipped rows."""
+    proc = run("--devices=1", "--quick", "--workload=dot", env={"CUDA_VISIBLE_DEVICES": "99,98"})
+    assert proc.returncode == 2
+    assert "--devices=1: no such GPU here" in proc.stderr
+
+
+def test_multi_gpu_workloads_skip_with_their_reason_on_one_or_no_gpu(tmp_path):
+    """collectives and peer_copy register on any machine; without a GPU every row skips with
+    the reason, and peer_copy's rows would say that they need two GPUs on a machine with one."""
+    proc, data = run_json(tmp_path, "--workload=collectives,peer_copy", "--no-ceilings")
+    assert proc.returncode in (0, 4), proc.stderr
+    names = [b["name"] for b in data["benchmarks"]]
+    assert any(n.startswith("collectives/nccl/op:all_reduce/bytes:8/") for n in names)
+    assert any(n.startswith("peer_copy/cuda/src:0/dst:1/") for n in names)
+    assert any(n.startswith("peer_copy/cuda/src:all/dst:all/") for n in names)
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            assert b["error_message"], b["name"]
+
+
+@pytest.mark.parametrize("devices, message", [
+    ("0,x", "a list of device numbers"),
+    ("gpu1", "a list of device numbers"),
+])
+def test_run_devices_refuses_a_bad_list(devices, message):
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "run-devices.sh"), devices],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_run_devices_all_without_a_gpu_says_so(tmp_path):
+    """`all` asks nvidia-smi; where it lists no GPU the script says so and exits 2."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "nvidia-smi").write_text("#!/bin/sh\nexit 9\n")
+    (fake / "nvidia-smi").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "run-devices.sh"), "all"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2
+    assert "no GPU listed by nvidia-smi" in proc.stderr
+
+
+def test_torch_allreduce_reference_says_why_it_cannot_run(tmp_path):
+    """Without torch (CI) or without a GPU the reference script exits 2 with the reason."""
+    proc = subprocess.run([os.environ.get("PYTHON", "python3"),
+                           str(ROOT / "scripts" / "torch-allreduce.py")],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        import torch  # noqa: F401
+        has_gpu = torch.cuda.is_available()
+    except ImportError:
+        has_gpu = False
+    if not has_gpu:
+        assert proc.returncode == 2
+        assert "torch-allreduce:" in proc.stderr

@@ -1,0 +1,211 @@
+// peer_copy benchmarks: the links between GPUs. One cudaMemcpyPeerAsync of `bytes` per sample
+// from device src to device dst, for every ordered pair, with peer access enabled both ways
+// (peer_access:on: the copy goes over NVLink or PCIe peer-to-peer) and disabled (off: the driver
+// stages it through host memory); and all pairs at once (src:all, dst:all: every ordered pair
+// copying concurrently, host-timed from the first launch to the last wait), whose bytes are the
+// sum over pairs, the bisection figure. Bytes model: the bytes copied once (a link's GB/s);
+// us_per_transfer at 8 B is the link's latency. Validated once per row: the destination poisoned,
+// one copy, the bytes compared with the source. With fewer than two GPUs the rows of the pair
+// (0, 1) skip, saying how many the process sees. Counters: p2p_perf_rank and p2p_native_atomics
+// from cudaDeviceGetP2PAttribute (the driver's ranking of the link: 0 is its best).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/twinbench.hpp"
+#include "cpu/transfers.hpp"
+#if TWINBENCH_HAVE_CUDA
+#include "common/gpu_context.hpp"
+#include "common/host_api_timing.hpp"
+#endif
+
+namespace tb::peer_copy {
+namespace {
+
+#if TWINBENCH_HAVE_CUDA
+using transfers::compare_bytes;
+using transfers::fill_bytes;
+using transfers::kPoison;
+
+constexpr std::uint64_t kSeed = 0x5eedb2b;
+
+// 8 B (latency), 64 KiB, 4 MiB, 256 MiB (quick: the first two).
+std::vector<std::size_t> sizes(bool quick) {
+  if (quick) return {8, std::size_t{64} << 10};
+  return {8, std::size_t{64} << 10, std::size_t{4} << 20, std::size_t{256} << 20};
+}
+
+WorkModel work(double bytes) {
+  return {.read_bytes = bytes, .items = 1.0, .held_to_ceiling = false};
+}
+
+struct Pair {
+  int src, dst;
+};
+
+// Every ordered pair of the devices the process sees.
+std::vector<Pair> ordered_pairs(int devices) {
+  std::vector<Pair> out;
+  for (int s = 0; s < devices; ++s)
+    for (int d = 0; d < devices; ++d)
+      if (s != d) out.push_back({s, d});
+  return out;
+}
+
+// Turns peer access between a and b on or off, both ways. Throws when `on` and the devices
+// cannot reach each other.
+void set_peer_access(int a, int b, bool on) {
+  int can_ab = 0, can_ba = 0;
+  CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ab, a, b));
+  CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ba, b, a));
+  if (on && !(can_ab && can_ba))
+    throw std::runtime_error("devices " + std::to_string(a) + " and " + std::to_string(b) +
+                             " cannot access each other (cudaDeviceCanAccessPeer)");
+  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+    const DeviceScope scope(from);
+    const cudaError_t e = on ? cudaDeviceEnablePeerAccess(to, 0) : cudaDeviceDisablePeerAccess(to);
+    (void)cudaGetLastError();
+    // Already in the state asked for: not an error here.
+    if (e != cudaErrorPeerAccessAlreadyEnabled && e != cudaErrorPeerAccessNotEnabled) CUDA_CHECK(e);
+  }
+}
+
+// One buffer and one stream per device, `bytes` each, the sources filled with the pattern.
+struct DeviceData {
+  std::size_t bytes;
+  HostArray<unsigned char> pattern, check;
+  std::vector<DeviceBuffer<unsigned char>> src, dst;
+  std::vector<Stream> streams;
+  DeviceData(std::size_t b, int devices) : bytes(b), pattern(b), check(b) {
+    fill_bytes(pattern.span(), kSeed);
+    for (int d = 0; d < devices; ++d) {
+      const DeviceScope scope(d);
+      src.emplace_back(bytes);
+      dst.emplace_back(bytes);
+      streams.emplace_back();
+      CUDA_CHECK(cudaMemcpy(src.back().data(), pattern.data(), bytes, cudaMemcpyHostToDevice));
+    }
+  }
+  // A source and a destination per device (device 0's share; the others alike), and the host's
+  // pattern and readback.
+  static Footprint weight(std::size_t b, int) {
+    return {.host_bytes = 2.0 * b, .device_bytes = 2.0 * b};
+  }
+  void copy(Pair p) {
+    CUDA_CHECK(cudaMemcpyPeerAsync(dst[p.dst].data(), p.dst, src[p.src].data(), p.src, bytes,
+                                   streams[p.src]));
+  }
+  ErrorStats check_copy(Pair p) {
+    {
+      const DeviceScope scope(p.dst);
+      CUDA_CHECK(cudaMemset(dst[p.dst].data(), kPoison, bytes));
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    copy(p);
+    streams[p.src].synchronize();
+    std::memset(check.data(), 0, bytes);
+    CUDA_CHECK(cudaMemcpy(check.data(), dst[p.dst].data(), bytes, cudaMemcpyDeviceToHost));
+    return compare_bytes(check.data(), pattern.data(), bytes);
+  }
+};
+
+bool require_two(benchmark::State& state) {
+  if (gpu_info().device_count >= 2) return true;
+  skip(state, "needs 2 GPUs: this process sees " + std::to_string(gpu_info().device_count) +
+                  " (CUDA_VISIBLE_DEVICES applies)");
+  return false;
+}
+
+void record_link(benchmark::State& state, Pair p) {
+  int rank = 0, atomics = 0;
+  if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, p.src, p.dst) == cudaSuccess)
+    state.counters["p2p_perf_rank"] = rank;
+  if (cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, p.src, p.dst) ==
+      cudaSuccess)
+    state.counters["p2p_native_atomics"] = atomics;
+  (void)cudaGetLastError();
+}
+
+void add_pair(const RunConfig& cfg, Pair p, std::size_t bytes, bool peer_access, int devices) {
+  const auto spec = bench_spec("peer_copy", "cuda",
+                               {{"src", p.src}, {"dst", p.dst},
+                                {"bytes", bytes}, {"peer_access", peer_access ? "on" : "off"}});
+  add_gpu_benchmark(cfg, spec, work(static_cast<double>(bytes)), [=](benchmark::State& state) {
+    if (!require_two(state)) return;
+    set_peer_access(p.src, p.dst, peer_access);
+    DeviceData& d = inputs<DeviceData>(bytes, devices);
+    if (!validate_once(state, transfers::kExact, [&] { return d.check_copy(p); })) return;
+    d.copy(p);  // warm-up
+    d.streams[p.src].synchronize();
+    const DeviceScope scope(p.src);  // the events belong to the device of the source's stream
+    Event start, stop;
+    measure(state, [&] {
+      start.record(d.streams[p.src]);
+      d.copy(p);
+      stop.record(d.streams[p.src]);
+      stop.synchronize();
+      return stop.seconds_since(start);
+    });
+    state.counters["us_per_transfer"] = benchmark::Counter(
+        1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    record_link(state, p);
+  });
+}
+
+void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
+  const auto pairs = ordered_pairs(devices);
+  const auto spec = bench_spec("peer_copy", "cuda",
+                               {{"src", "all"}, {"dst", "all"}, {"bytes", bytes},
+                                {"peer_access", "on"}});
+  const double total = static_cast<double>(bytes) * static_cast<double>(pairs.size());
+  add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
+    if (!require_two(state)) return;
+    for (Pair p : pairs)
+      if (p.src < p.dst) set_peer_access(p.src, p.dst, true);
+    DeviceData& d = inputs<DeviceData>(bytes, devices);
+    // Each pair copies into the destination's one buffer: concurrent pairs into one device
+    // write the same bytes, so the check is each pair's own copy, one after another.
+    if (!validate_once(state, transfers::kExact, [&] {
+          ErrorStats worst;
+          for (Pair p : pairs) {
+            const ErrorStats e = d.check_copy(p);
+            if (e.max_abs > worst.max_abs) worst = e;
+          }
+          return worst;
+        }))
+      return;
+    timed_loop(state, "us_per_round", 1.0, [&] {
+      for (Pair p : pairs) d.copy(p);
+      for (auto& s : d.streams) s.synchronize();
+    });
+    state.counters["pairs"] = static_cast<double>(pairs.size());
+  });
+}
+#endif
+
+void register_benchmarks(const RunConfig& cfg) {
+#if TWINBENCH_HAVE_CUDA
+  // Fewer than two GPUs: the rows of the pair (0, 1), which skip and say why.
+  const int devices = std::max(gpu_info().device_count, 2);
+  const std::vector<std::size_t> all =
+      cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick);
+  for (std::size_t bytes : all) {
+    for (Pair p : ordered_pairs(devices))
+      for (bool on : {true, false}) add_pair(cfg, p, bytes, on, devices);
+    add_all_pairs(cfg, bytes, devices);
+  }
+#else
+  (void)cfg;
+#endif
+}
+
+}  // namespace
+
+TWINBENCH_WORKLOAD("peer_copy",
+                   "GPU-to-GPU copies for every ordered pair, with and without peer access, and "
+                   "all pairs at once",
+                   register_benchmarks);
+
+}  // namespace tb::peer_copy
