@@ -9,16 +9,24 @@
 // rank against the expected integer-valued sum or copy (the receive buffers poisoned with NaN
 // first). NCCL is loaded at run time: without libnccl.so.2 the rows skip with the loader's
 // reason.
+// impl mpi (registered under mpirun with 2 ranks or more, in a build with MPI): the same five
+// collectives over the ranks' host memory (common/mpi_run.hpp), the CPU's counterpart, the same
+// sizes, validation and counters (axis ranks). Every rank takes them together: each sample is
+// the slowest rank's time from a barrier to the end of its call, and the stopping rule runs on
+// rank 0's clock, so that all ranks stop after the same sample.
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "bench/twinbench.hpp"
 #include "common/collectives.hpp"
+#include "common/host_api_timing.hpp"
+#include "common/mpi_run.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_context.hpp"
-#include "common/host_api_timing.hpp"
 #include "gpu/collectives.hpp"
 #include "gpu/nccl.hpp"
 #endif
@@ -85,7 +93,71 @@ void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
 }
 #endif
 
+struct HostData {  // one rank's send and receive buffers for the MPI rows
+  Counts c;
+  HostArray<float> send, recv;
+  HostData(Op op, std::size_t bytes, int ranks)
+      : c(counts(op, bytes, ranks)), send(c.send), recv(c.recv) {
+    for (std::size_t i = 0; i < c.send; ++i) send[i] = input_value(mpi::rank(), i);
+  }
+  static Footprint weight(Op op, std::size_t bytes, int ranks) {
+    const Counts c = counts(op, bytes, ranks);
+    return {.host_bytes = 4.0 * static_cast<double>(c.send + c.recv)};
+  }
+  // Every rank's received elements against what they must hold, summed over the ranks (so that
+  // every rank reaches the same verdict).
+  double mismatches(Op op) {
+    std::fill(recv.begin(), recv.end(), std::numeric_limits<float>::quiet_NaN());
+    mpi::collective(op, send.data(), recv.data(), c);
+    double bad = 0;
+    for (std::size_t i = 0; i < c.recv; ++i)
+      bad += recv[i] != expected_value(op, mpi::rank(), mpi::size(), i, c.chunk);
+    return mpi::sum_over_ranks(bad);
+  }
+};
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void add_mpi(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
+  auto spec = bench_spec("collectives", "mpi",
+                         {{"op", op_name(op)}, {"bytes", bytes}, {"ranks", ranks}});
+  spec.in_step = true;
+  const double moved = static_cast<double>(effective_bytes(op, bytes, ranks));
+  const WorkModel w{.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+  add_cpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
+    if (counts(op, bytes, ranks).send == 0)
+      return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
+                             std::to_string(ranks));
+    HostData& d = inputs<HostData>(op, bytes, ranks);
+    if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(d.mismatches(op)); }))
+      return;
+    mpi::collective(op, d.send.data(), d.recv.data(), d.c);  // warm-up
+    const SampleStats st = measure(
+        state,
+        [&] {
+          mpi::barrier();
+          const double t0 = steady_seconds();
+          mpi::collective(op, d.send.data(), d.recv.data(), d.c);
+          return mpi::max_over_ranks(steady_seconds() - t0);
+        },
+        [] { return mpi::from_root(steady_seconds()); });
+    const double algbw = st.median > 0 ? moved / st.median / 1e9 : 0.0;
+    state.counters["us_per_op"] = st.median * 1e6;
+    state.counters["algbw_GBps"] = algbw;
+    state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
+    state.counters["ranks"] = ranks;
+  });
+}
+
 void register_benchmarks(const RunConfig& cfg) {
+  if (mpi::active()) {
+    const std::vector<std::size_t> all =
+        cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick, cfg.full);
+    for (Op op : kOps)
+      for (std::size_t bytes : all) add_mpi(cfg, op, bytes, mpi::size());
+  }
 #if TWINBENCH_HAVE_CUDA
   const int ranks = std::max(gpu_info().device_count, 1);
   const std::vector<std::size_t> all =

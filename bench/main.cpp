@@ -26,6 +26,7 @@
 #include "common/progress_eta.hpp"
 #include "common/console_reporter.hpp"
 #include "common/device_select.hpp"
+#include "common/mpi_run.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
@@ -228,6 +229,21 @@ void set_axis(tb::RunConfig& cfg, const std::string& name, std::string_view valu
     auto& axis = cfg.axes[name];
     axis.insert(axis.end(), list.begin(), list.end());
   }
+}
+
+// An MPI rank other than 0: silent (rank 0 prints and writes the results file), and only the
+// rows every rank takes together run here.
+void follow_rank_zero() {
+  if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
+  tb::set_rank_skip_reason("rank " + std::to_string(tb::mpi::rank()) + " of " +
+                           std::to_string(tb::mpi::size()) +
+                           " runs only the rows all ranks take together; rank 0 runs this one");
+}
+
+void drop_results_file(std::vector<char*>& args) {
+  std::erase_if(args, [](const char* a) {
+    return std::string_view(a).starts_with("--benchmark_out");
+  });
 }
 
 // --devices=N: CUDA shows this process only device N of those it would show (the context's
@@ -541,6 +557,15 @@ int main(int argc, char** argv) {
     print_usage();
     return 0;
   }
+  // Under mpirun: MPI for the whole run, finalized on every way out of main.
+  if (const std::string alone = tb::mpi::init(&argc, &argv); !alone.empty()) {
+    if (tb::mpi::launcher_rank() > 0) return 0;  // rank 0 runs alone and says why
+    std::fprintf(stderr, "twinbench: %s\n", alone.c_str());
+  }
+  struct MpiFinalize {
+    ~MpiFinalize() { tb::mpi::finalize(); }
+  } mpi_finalize;
+  if (tb::mpi::rank() > 0) follow_rank_zero();
   if (opts.list_workloads) {
     print_workloads(stdout);
     return 0;
@@ -575,6 +600,7 @@ int main(int argc, char** argv) {
   // Google Benchmark's own loop when its minimum time is asked for: decided before registering,
   // since it changes how benchmarks are registered (common/sampler.hpp).
   std::vector<char*> args(argv, argv + argc);
+  if (tb::mpi::rank() > 0) drop_results_file(args);
   if (const std::string bad = check_benchmark_flags(args); !bad.empty()) {
     std::fprintf(stderr, "twinbench: %s\n", bad.c_str());
     return kExitBadInput;

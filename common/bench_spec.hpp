@@ -68,6 +68,9 @@ struct BenchSpec {
   // OpenMP threads a CPU row runs on (omp kernels and the CPU libraries): named after the axes,
   // `.../threads:16`, and held to the ceilings of all threads; unset: one thread.
   std::optional<int> threads;
+  // Taken by every rank of an MPI job together (the MPI rows, common/mpi_run.hpp): the other
+  // rows run on rank 0 alone. Not part of the name.
+  bool in_step = false;
   // Rows of one workload and one algorithm are compared with each other ("" is the workload's
   // plain algorithm; "recursive", "aos", ... where variants solve it differently).
   std::string algorithm;

@@ -83,7 +83,7 @@ TB_HD inline float expected_value(Op op, int rank, int ranks, std::size_t i, std
 }
 
 // nccl-tests' sizes by factors of 8: 8 B to 1 GiB by default (--quick: to 2 MiB; --full: to
-// 8 GiB, the range; 8 GiB buffers need 16 GiB per GPU beside the send buffer).
+// 8 GiB, whose all_gather needs 8 GiB of output per GPU beside its send buffer).
 std::vector<std::size_t> sizes(bool quick, bool full);
 
 }  // namespace tb::collectives

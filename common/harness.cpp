@@ -194,6 +194,7 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
 // Telemetry (on unless --no-telemetry): NVML opened once, its sampler running over each GPU
 // row's samples; RAPL's package energy read at both ends of each CPU row's samples.
 bool g_telemetry = false;
+std::string g_rank_skip_reason;  // set on MPI ranks other than 0
 std::unique_ptr<telemetry::Source> g_nvml;
 std::unique_ptr<telemetry::Sampler> g_gpu_sampler;
 std::unique_ptr<rapl::Reader> g_rapl;
@@ -335,6 +336,10 @@ void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel&
 // `clock`: Side::cpu for the host's wall clock, Side::gpu for CUDA events.
 void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
   const Registered& row = registered(current_benchmark());
+  if (!g_rank_skip_reason.empty() && !row.spec.in_step) {
+    skip(state, g_rank_skip_reason);
+    return;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const bool host_watch = g_telemetry && clock == Side::cpu;
   const telemetry::HostState before =
@@ -444,6 +449,8 @@ void skip(benchmark::State& state, const std::string& why) {
   g_skipped_names.insert(g_running);
   state.SkipWithError(why.c_str());
 }
+
+void set_rank_skip_reason(std::string why) { g_rank_skip_reason = std::move(why); }
 
 bool was_skipped(const std::string& name) { return g_skipped_names.count(name) > 0; }
 

@@ -62,6 +62,10 @@ const BenchSpec& registered_spec(const std::string& name);
 // OpenMP threads the omp variants use (and put in their names).
 int omp_threads();
 
+// Under mpirun, ranks other than 0 run only the rows taken in step (BenchSpec::in_step) and skip
+// the others with this reason (main() sets it there).
+void set_rank_skip_reason(std::string why);
+
 // Skip with a reason that is not a failure (no device, out of memory, unsupported block size).
 void skip(benchmark::State& state, const std::string& why);
 // Whether the benchmark registered as `name` skipped (rather than failed): the console shows

@@ -283,8 +283,17 @@ void record_samples(benchmark::State& state, const SampleStats& st) {
 }
 
 namespace {
-SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample);
+SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample,
+                            const std::function<double()>* now = nullptr);
 }  // namespace
+
+SampleStats measure(benchmark::State& state, const std::function<double()>& sample,
+                    const std::function<double()>& now) {
+  if (g_classic)
+    throw std::logic_error("a row measured in step with other processes cannot use Google "
+                           "Benchmark's own loop (--benchmark_min_time)");
+  return measure_samples(state, sample, &now);
+}
 
 SampleStats measure(benchmark::State& state, const std::function<double()>& sample) {
   announce_slowdown();
@@ -304,7 +313,8 @@ SampleStats measure(benchmark::State& state, const std::function<double()>& samp
 }
 
 namespace {
-SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample) {
+SampleStats measure_samples(benchmark::State& state, const std::function<double()>& sample,
+                            const std::function<double()>* now) {
   if (g_classic) {
     std::vector<double> samples;
     for (auto _ : state) {
@@ -321,7 +331,7 @@ SampleStats measure_samples(benchmark::State& state, const std::function<double(
   SampleStats st;
   for (auto _ : state) {
     if (g_window_hook) g_window_hook(state, nullptr);
-    st = collect_samples(g_rule, sample);
+    st = now ? collect_samples(g_rule, sample, *now) : collect_samples(g_rule, sample);
     if (g_window_hook) g_window_hook(state, &st);
     if (g_stop_signal) throw std::runtime_error("interrupted while measuring");
     state.SetIterationTime(st.median);

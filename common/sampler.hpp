@@ -78,6 +78,12 @@ void record_samples(benchmark::State& state, const SampleStats& stats);
 // iteration unless classic.
 // Returns the statistics it recorded (empty when the benchmark ended in an error).
 SampleStats measure(benchmark::State& state, const std::function<double()>& sample);
+// The same on a wall clock of the caller's choosing: the ranks of an MPI job pass one clock
+// (rank 0's, broadcast) and samples they agree on (the slowest rank's), so that every rank stops
+// after the same sample and their collective calls stay matched. Not in classic mode, where
+// Google Benchmark's own timing decides (it throws std::logic_error there).
+SampleStats measure(benchmark::State& state, const std::function<double()>& sample,
+                    const std::function<double()>& now);
 
 // A CPU body: times `work` with the steady clock, one call a sample.
 void measure_cpu(benchmark::State& state, const std::function<void()>& work);

@@ -31,7 +31,9 @@ apt_packages=(cmake g++ make git libbenchmark-dev nlohmann-json3-dev googletest 
 # The browser tests' packages, installed without Recommends: chromium pulls ~25 packages (~35 s
 # with apt-get update), with its Recommends ~130. A font, so that the page lays out with text.
 test_packages=(chromium fonts-dejavu-core)
-((python_only)) && apt_packages=()
+# Open MPI, also without Recommends (~15 s here): twinbench under mpirun and its MPI rows.
+mpi_packages=(libopenmpi-dev openmpi-bin)
+((python_only)) && apt_packages=() mpi_packages=()
 ((python_only || !tests)) && test_packages=()
 
 missing_in() {  # prints the packages among "$@" that are not installed
@@ -41,7 +43,7 @@ missing_in() {  # prints the packages among "$@" that are not installed
   done
 }
 mapfile -t missing < <(missing_in "${apt_packages[@]}")
-mapfile -t missing_tests < <(missing_in "${test_packages[@]}")
+mapfile -t missing_tests < <(missing_in "${test_packages[@]}" "${mpi_packages[@]}")
 if ((${#missing[@]} + ${#missing_tests[@]})); then
   sudo_cmd=""
   if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
@@ -51,7 +53,7 @@ if ((${#missing[@]} + ${#missing_tests[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   if ((${#missing_tests[@]})); then
-    echo "deps: installing ${missing_tests[*]} (browser tests)" >&2
+    echo "deps: installing ${missing_tests[*]} (without Recommends)" >&2
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
       "${missing_tests[@]}" >/dev/null
   fi

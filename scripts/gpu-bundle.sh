@@ -11,12 +11,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 export CUDA_ARCH=${CUDA_ARCH:-90}
 build="$root/${BUNDLE_BUILD:-build-bundle}"
 bash "$root/scripts/deps.sh"
+# Without MPI: the GPU machine has no Open MPI to run it with (nor to load its libraries).
 # BUNDLE_TESTS=0: twinbench alone (a build that only shows what a run does on a GPU it lacks).
 if [ "${BUNDLE_TESTS:-1}" = 1 ]; then
-  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench twinbench_tests
+  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=ON -DTWINBENCH_WITH_MPI=OFF --target twinbench twinbench_tests
   binaries=("$build/twinbench" "$build/tests/twinbench_tests")
 else
-  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=OFF --target twinbench
+  configure_and_build "$build" -DTWINBENCH_BUILD_TESTS=OFF -DTWINBENCH_WITH_MPI=OFF --target twinbench
   binaries=("$build/twinbench")
 fi
 out="$root/${BUNDLE_OUT:-bundle}"

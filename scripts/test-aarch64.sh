@@ -64,7 +64,7 @@ done
 step "cross-build: twinbench and twinbench_tests in build-aarch64/"
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchain-aarch64.cmake" \
   -DCMAKE_BUILD_TYPE=Release -DTWINBENCH_WITH_CUDA=OFF -DTWINBENCH_BUILD_TESTS=ON \
-  -DCMAKE_DISABLE_FIND_PACKAGE_dnnl=ON >/dev/null
+  -DCMAKE_DISABLE_FIND_PACKAGE_dnnl=ON -DTWINBENCH_WITH_MPI=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target twinbench twinbench_tests
 aarch64-linux-gnu-readelf -h "$build/twinbench" | grep 'Machine: *AArch64' >/dev/null ||
   fail "build-aarch64/twinbench is not an aarch64 binary"
