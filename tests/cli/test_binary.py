@@ -548,10 +548,11 @@ def test_devices_names_a_missing_gpu_as_bad_input():
 
 
 def test_multi_gpu_workloads_skip_with_their_reason_on_one_or_no_gpu(tmp_path):
-    """collectives and peer_copy register on any machine; without a GPU every row skips with
-    the reason, and peer_copy's rows would say that they need two GPUs on a machine with one."""
+    """collectives, peer_copy and scaling register on any machine; without a GPU every row skips
+    with the reason, and peer_copy's rows would say that they need two GPUs on a machine with
+    one."""
     out = tmp_path / "run.json"
-    proc = run("--quick", "--workload=collectives,peer_copy", "--no-ceilings",
+    proc = run("--quick", "--workload=collectives,peer_copy,scaling", "--no-ceilings",
                f"--benchmark_out={out}", "--benchmark_out_format=json")
     if proc.returncode == 2 and "no benchmark matches" in proc.stderr:
         pytest.skip("a build without CUDA has no NCCL or peer-copy rows")
@@ -561,6 +562,7 @@ def test_multi_gpu_workloads_skip_with_their_reason_on_one_or_no_gpu(tmp_path):
     assert any(n.startswith("collectives/nccl/op:all_reduce/bytes:8/") for n in names)
     assert any(n.startswith("peer_copy/cuda/src:0/dst:1/") for n in names)
     assert any(n.startswith("peer_copy/cuda/src:all/dst:all/") for n in names)
+    assert any(n.startswith("scaling/cuda/target:poisson/scaling:strong/gpus:1/") for n in names)
     for b in data["benchmarks"]:
         if b.get("error_occurred"):
             assert b["error_message"], b["name"]
