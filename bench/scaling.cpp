@@ -1,5 +1,8 @@
-// scaling benchmarks: one workload spread over G GPUs in one process, against the same on one.
-// Poisson sampling (the poisson workload's cuda kernel) with independent streams per GPU: GPU g
+// scaling benchmarks: work spread over G GPUs in one process, against the same on one GPU.
+// target:sgemm: C = A B in FP32 (cuBLAS, n = 4096) split by rows: GPU g holds B and its rows of A
+// and computes its rows of C (strong: n/G rows each; weak: every GPU the whole product), checked
+// against the float64 reference with the sgemm workload's tolerance.
+// target:poisson: Poisson sampling (the poisson workload's cuda kernel) with independent streams per GPU: GPU g
 // draws its share from seed kSeed + g, so the shares are independent sets of xoroshiro128+
 // streams and each is bit-identical to the CPU's sampler for that seed. Strong scaling
 // (scaling:strong): 100M samples in all, n/G per GPU; weak (scaling:weak): 100M per GPU.
@@ -12,7 +15,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/twinbench.hpp"
@@ -21,7 +26,9 @@
 #include "common/gpu_context.hpp"
 #include "common/host_api_timing.hpp"
 #include "gpu/poisson.hpp"
+#include "gpu/sgemm.hpp"
 #endif
+#include "cpu/sgemm.hpp"
 
 namespace tb::scaling {
 namespace {
@@ -89,10 +96,148 @@ struct DeviceData {
   }
 };
 
-// The one-GPU time of each (mode, total), for the efficiency of the rows after it.
-std::map<std::pair<Mode, std::size_t>, double>& one_gpu_seconds() {
-  static std::map<std::pair<Mode, std::size_t>, double> m;
+// The one-GPU time of each (target, mode, size), for the efficiency of the rows after it.
+using BaseKey = std::tuple<std::string, Mode, std::size_t>;
+std::map<BaseKey, double>& one_gpu_seconds() {
+  static std::map<BaseKey, double> m;
   return m;
+}
+
+// The row's efficiency against the one-GPU row of its target, mode and size (registered before
+// it); records the one-GPU time when `gpus` is 1.
+void record_efficiency(benchmark::State& state, const BaseKey& key, int gpus, double seconds) {
+  auto& base = one_gpu_seconds();
+  if (gpus == 1 && seconds > 0) base[key] = seconds;
+  const auto it = base.find(key);
+  if (it != base.end() && seconds > 0)
+    state.counters["efficiency"] = std::get<1>(key) == Mode::strong
+                                       ? it->second / (gpus * seconds)
+                                       : it->second / seconds;
+  state.counters["gpus"] = gpus;
+}
+
+bool require_gpus(benchmark::State& state, int gpus) {
+  if (gpu_info().device_count >= gpus) return true;
+  skip(state, "needs " + std::to_string(gpus) + " GPUs: this process sees " +
+                  std::to_string(gpu_info().device_count));
+  return false;
+}
+
+constexpr std::size_t kGemmN = 4096;  // the sgemm workload's large size
+constexpr std::size_t kQuickGemmN = 256;
+
+// A, B and the float64 reference of C = A B (the sgemm workload's inputs), made once.
+struct GemmHost {
+  std::size_t n;
+  HostArray<float> a, b;
+  sgemm::Reference ref;
+  explicit GemmHost(std::size_t n_) : n(n_), a(n * n), b(n * n) {
+    fill_uniform(a.span(), sgemm::kSeed, -1.f, 1.f);
+    fill_uniform(b.span(), sgemm::kSeed + 1, -1.f, 1.f);
+    ref = sgemm::reference(a.data(), b.data(), n);
+  }
+  static Footprint weight(std::size_t n) {
+    const double nn = static_cast<double>(n) * static_cast<double>(n);
+    return {.host_bytes = (2.0 * sizeof(float) + 2.0 * sizeof(double)) * nn};
+  }
+};
+
+struct RowRange {
+  std::size_t first, count;
+};
+
+// The rows of C that GPU g computes: strong splits the n rows (the last GPU takes the
+// remainder), weak gives every GPU all of them.
+RowRange rows_of(Mode m, std::size_t n, int g, int gpus) {
+  if (m == Mode::weak) return {0, n};
+  const std::size_t base = n / static_cast<std::size_t>(gpus);
+  return {base * static_cast<std::size_t>(g),
+          g + 1 == gpus ? n - base * static_cast<std::size_t>(gpus - 1) : base};
+}
+
+// Per GPU: B, its rows of A and C, a stream and a cuBLAS handle, each on its own device.
+struct GemmDevices {
+  std::size_t n;
+  std::vector<RowRange> rows;
+  std::vector<DeviceBuffer<float>> a, b, c;
+  std::vector<Stream> streams;
+  std::vector<std::unique_ptr<gpu::CublasSgemm>> blas;
+  GemmDevices(Mode m, std::size_t n_, int gpus) : n(n_) {
+    const GemmHost& h = inputs<GemmHost>(n);
+    for (int g = 0; g < gpus; ++g) {
+      const DeviceScope scope(g);
+      const RowRange r = rows_of(m, n, g, gpus);
+      rows.push_back(r);
+      a.emplace_back(r.count * n);
+      b.emplace_back(n * n);
+      c.emplace_back(r.count * n);
+      streams.emplace_back();
+      blas.push_back(std::make_unique<gpu::CublasSgemm>(streams.back(), false));
+      CUDA_CHECK(cudaMemcpy(a.back().data(), h.a.data() + r.first * n, r.count * n * sizeof(float),
+                            cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(b.back().data(), h.b.data(), n * n * sizeof(float),
+                            cudaMemcpyHostToDevice));
+    }
+  }
+  // Device 0's B and rows of A and C (the others alike, or fewer rows).
+  static Footprint weight(Mode m, std::size_t n, int gpus) {
+    const double rows = static_cast<double>(rows_of(m, n, 0, gpus).count);
+    const double dn = static_cast<double>(n);
+    return {.device_bytes = 4.0 * (2.0 * rows * dn + dn * dn)};
+  }
+  void launch_all() {
+    for (std::size_t g = 0; g < c.size(); ++g) {
+      const DeviceScope scope(static_cast<int>(g));
+      blas[g]->run_rows(a[g].data(), b[g].data(), c[g].data(), rows[g].count, n);
+    }
+  }
+  void wait_all() {
+    for (auto& s : streams) s.synchronize();
+  }
+  // The rows each GPU computed in their place in C, against the reference: strong assembles C
+  // from the shares, weak checks every GPU's whole C.
+  ErrorStats check(Mode m) {
+    const GemmHost& h = inputs<GemmHost>(n);
+    for (std::size_t g = 0; g < c.size(); ++g) {
+      const DeviceScope scope(static_cast<int>(g));
+      CUDA_CHECK(cudaMemset(c[g].data(), 0xFF, c[g].bytes()));  // NaN: a row never written fails
+    }
+    launch_all();
+    wait_all();
+    HostArray<float> got(n * n);
+    ErrorStats worst;
+    for (std::size_t g = 0; g < c.size(); ++g) {
+      CUDA_CHECK(cudaMemcpy(got.data() + rows[g].first * n, c[g].data(), c[g].bytes(),
+                            cudaMemcpyDeviceToHost));
+      if (m == Mode::weak || g + 1 == c.size()) {
+        const ErrorStats e = sgemm::check(got.span(), h.ref);
+        if (!passes(e, sgemm::tolerance(n))) return e;
+        if (e.max_rel > worst.max_rel) worst = e;
+      }
+    }
+    return worst;
+  }
+};
+
+void add_sgemm(const RunConfig& cfg, Mode m, std::size_t n, int gpus) {
+  const auto spec = bench_spec("scaling", "cublas",
+                               {{"target", "sgemm"}, {"scaling", mode_name(m)}, {"gpus", gpus},
+                                {"n", n}});
+  const double dn = static_cast<double>(n);
+  const double products = m == Mode::weak ? static_cast<double>(gpus) : 1.0;
+  const WorkModel w{.flops = 2.0 * dn * dn * dn * products, .held_to_ceiling = false};
+  add_host_timed_gpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
+    if (!require_gpus(state, gpus)) return;
+    if (!gpu::cublas_unavailable_reason().empty())
+      return skip(state, gpu::cublas_unavailable_reason());
+    GemmDevices& d = inputs<GemmDevices>(m, n, gpus);
+    if (!validate_once(state, sgemm::tolerance(n), [&] { return d.check(m); })) return;
+    timed_loop(state, "us_per_run", 1.0, [&] {
+      d.launch_all();
+      d.wait_all();
+    });
+    record_efficiency(state, {"sgemm", m, n}, gpus, state.counters["us_per_run"] * 1e-6);
+  });
 }
 
 void add_poisson(const RunConfig& cfg, Mode m, std::size_t total, int gpus) {
@@ -103,23 +248,14 @@ void add_poisson(const RunConfig& cfg, Mode m, std::size_t total, int gpus) {
       static_cast<double>(m == Mode::weak ? total * static_cast<std::size_t>(gpus) : total);
   const WorkModel w{.written_bytes = 4.0 * samples, .items = samples, .held_to_ceiling = false};
   add_host_timed_gpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
-    if (gpu_info().device_count < gpus)
-      return skip(state, "needs " + std::to_string(gpus) + " GPUs: this process sees " +
-                             std::to_string(gpu_info().device_count));
+    if (!require_gpus(state, gpus)) return;
     DeviceData& d = inputs<DeviceData>(m, total, gpus);
     if (!validate_once(state, poisson::kTolerance, [&] { return d.check(); })) return;
     timed_loop(state, "us_per_run", 1.0, [&] {
       d.launch_all();
       d.wait_all();
     });
-    const double t = state.counters["us_per_run"] * 1e-6;
-    auto& base = one_gpu_seconds();
-    if (gpus == 1 && t > 0) base[{m, total}] = t;
-    const auto it = base.find({m, total});
-    if (it != base.end() && t > 0)
-      state.counters["efficiency"] =
-          m == Mode::strong ? it->second / (gpus * t) : it->second / t;
-    state.counters["gpus"] = gpus;
+    record_efficiency(state, {"poisson", m, total}, gpus, state.counters["us_per_run"] * 1e-6);
   });
 }
 #endif
@@ -133,6 +269,9 @@ void register_benchmarks(const RunConfig& cfg) {
   if (counts.back() != devices) counts.push_back(devices);
   for (Mode m : {Mode::strong, Mode::weak})
     for (int gpus : counts) add_poisson(cfg, m, total, gpus);
+  const std::size_t gemm_n = cfg.quick ? kQuickGemmN : kGemmN;
+  for (Mode m : {Mode::strong, Mode::weak})
+    for (int gpus : counts) add_sgemm(cfg, m, gemm_n, gpus);
 #else
   (void)cfg;
 #endif
@@ -141,8 +280,8 @@ void register_benchmarks(const RunConfig& cfg) {
 }  // namespace
 
 TWINBENCH_WORKLOAD("scaling",
-                   "Poisson sampling spread over 1, 2, 4, ... GPUs: strong and weak scaling "
-                   "efficiency against one GPU",
+                   "Poisson sampling and sgemm (split by rows) spread over 1, 2, 4, ... GPUs: "
+                   "strong and weak scaling efficiency against one GPU",
                    register_benchmarks);
 
 }  // namespace tb::scaling

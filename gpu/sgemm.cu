@@ -983,6 +983,19 @@ void CublasSgemm::run(const float* a, const float* b, float* c, std::size_t n) c
                "cublasSgemm");
 }
 
+void CublasSgemm::run_rows(const float* a, const float* b, float* c, std::size_t rows,
+                           std::size_t n) const {
+  if (n == 0 || rows == 0) return;
+  const int k = checked_n(n);
+  const int m = checked_n(rows);
+  const float alpha = 1.f;
+  const float beta = 0.f;
+  // Row-major as in run(): the column-major C^T (n x rows) = B^T (n x n) * A^T (n x rows).
+  check_cublas(cublas_api().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, k, m, k, &alpha, b, k, a, k,
+                                  &beta, c, k),
+               "cublasSgemm (rows)");
+}
+
 void CublasSgemm::run_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c,
                            std::size_t n) const {
   if (n == 0) return;

@@ -77,6 +77,9 @@ class CublasSgemm {
   ~CublasSgemm();
 
   void run(const float* a, const float* b, float* c, std::size_t n) const;
+  // Rows of the product: C (rows x n) = A (rows x n) * B (n x n), all row-major (a share of
+  // C = A B split by rows, as the scaling workload gives each GPU).
+  void run_rows(const float* a, const float* b, float* c, std::size_t rows, std::size_t n) const;
   // C = A * B with BF16 inputs (16-bit patterns) and FP32 accumulation and output
   // (cublasGemmEx, CUBLAS_COMPUTE_32F): the tensor cores' BF16 path, whatever `tf32` was.
   void run_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c, std::size_t n) const;
