@@ -61,7 +61,6 @@ struct BufferData {
   }
 };
 
-
 void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   const auto spec = bench_spec("collectives", "nccl",
                                {{"op", op_name(op)}, {"bytes", bytes}, {"gpus", ranks}});
