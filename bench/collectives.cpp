@@ -44,10 +44,9 @@ std::vector<int> all_devices() {
   return d;
 }
 
-struct CommData {  // the communicators: made once for the workload, their set-up untimed
-  nccl::Comms comms;
-  explicit CommData(int ranks) : comms(all_devices()) { (void)ranks; }
-  static Footprint weight(int) { return {}; }
+struct CommData {  // the communicators of every device: made once, their set-up untimed
+  nccl::Comms comms{all_devices()};
+  static Footprint weight() { return {}; }
 };
 
 struct BufferData {
@@ -71,7 +70,7 @@ void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     if (counts(op, bytes, ranks).send == 0)
       return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
                              std::to_string(ranks));
-    const nccl::Comms& comms = inputs<CommData>(ranks).comms;
+    const nccl::Comms& comms = inputs<CommData>().comms;
     auto& b = inputs<BufferData>(op, bytes, ranks).buffers;
     if (!validate_once(state, Tolerance{0.0},
                        [&] { return count_errors(static_cast<double>(b.mismatches(comms))); }))

@@ -34,8 +34,8 @@ __global__ void check_kernel(const float* recv, std::size_t n, Op op, int rank, 
   if (mine) atomicAdd(bad, mine);
 }
 
-void enqueue(Op op, const float* send, float* recv, const tb::collectives::Counts& c, int rank,
-             int ranks, nccl::Comm comm, cudaStream_t s) {
+void enqueue(Op op, const float* send, float* recv, const tb::collectives::Counts& c, int ranks,
+             nccl::Comm comm, cudaStream_t s) {
   const nccl::Api& a = nccl::api();
   switch (op) {
     case Op::all_reduce:
@@ -60,7 +60,6 @@ void enqueue(Op op, const float* send, float* recv, const tb::collectives::Count
         nccl::check(a.recv(recv + peer * c.chunk, c.chunk, nccl::kFloat32, peer, comm, s),
                     "ncclRecv");
       }
-      (void)rank;
       return;
   }
 }
@@ -88,7 +87,7 @@ Buffers::Buffers(const std::vector<int>& devices, Op op, std::size_t bytes)
 void Buffers::launch(const nccl::Comms& comms) {
   nccl::check(nccl::api().group_start(), "ncclGroupStart");
   for (int r = 0; r < ranks(); ++r)
-    enqueue(op_, send_[r].data(), recv_[r].data(), counts_, r, ranks(), comms[r], streams_[r]);
+    enqueue(op_, send_[r].data(), recv_[r].data(), counts_, ranks(), comms[r], streams_[r]);
   nccl::check(nccl::api().group_end(), "ncclGroupEnd");
 }
 

@@ -972,15 +972,7 @@ void CublasSgemm::release() noexcept {
 }
 
 void CublasSgemm::run(const float* a, const float* b, float* c, std::size_t n) const {
-  if (n == 0) return;
-  const int m = checked_n(n);
-  const float alpha = 1.f;
-  const float beta = 0.f;
-  // cuBLAS is column-major: a row-major matrix is its transpose there, so the row-major
-  // C = A * B is the column-major C^T = B^T * A^T, i.e. B passed first.
-  check_cublas(cublas_api().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b, m, a, m,
-                                  &beta, c, m),
-               "cublasSgemm");
+  run_rows(a, b, c, n, n);
 }
 
 void CublasSgemm::run_rows(const float* a, const float* b, float* c, std::size_t rows,
@@ -990,10 +982,11 @@ void CublasSgemm::run_rows(const float* a, const float* b, float* c, std::size_t
   const int m = checked_n(rows);
   const float alpha = 1.f;
   const float beta = 0.f;
-  // Row-major as in run(): the column-major C^T (n x rows) = B^T (n x n) * A^T (n x rows).
+  // cuBLAS is column-major: a row-major matrix is its transpose there, so the row-major
+  // C = A * B is the column-major C^T (n x rows) = B^T (n x n) * A^T (n x rows): B first.
   check_cublas(cublas_api().sgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, k, m, k, &alpha, b, k, a, k,
                                   &beta, c, k),
-               "cublasSgemm (rows)");
+               "cublasSgemm");
 }
 
 void CublasSgemm::run_bf16(const std::uint16_t* a, const std::uint16_t* b, float* c,
@@ -1002,8 +995,8 @@ void CublasSgemm::run_bf16(const std::uint16_t* a, const std::uint16_t* b, float
   const int m = checked_n(n);
   const float alpha = 1.f;
   const float beta = 0.f;
-  // Row-major as in run(): B first. BF16 inputs, FP32 output and accumulation (COMPUTE_32F); on
-  // BF16 inputs cuBLAS uses the tensor cores whatever the handle's math mode.
+  // Row-major as in run_rows(): B first. BF16 inputs, FP32 output and accumulation
+  // (COMPUTE_32F); on BF16 inputs cuBLAS uses the tensor cores whatever the handle's math mode.
   check_cublas(cublas_api().gemm_ex(handle_, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &alpha, b,
                                     CUDA_R_16BF, m, a, CUDA_R_16BF, m, &beta, c, CUDA_R_32F, m,
                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
