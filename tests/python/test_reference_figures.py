@@ -67,11 +67,13 @@ def test_run_sh_weighs_its_progress_by_the_same_reference_run():
     assert f'reference_run="$root/{ref.REFERENCE_RUN}"' in script
 
 
-def test_results_in_the_tree_stay_under_20_mb():
+# The reference run and the latest complete run, each with its report, and the smaller runs of
+# the issues since: 25.4 MB when this was last raised.
+def test_results_in_the_tree_stay_under_26_mb():
     import subprocess
     listed = subprocess.run(["git", "ls-files", "-z", "results"], cwd=REPO, capture_output=True,
                             check=False).stdout.split(b"\0")
     paths = [REPO / p.decode() for p in listed if p]
     if not paths:
         pytest.skip("not a git checkout")
-    assert sum(p.stat().st_size for p in paths if p.is_file()) < 20_000_000
+    assert sum(p.stat().st_size for p in paths if p.is_file()) < 26_000_000
