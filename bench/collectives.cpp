@@ -14,10 +14,17 @@
 // sizes, validation and counters (axis ranks). Every rank takes them together: each sample is
 // the slowest rank's time from a barrier to the end of its call, and the stopping rule runs on
 // rank 0's clock, so that all ranks stop after the same sample.
+// impl nccl with axis ranks (registered under mpirun with 2 ranks or more): NCCL across
+// processes, one rank per process and GPU (each rank's GPU is its local rank's, bench/main.cpp),
+// the communicator bootstrapped through MPI as nccl-tests does it (rank 0's ncclGetUniqueId
+// broadcast, ncclCommInitRank on every rank), timed and stopped in step as the MPI rows are.
+// Every rank first agrees whether all of them have a GPU and NCCL, so that none waits in NCCL's
+// bootstrap for a rank that skipped.
 #include <algorithm>
 #include <chrono>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +90,87 @@ void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     });
     const double seconds = state.counters["us_per_op"] * 1e-6;
     const double algbw = seconds > 0 ? moved / seconds / 1e9 : 0.0;
+    state.counters["algbw_GBps"] = algbw;
+    state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
+    state.counters["ranks"] = ranks;
+    state.counters["nccl_version"] = nccl::api().version;
+  });
+}
+
+// Why this rank cannot take part in NCCL across processes ("" when it can).
+std::string rank_problem() {
+  if (!nccl::api().ok()) return nccl::api().error;
+  if (!gpu_info().available) return gpu_info().status;
+  return "";
+}
+
+// Whether every rank can: "" or, on every rank, why not (this rank's reason, or how many others
+// have one). Called by every rank at the same point.
+std::string ranks_problem() {
+  const std::string mine = rank_problem();
+  const int failing = static_cast<int>(mpi::sum_over_ranks(mine.empty() ? 0.0 : 1.0));
+  if (failing == 0) return "";
+  const std::string count = std::to_string(failing) + " of " + std::to_string(mpi::size()) +
+                            " ranks cannot run NCCL (each rank needs a GPU of its own: mpirun -np "
+                            "N with N at most the GPUs per node)";
+  return mine.empty() ? count : "rank " + std::to_string(mpi::rank()) + ": " + mine + "; " + count;
+}
+
+struct RankCommData {  // this rank's communicator across processes, bootstrapped through MPI
+  std::string problem = ranks_problem();
+  std::optional<nccl::Comms> comms;
+  RankCommData() {
+    if (!problem.empty()) return;
+    nccl::UniqueId id{};
+    if (mpi::rank() == 0) id = nccl::unique_id();
+    mpi::from_root(&id, sizeof id);
+    comms.emplace(id, mpi::rank(), mpi::size());
+  }
+  static Footprint weight() { return {}; }
+};
+
+struct RankBufferData {  // this rank's buffers on its one device
+  gpu::collectives::Buffers buffers;
+  RankBufferData(Op op, std::size_t bytes, int ranks) : buffers({0}, mpi::rank(), ranks, op, bytes) {}
+  static Footprint weight(Op op, std::size_t bytes, int ranks) {
+    return BufferData::weight(op, bytes, ranks);
+  }
+};
+
+double steady_seconds();
+
+void add_nccl_ranks(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
+  auto spec = bench_spec("collectives", "nccl",
+                         {{"op", op_name(op)}, {"bytes", bytes}, {"ranks", ranks}});
+  spec.side = Side::gpu;
+  spec.host_timed = true;
+  spec.in_step = true;
+  const double moved = static_cast<double>(effective_bytes(op, bytes, ranks));
+  const WorkModel w{.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+  // add_cpu_benchmark: no GPU check of its own before the ranks agree (ranks_problem).
+  add_cpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
+    if (counts(op, bytes, ranks).send == 0)
+      return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
+                             std::to_string(ranks));
+    const RankCommData& rc = inputs<RankCommData>();
+    if (!rc.problem.empty()) return skip(state, rc.problem);
+    auto& b = inputs<RankBufferData>(op, bytes, ranks).buffers;
+    const auto bad = [&] { return mpi::sum_over_ranks(static_cast<double>(b.mismatches(*rc.comms))); };
+    if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(bad()); })) return;
+    b.launch(*rc.comms);  // warm-up
+    b.synchronize();
+    const SampleStats st = measure(
+        state,
+        [&] {
+          mpi::barrier();
+          const double t0 = steady_seconds();
+          b.launch(*rc.comms);
+          b.synchronize();
+          return mpi::max_over_ranks(steady_seconds() - t0);
+        },
+        [] { return mpi::from_root(steady_seconds()); });
+    const double algbw = st.median > 0 ? moved / st.median / 1e9 : 0.0;
+    state.counters["us_per_op"] = st.median * 1e6;
     state.counters["algbw_GBps"] = algbw;
     state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
     state.counters["ranks"] = ranks;
@@ -155,6 +243,10 @@ void register_benchmarks(const RunConfig& cfg) {
         cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick, cfg.full);
     for (Op op : kOps)
       for (std::size_t bytes : all) add_mpi(cfg, op, bytes, mpi::size());
+#if TWINBENCH_HAVE_CUDA
+    for (Op op : kOps)
+      for (std::size_t bytes : all) add_nccl_ranks(cfg, op, bytes, mpi::size());
+#endif
   }
 #if TWINBENCH_HAVE_CUDA
   const int ranks = std::max(gpu_info().device_count, 1);

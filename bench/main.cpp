@@ -25,6 +25,7 @@
 
 #include "common/progress_eta.hpp"
 #include "common/console_reporter.hpp"
+#include "bench/each_device.hpp"
 #include "common/device_select.hpp"
 #include "common/mpi_run.hpp"
 #include "common/cpu_isa.hpp"
@@ -62,6 +63,7 @@ struct Options {
   bool warm = false;      // --warm
   bool ceilings = true;   // --no-ceilings turns them off
   std::optional<int> device;  // --devices=N: the one GPU this run measures
+  std::optional<tb::DeviceChoice> several;  // --devices=0,2|all: a run per device (each_device.hpp)
   std::optional<tb::cpu_isa::Level> cpu_isa;  // --cpu-isa: the highest level the CPU kernels run
   tb::ConsoleStyle console = tb::ConsoleStyle::compact;  // --console
 };
@@ -89,10 +91,13 @@ void print_usage() {
       "  --block2d=XxY[,XxY...]     --axis=block:XxY,..., block shapes for 2D GPU kernels\n"
       "  --sweep=pow2|all           1D block sweep: powers of two 64..1024 (default) or every\n"
       "                             multiple of 32 from 32 to 1024\n"
-      "  --devices=N                measure GPU N (default 0; one device per run: the run\n"
-      "                             sees only it; scripts/run-devices.sh runs several, one\n"
-      "                             after another); the collectives and peer_copy workloads use\n"
-      "                             every GPU the process sees (CUDA_VISIBLE_DEVICES)\n"
+      "  --devices=N|N,M,...|all    measure GPU N (default 0; the run sees only it); a list or\n"
+      "                             all: one run per device, one after another, each writing\n"
+      "                             its own results file (--benchmark_out=run.json ->\n"
+      "                             run-gpu0.json, ...); the collectives, peer_copy and scaling\n"
+      "                             workloads use every GPU the process sees\n"
+      "                             (CUDA_VISIBLE_DEVICES); under mpirun each rank takes its\n"
+      "                             local rank's GPU\n"
       "  --machine=NAME             machine label recorded in the context\n"
       "  --warm                     time GPU kernel rows with warm caches (default: cold, the L2\n"
       "                             flushed before every sample)\n"
@@ -259,6 +264,17 @@ void select_device(int ordinal) {
   setenv("CUDA_VISIBLE_DEVICES", value.c_str(), 1);
 }
 
+// Under mpirun without --devices: each rank measures the GPU of its local rank, one rank per GPU.
+// A rank beyond the node's GPUs sees none (its GPU rows skip with the reason, and the rows all
+// ranks take on GPUs skip on every rank).
+void select_rank_device() {
+  try {
+    select_device(tb::mpi::local_rank());
+  } catch (const std::invalid_argument&) {
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  }
+}
+
 // Takes our flags out of argv (Google Benchmark rejects flags it does not know).
 Options parse_our_flags(int& argc, char** argv) {
   Options o;
@@ -308,7 +324,9 @@ Options parse_our_flags(int& argc, char** argv) {
       else if (*v7 != "pow2") throw UsageError{"--sweep: expected pow2 or all, got '" + std::string(*v7) + "'"};
     } else if (auto vd = flag_value(arg, "--devices"); vd) {
       try {
-        o.device = tb::parse_device(*vd);
+        const tb::DeviceChoice c = tb::parse_devices(*vd);
+        if (c.single()) o.device = c.ordinals[0];
+        else o.several = c;
       } catch (const std::invalid_argument& e) {
         throw UsageError{e.what()};
       }
@@ -550,6 +568,7 @@ int main(int argc, char** argv) {
   // Threads pinned before the OpenMP runtime reads its settings (common/cpu_pinning.hpp): may
   // start this program again with OMP_PROC_BIND and OMP_PLACES set.
   tb::pin_openmp_threads_or_reexec(argv);
+  const std::vector<std::string> given(argv, argv + argc);  // before our flags are taken out
   Options opts;
   try {
     opts = parse_our_flags(argc, argv);
@@ -561,6 +580,7 @@ int main(int argc, char** argv) {
     print_usage();
     return 0;
   }
+  if (opts.several) return tb::run_each_device(*opts.several, given);
   // Under mpirun: MPI for the whole run, finalized on every way out of main.
   if (const std::string alone = tb::mpi::init(&argc, &argv); !alone.empty()) {
     if (tb::mpi::launcher_rank() > 0) return 0;  // rank 0 runs alone and says why
@@ -574,6 +594,7 @@ int main(int argc, char** argv) {
     print_workloads(stdout);
     return 0;
   }
+  if (!opts.device && tb::mpi::size() > 1) select_rank_device();
   if (opts.device) {  // before the first CUDA call, which reads the variable
     try {
       select_device(*opts.device);

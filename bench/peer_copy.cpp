@@ -7,7 +7,12 @@
 // us_per_transfer at 8 B is the link's latency. Validated once per row: the destination poisoned,
 // one copy, the bytes compared with the source. With fewer than two GPUs the rows of the pair
 // (0, 1) skip, saying how many the process sees. Counters: p2p_perf_rank and p2p_native_atomics
-// from cudaDeviceGetP2PAttribute (the driver's ranking of the link: 0 is its best).
+// from cudaDeviceGetP2PAttribute (the driver's ranking of the link: 0 is its best); field link:
+// what joins the pair, in nvidia-smi topo -m's words from NVML (common/gpu_links.hpp).
+// src:host, dst:all: the host's pinned memory copied to every device at once, each device's copy
+// on its own stream, host-timed: the host's own limit (its PCIe root ports and memory) when
+// several GPUs pull at once, beside the transfers workload's one-device h2d rows. Runs with one
+// GPU too.
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -18,7 +23,9 @@
 #include "cpu/transfers.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_context.hpp"
+#include "common/gpu_links.hpp"
 #include "common/host_api_timing.hpp"
+#include "common/row_fields.hpp"
 #endif
 
 namespace tb::peer_copy {
@@ -93,9 +100,9 @@ struct DeviceData {
   static Footprint weight(std::size_t b, int) {
     return {.host_bytes = 2.0 * b, .device_bytes = 2.0 * b};
   }
-  void copy(Pair p) {
-    CUDA_CHECK(cudaMemcpyPeerAsync(dst[p.dst].data(), p.dst, src[p.src].data(), p.src, bytes,
-                                   streams[p.src]));
+  void copy(Pair p) { copy(p, streams[p.src]); }
+  void copy(Pair p, cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyPeerAsync(dst[p.dst].data(), p.dst, src[p.src].data(), p.src, bytes, s));
   }
   ErrorStats check_copy(Pair p) {
     {
@@ -118,7 +125,18 @@ bool require_two(benchmark::State& state) {
   return false;
 }
 
+std::string bus_id(int device) {
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "";
+  }
+  return bus;
+}
+
 void record_link(benchmark::State& state, Pair p) {
+  if (const std::string link = links::pair_link(bus_id(p.src), bus_id(p.dst)); !link.empty())
+    set_row_field(current_benchmark(), "link", link);
   int rank = 0, atomics = 0;
   if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, p.src, p.dst) == cudaSuccess)
     state.counters["p2p_perf_rank"] = rank;
@@ -165,6 +183,13 @@ void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
     for (Pair p : pairs)
       if (p.src < p.dst) set_peer_access(p.src, p.dst, true);
     DeviceData& d = inputs<DeviceData>(bytes, devices);
+    // A stream per pair, on its source device: a device's copies to its peers run at once, as
+    // they would in an all-to-all, not one after another on one stream.
+    std::vector<Stream> streams;
+    for (Pair p : pairs) {
+      const DeviceScope scope(p.src);
+      streams.emplace_back();
+    }
     // Each pair copies into the destination's one buffer: concurrent pairs into one device
     // write the same bytes, so the check is each pair's own copy, one after another.
     if (!validate_once(state, transfers::kExact, [&] {
@@ -177,10 +202,68 @@ void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
         }))
       return;
     timed_loop(state, "us_per_round", 1.0, [&] {
-      for (Pair p : pairs) d.copy(p);
-      for (auto& s : d.streams) s.synchronize();
+      for (std::size_t i = 0; i < pairs.size(); ++i) d.copy(pairs[i], streams[i]);
+      for (auto& s : streams) s.synchronize();
     });
     state.counters["pairs"] = static_cast<double>(pairs.size());
+  });
+}
+
+// Pinned host memory holding the pattern, one buffer per device (each device's copy reads its
+// own, as the ranks of a data-parallel job would), and a destination on every device.
+struct HostToAll {
+  std::size_t bytes;
+  std::vector<PinnedBuffer<unsigned char>> host;
+  std::vector<DeviceBuffer<unsigned char>> dst;
+  std::vector<Stream> streams;
+  HostArray<unsigned char> check;
+  HostToAll(std::size_t b, int devices) : bytes(b), check(b) {
+    for (int d = 0; d < devices; ++d) {
+      const DeviceScope scope(d);
+      host.emplace_back(bytes, cudaHostAllocPortable);
+      fill_bytes(std::span(host.back().data(), bytes), kSeed);
+      dst.emplace_back(bytes);
+      streams.emplace_back();
+    }
+  }
+  static Footprint weight(std::size_t b, int devices) {
+    return {.host_bytes = (devices + 1.0) * b, .device_bytes = 1.0 * b};
+  }
+  void copy_all() {
+    for (std::size_t d = 0; d < dst.size(); ++d)
+      CUDA_CHECK(cudaMemcpyAsync(dst[d].data(), host[d].data(), bytes, cudaMemcpyHostToDevice,
+                                 streams[d]));
+    for (auto& s : streams) s.synchronize();
+  }
+  ErrorStats check_all() {
+    for (std::size_t d = 0; d < dst.size(); ++d) {
+      const DeviceScope scope(static_cast<int>(d));
+      CUDA_CHECK(cudaMemset(dst[d].data(), kPoison, bytes));
+      CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    copy_all();
+    ErrorStats worst;
+    for (std::size_t d = 0; d < dst.size(); ++d) {
+      std::memset(check.data(), 0, bytes);
+      CUDA_CHECK(cudaMemcpy(check.data(), dst[d].data(), bytes, cudaMemcpyDeviceToHost));
+      const ErrorStats e = compare_bytes(check.data(), host[d].data(), bytes);
+      if (e.max_abs > worst.max_abs) worst = e;
+    }
+    return worst;
+  }
+};
+
+void add_host_to_all(const RunConfig& cfg, std::size_t bytes) {
+  const auto spec = bench_spec("peer_copy", "cuda",
+                               {{"src", "host"}, {"dst", "all"}, {"bytes", bytes}});
+  const int devices = std::max(gpu_info().device_count, 1);
+  const double total = static_cast<double>(bytes) * devices;
+  add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
+    HostToAll& d = inputs<HostToAll>(bytes, devices);
+    if (!validate_once(state, transfers::kExact, [&] { return d.check_all(); })) return;
+    d.copy_all();  // warm-up
+    timed_loop(state, "us_per_round", 1.0, [&] { d.copy_all(); });
+    state.counters["devices"] = devices;
   });
 }
 #endif
@@ -195,6 +278,7 @@ void register_benchmarks(const RunConfig& cfg) {
     for (Pair p : ordered_pairs(devices))
       for (bool on : {true, false}) add_pair(cfg, p, bytes, on, devices);
     add_all_pairs(cfg, bytes, devices);
+    add_host_to_all(cfg, bytes);
   }
 #else
   (void)cfg;

@@ -117,6 +117,19 @@ const GpuInfo& gpu_info() {
   return info;
 }
 
+int cuda_device_count() {
+#if TWINBENCH_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+#else
+  return 0;
+#endif
+}
+
 double measure_copy_bandwidth(std::size_t bytes) {
 #if TWINBENCH_HAVE_CUDA
   if (!gpu_info().available) return 0.0;

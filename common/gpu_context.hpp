@@ -29,6 +29,10 @@ struct GpuInfo {
   int cc() const { return cc_major * 10 + cc_minor; }
 };
 
+// The devices CUDA shows this process (CUDA_VISIBLE_DEVICES applied), without making a context
+// on any of them (gpu_info() does); 0 without a driver or a CUDA build.
+int cuda_device_count();
+
 // Probed once; cheap afterwards. Never throws: a missing driver is a status, not an error.
 const GpuInfo& gpu_info();
 

@@ -15,6 +15,8 @@ namespace tb::mpi {
 bool launched();
 // The launcher's rank of this process (0 without a launcher).
 int launcher_rank();
+// This process's rank among those on its node (0 without a launcher): the GPU it measures.
+int local_rank();
 
 // MPI_Init_thread when launched and the build has MPI; MPI_Finalize at exit. Returns "" or why
 // the process runs alone (a build without MPI under mpirun: there only the launcher's rank 0
@@ -31,6 +33,7 @@ void barrier();
 double max_over_ranks(double v);
 double sum_over_ranks(double v);
 double from_root(double v);  // rank 0's value on every rank
+void from_root(void* bytes, std::size_t n);  // rank 0's n bytes on every rank
 
 // One collective of float32 over every rank's host buffers, the collectives workload's CPU
 // counterpart (counts as tb::collectives::counts gives them; broadcast from kRoot's send

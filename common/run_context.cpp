@@ -13,6 +13,7 @@
 #include "common/cpu_isa.hpp"
 #include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
+#include "common/gpu_links.hpp"
 #include "common/host_ceilings.hpp"
 #include "common/perf_counters.hpp"
 #include "common/progress.hpp"
@@ -59,6 +60,8 @@ void record_gpu(const RunConfig& cfg) {
     std::fprintf(stderr, "twinbench: GPU benchmarks skipped: %s\n", g.status.c_str());
     return;
   }
+  const links::DeviceLinks l = links::device_links(g.pci_bus_id);
+  add("gpu_links", l.why.empty() ? l.describe() : "unknown: " + l.why);
   add("gpu_code_jit", g.code_jit ? "true" : "false");
   add("gpu_code_arch", std::to_string(g.code_arch));
   add("gpu_sms", std::to_string(g.sms));

@@ -66,19 +66,21 @@ void enqueue(Op op, const float* send, float* recv, const tb::collectives::Count
 
 }  // namespace
 
-Buffers::Buffers(const std::vector<int>& devices, Op op, std::size_t bytes)
-    : devices_(devices), op_(op),
-      counts_(tb::collectives::counts(op, bytes, static_cast<int>(devices.size()))) {
+Buffers::Buffers(const std::vector<int>& devices, int first_rank, int total_ranks, Op op,
+                 std::size_t bytes)
+    : devices_(devices), first_rank_(first_rank), total_ranks_(total_ranks), op_(op),
+      counts_(tb::collectives::counts(op, bytes, total_ranks)) {
   if (counts_.send == 0 || counts_.recv == 0)
     throw std::invalid_argument("collectives: " + std::to_string(bytes) +
                                 " bytes is under one float per rank");
-  for (int r = 0; r < ranks(); ++r) {
+  for (int r = 0; r < local_ranks(); ++r) {
     DeviceScope scope(devices_[r]);
     send_.emplace_back(counts_.send);
     recv_.emplace_back(counts_.recv);
     streams_.emplace_back();
     bad_.emplace_back(1);
-    fill_kernel<<<grid_for(counts_.send), kBlock, 0, streams_[r]>>>(send_[r].data(), counts_.send, r);
+    fill_kernel<<<grid_for(counts_.send), kBlock, 0, streams_[r]>>>(send_[r].data(), counts_.send,
+                                                                    first_rank_ + r);
     CUDA_CHECK(cudaGetLastError());
   }
   synchronize();
@@ -86,7 +88,7 @@ Buffers::Buffers(const std::vector<int>& devices, Op op, std::size_t bytes)
 
 void Buffers::launch(const nccl::Comms& comms) {
   nccl::check(nccl::api().group_start(), "ncclGroupStart");
-  for (int r = 0; r < ranks(); ++r)
+  for (int r = 0; r < local_ranks(); ++r)
     enqueue(op_, send_[r].data(), recv_[r].data(), counts_, ranks(), comms[r], streams_[r]);
   nccl::check(nccl::api().group_end(), "ncclGroupEnd");
 }
@@ -96,17 +98,17 @@ void Buffers::synchronize() {
 }
 
 std::uint64_t Buffers::mismatches(const nccl::Comms& comms) {
-  for (int r = 0; r < ranks(); ++r) {
+  for (int r = 0; r < local_ranks(); ++r) {
     DeviceScope scope(devices_[r]);
     CUDA_CHECK(cudaMemsetAsync(recv_[r].data(), 0xFF, recv_[r].bytes(), streams_[r]));
     CUDA_CHECK(cudaMemsetAsync(bad_[r].data(), 0, sizeof(unsigned long long), streams_[r]));
   }
   launch(comms);
   std::uint64_t total = 0;
-  for (int r = 0; r < ranks(); ++r) {
+  for (int r = 0; r < local_ranks(); ++r) {
     DeviceScope scope(devices_[r]);
     check_kernel<<<grid_for(counts_.recv), kBlock, 0, streams_[r]>>>(
-        recv_[r].data(), counts_.recv, op_, r, ranks(), counts_.chunk, bad_[r].data());
+        recv_[r].data(), counts_.recv, op_, first_rank_ + r, ranks(), counts_.chunk, bad_[r].data());
     CUDA_CHECK(cudaGetLastError());
     unsigned long long bad = 0;
     CUDA_CHECK(cudaMemcpyAsync(&bad, bad_[r].data(), sizeof bad, cudaMemcpyDeviceToHost,

@@ -15,12 +15,18 @@ namespace tb::gpu::collectives {
 
 using tb::collectives::Op;
 
-// Rank r's buffers for one (op, size), on devices[r], sends filled with rank r's inputs.
+// This process's ranks' buffers for one (op, size): local rank i is rank first_rank + i of
+// total_ranks, on devices[i], its send buffer filled with that rank's inputs.
 class Buffers {
  public:
-  Buffers(const std::vector<int>& devices, Op op, std::size_t bytes);
+  // Every rank in this process: ranks 0..devices.size()-1.
+  Buffers(const std::vector<int>& devices, Op op, std::size_t bytes)
+      : Buffers(devices, 0, static_cast<int>(devices.size()), op, bytes) {}
+  Buffers(const std::vector<int>& devices, int first_rank, int total_ranks, Op op,
+          std::size_t bytes);
   Op op() const { return op_; }
-  int ranks() const { return static_cast<int>(devices_.size()); }
+  int local_ranks() const { return static_cast<int>(devices_.size()); }
+  int ranks() const { return total_ranks_; }
   const tb::collectives::Counts& counts() const { return counts_; }
 
   // Enqueues the collective on every rank's stream (one NCCL group), without waiting.
@@ -28,11 +34,13 @@ class Buffers {
   // Waits for every rank's stream.
   void synchronize();
   // One validation run: the receive buffers poisoned (NaN), the collective, then how many
-  // received elements differ from the expected values, over every rank.
+  // received elements differ from the expected values, over this process's ranks.
   std::uint64_t mismatches(const nccl::Comms& comms);
 
  private:
   std::vector<int> devices_;
+  int first_rank_;
+  int total_ranks_;
   Op op_;
   tb::collectives::Counts counts_;
   std::vector<DeviceBuffer<float>> send_, recv_;

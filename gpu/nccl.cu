@@ -20,6 +20,8 @@ bool find_all(void* lib, Api& a) {
   return find_symbol(lib, "ncclGetVersion", a.get_version, a.error) &&
          find_symbol(lib, "ncclGetErrorString", a.error_string, a.error) &&
          find_symbol(lib, "ncclCommInitAll", a.comm_init_all, a.error) &&
+         find_symbol(lib, "ncclGetUniqueId", a.get_unique_id, a.error) &&
+         find_symbol(lib, "ncclCommInitRank", a.comm_init_rank, a.error) &&
          find_symbol(lib, "ncclCommDestroy", a.comm_destroy, a.error) &&
          find_symbol(lib, "ncclGroupStart", a.group_start, a.error) &&
          find_symbol(lib, "ncclGroupEnd", a.group_end, a.error) &&
@@ -70,10 +72,23 @@ void check(Result r, const char* what) {
                            std::to_string(r) + ")");
 }
 
-Comms::Comms(const std::vector<int>& devices) : comms_(devices.size(), nullptr) {
+UniqueId unique_id() {
   if (!api().ok()) throw std::runtime_error(api().error);
-  check(api().comm_init_all(comms_.data(), static_cast<int>(devices.size()), devices.data()),
-        "ncclCommInitAll");
+  UniqueId id{};
+  check(api().get_unique_id(&id), "ncclGetUniqueId");
+  return id;
+}
+
+Comms::Comms(const std::vector<int>& devices)
+    : comms_(devices.size(), nullptr), total_ranks_(static_cast<int>(devices.size())) {
+  if (!api().ok()) throw std::runtime_error(api().error);
+  check(api().comm_init_all(comms_.data(), total_ranks_, devices.data()), "ncclCommInitAll");
+}
+
+Comms::Comms(const UniqueId& id, int rank, int total_ranks)
+    : comms_(1, nullptr), first_rank_(rank), total_ranks_(total_ranks) {
+  if (!api().ok()) throw std::runtime_error(api().error);
+  check(api().comm_init_rank(&comms_[0], total_ranks, id, rank), "ncclCommInitRank");
 }
 
 Comms::~Comms() {

@@ -15,6 +15,10 @@ using Comm = struct ncclComm*;
 using Result = int;  // ncclResult_t: 0 is ncclSuccess
 constexpr int kFloat32 = 7;  // ncclDataType_t ncclFloat32
 constexpr int kSum = 0;      // ncclRedOp_t ncclSum
+// ncclUniqueId: the bootstrap's address, made by one rank and handed to the others (over MPI).
+struct UniqueId {
+  char bytes[128];  // NCCL_UNIQUE_ID_BYTES
+};
 
 struct Api {
   std::string error;     // why NCCL is not usable ("" when it is)
@@ -23,6 +27,8 @@ struct Api {
   Result (*get_version)(int*) = nullptr;
   const char* (*error_string)(Result) = nullptr;
   Result (*comm_init_all)(Comm*, int, const int*) = nullptr;
+  Result (*get_unique_id)(UniqueId*) = nullptr;
+  Result (*comm_init_rank)(Comm*, int, UniqueId, int) = nullptr;
   Result (*comm_destroy)(Comm) = nullptr;
   Result (*group_start)() = nullptr;
   Result (*group_end)() = nullptr;
@@ -44,18 +50,30 @@ const Api& api();
 // Throws std::runtime_error naming the call and NCCL's own message.
 void check(Result r, const char* what);
 
-// One communicator per device of `devices`, in one process (ncclCommInitAll), destroyed with it.
+// A new bootstrap address (ncclGetUniqueId), for rank 0 to hand to the others.
+UniqueId unique_id();
+
+// This process's communicators, destroyed with it, each on one of its devices and each rank
+// `first_rank() + i` of `total_ranks()`.
 class Comms {
  public:
+  // One communicator per device of `devices`, in one process (ncclCommInitAll): ranks 0..n-1.
   explicit Comms(const std::vector<int>& devices);
+  // One rank of a communicator over several processes (ncclCommInitRank, on the current
+  // device): every process calls it with the same `id` and its own `rank`.
+  Comms(const UniqueId& id, int rank, int total_ranks);
   Comms(const Comms&) = delete;
   Comms& operator=(const Comms&) = delete;
   ~Comms();
-  Comm operator[](std::size_t rank) const { return comms_[rank]; }
-  int ranks() const { return static_cast<int>(comms_.size()); }
+  Comm operator[](std::size_t local) const { return comms_[local]; }
+  int local_ranks() const { return static_cast<int>(comms_.size()); }
+  int first_rank() const { return first_rank_; }
+  int total_ranks() const { return total_ranks_; }
 
  private:
   std::vector<Comm> comms_;
+  int first_rank_ = 0;
+  int total_ranks_ = 0;
 };
 
 }  // namespace tb::gpu::nccl

@@ -157,6 +157,21 @@ TEST(Nccl, EveryCollectiveValidatesOnEveryDevice) {
       EXPECT_EQ(b.mismatches(comms), 0u) << op_name(op) << " " << bytes;
     }
 }
+
+// One rank of a communicator made as ranks in separate processes make theirs (a unique id, then
+// ncclCommInitRank, the bootstrap the runs under mpirun take), here with one rank on device 0,
+// and every collective validated over it; a rank of two buffers fills rank 1's inputs.
+TEST(Nccl, OneRankBootstrappedByUniqueIdValidates) {
+  TB_REQUIRE_GPU();
+  if (!gpu::nccl::api().ok()) GTEST_SKIP() << gpu::nccl::api().error;
+  const gpu::nccl::Comms comms(gpu::nccl::unique_id(), 0, 1);
+  EXPECT_EQ(comms.local_ranks(), 1);
+  EXPECT_EQ(comms.total_ranks(), 1);
+  for (Op op : kOps) {
+    gpu::collectives::Buffers b({0}, 0, 1, op, std::size_t{1} << 20);
+    EXPECT_EQ(b.mismatches(comms), 0u) << op_name(op);
+  }
+}
 #endif
 
 }  // namespace

@@ -19,6 +19,10 @@ TEST(MpiRun, AloneIsRankZeroOfOne) {
   EXPECT_DOUBLE_EQ(max_over_ranks(2.5), 2.5);
   EXPECT_DOUBLE_EQ(sum_over_ranks(2.5), 2.5);
   EXPECT_DOUBLE_EQ(from_root(2.5), 2.5);
+  char id[4] = {1, 2, 3, 4};
+  from_root(id, sizeof id);
+  EXPECT_EQ(id[3], 4);
+  EXPECT_EQ(local_rank(), 0);
   float x = 1.f, y = 0.f;
   const collectives::Counts c{.send = 1, .recv = 1, .chunk = 1};
   EXPECT_THROW(collective(collectives::Op::all_reduce, &x, &y, c), std::logic_error);

@@ -170,8 +170,8 @@ def test_unknown_workload_lists_known_ones():
     (["--benchmark_format=yaml"], "--benchmark_format: use console, json or csv"),
     (["--machine=../../x"], "--machine: use letters, digits"),
     (["--machine=a/b"], "--machine: use letters, digits"),
-    (["--devices=0,1"], "one device per run"),
-    (["--devices=all"], "scripts/run-devices.sh"),
+    (["--devices=0,1,0"], "listed twice"),
+    (["--devices=0,"], "expected a device number"),
     (["--devices=-1"], "expected a device number"),
     (["--devices=gpu0"], "expected a device number"),
 ])
@@ -539,6 +539,34 @@ def test_devices_picks_one_of_the_visible_devices(tmp_path):
     assert "shows 2 device(s)" in proc.stderr
 
 
+def test_devices_list_runs_each_device_into_its_own_file(tmp_path):
+    """--devices=0,1: one run per device, one after another, each writing its own results file
+    with its device in the context; a device that is not there is that run's bad input, and the
+    whole exits with the first non-zero status (here 2, device 1's: CI has no GPU, the H200
+    machine one)."""
+    out = tmp_path / "run.json"
+    proc = run("--devices=0,1", "--quick", "--workload=dot", "--benchmark_filter=dot/serial",
+               "--no-ceilings", f"--benchmark_out={out}", "--benchmark_out_format=json")
+    assert "device 0 (1 of 2: --devices=0,1)" in proc.stderr
+    first = json.loads((tmp_path / "run-gpu0.json").read_text())
+    assert first["context"]["cuda_visible_devices"] == "0"
+    assert any(b["name"].startswith("dot/serial/") and not b.get("error_occurred")
+               for b in first["benchmarks"])
+    assert not out.exists()
+    import shutil
+    many = shutil.which("nvidia-smi") and subprocess.run(
+        ["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ") >= 2
+    if not many:
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert "--devices=1: no such GPU here" in proc.stderr
+
+
+def test_devices_all_without_a_gpu_is_bad_input():
+    proc = run("--devices=all", "--quick", "--workload=dot", env={"CUDA_VISIBLE_DEVICES": "99"})
+    assert proc.returncode == 2
+    assert "--devices=all: CUDA shows this process no GPU" in proc.stderr
+
+
 def test_devices_names_a_missing_gpu_as_bad_input():
     """A device past those the machine has (here: past a GPU that CUDA_VISIBLE_DEVICES hides)
     is bad input, said once, not a run of skipped rows."""
@@ -562,6 +590,7 @@ def test_multi_gpu_workloads_skip_with_their_reason_on_one_or_no_gpu(tmp_path):
     assert any(n.startswith("collectives/nccl/op:all_reduce/bytes:8/") for n in names)
     assert any(n.startswith("peer_copy/cuda/src:0/dst:1/") for n in names)
     assert any(n.startswith("peer_copy/cuda/src:all/dst:all/") for n in names)
+    assert any(n.startswith("peer_copy/cuda/src:host/dst:all/") for n in names)
     assert any(n.startswith("scaling/cuda/target:poisson/scaling:strong/gpus:1/") for n in names)
     for b in data["benchmarks"]:
         if b.get("error_occurred"):
@@ -645,6 +674,25 @@ def test_mpi_ranks_take_the_mpi_rows_together_and_rank_zero_writes(tmp_path):
     assert dot and not any(b.get("error_occurred") for b in dot)
     # One console, rank 0's: each row printed once.
     assert proc.stdout.count("collectives/mpi/op:all_reduce/bytes:8/ranks:2") == 1
+
+
+def test_mpi_nccl_rows_across_ranks_skip_together_without_gpus(tmp_path):
+    """The NCCL rows across processes (one rank per GPU, bootstrapped through MPI) are taken by
+    every rank; where a rank has no GPU or no NCCL every rank skips them with the reason, and
+    none waits in NCCL's bootstrap. Each rank is given its local rank's GPU."""
+    proc, out = mpirun(tmp_path, "--workload=collectives", "--benchmark_filter=all_reduce")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(out.read_text())
+    rows = [b for b in data["benchmarks"]
+            if b["name"].startswith("collectives/nccl/") and "/ranks:2/" in b["name"]]
+    assert len(rows) == 7, [b["name"] for b in data["benchmarks"]]
+    assert data["context"]["cuda_visible_devices"] == "0"
+    gpu = data["context"].get("gpu_status") == "available"
+    for b in rows:
+        assert b["side"] == "gpu" and b["impl"] == "nccl"
+        if not gpu:
+            assert b.get("error_occurred"), b
+            assert "ranks cannot run NCCL" in b["error_message"], b["error_message"]
 
 
 def test_mpi_validation_failure_fails_on_every_rank(tmp_path):
