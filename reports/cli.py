@@ -2,6 +2,7 @@
 `python -m reports compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
 [--fail-on-regression PCT]` and
 `python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]` and
+`python -m reports devices RUN0.json RUN1.json ... --out DIR` (one run per device, side by side) and
 `python -m reports gate --a BIN_OR_RESULTS --b BIN [--pct 5] [--cpu-pct PCT] [--rounds 3] ...`
 (reports/gate.py: run, compare, confirm the suspects in fresh processes).
 
@@ -27,7 +28,7 @@ EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
 # Regressions printed when --fail-on-regression fails (the report lists them all).
 MAX_PRINTED = 20
-SUBCOMMANDS = ("render", "compare", "merge", "gate")
+SUBCOMMANDS = ("render", "compare", "merge", "gate", "devices")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -104,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--out", required=True, help="merged JSON file to write")
     merge.add_argument("--drop", type=_regex, default=None,
                        help="regex: leave out entries whose name matches")
+    devices = sub.add_parser("devices", help="several devices' runs side by side (one run per "
+                                             "device: twinbench --devices=0,2)")
+    devices.add_argument("results", nargs="+", help="one results file per device, the first the "
+                                                    "reference")
+    devices.add_argument("--out", required=True, help="output folder (created if missing)")
     _add_gate(sub)
     return parser
 
@@ -176,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
             from .merge import write_merged
             count = write_merged(args.results, args.out, args.drop)
             print(f"wrote {args.out}: {count} entries from {len(args.results)} file(s)")
+        elif args.command == "devices":
+            from .devices import write
+            print(f"wrote {write(args.results, args.out)}")
         elif args.command == "gate":
             from .gate import main_from_args
             return main_from_args(args)

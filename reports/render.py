@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import analysis as an
 from . import pairing
-from . import machine, ncu, progress_table
+from . import machine, multi_gpu, ncu, progress_table
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
@@ -225,6 +225,7 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     if chart is not None:
         result.charts.append(chart)
     blocks += numba
+    blocks += multi_gpu.section_blocks(run)
     blocks += [Heading("Run context"), context_table(run.context)]
     blocks += method_blocks(run)
     blocks += chart_blocks(run, out_dir, result)

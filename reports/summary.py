@@ -19,6 +19,7 @@ from . import analysis as an
 from . import stats as st
 from . import ceilings as ce
 from . import machine
+from . import multi_gpu
 from . import ncu
 from .charts import crossover_series
 from .document import Block, Heading, Paragraph, Table
@@ -251,6 +252,9 @@ def gpu_limiter(row: Row, context: dict) -> str:
     measured = ncu.limiter_words(row)
     if measured:
         return measured
+    across = multi_gpu.limiter(row)
+    if across:
+        return across
     ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
              or _launch(row) or _gpu_roofline_side(row, context) or _no_throughput_model(row))
     if ruled:
