@@ -41,6 +41,35 @@
 namespace tb::collectives {
 namespace {
 
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Samples of `call` taken by every rank in step: each sample is the slowest rank's time from a
+// barrier to the end of its call, and the stopping rule runs on rank 0's clock, broadcast, so
+// that every rank stops after the same sample.
+template <class Call>
+SampleStats measure_in_step(benchmark::State& state, Call&& call) {
+  return measure(
+      state,
+      [&] {
+        mpi::barrier();
+        const double t0 = steady_seconds();
+        call();
+        return mpi::max_over_ranks(steady_seconds() - t0);
+      },
+      [] { return mpi::from_root(steady_seconds()); });
+}
+
+// A collectives row's counters from its median time: nccl-tests' algbw and busbw.
+void record_bandwidth(benchmark::State& state, Op op, double moved, int ranks, double median) {
+  const double algbw = median > 0 ? moved / median / 1e9 : 0.0;
+  state.counters["us_per_op"] = median * 1e6;
+  state.counters["algbw_GBps"] = algbw;
+  state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
+  state.counters["ranks"] = ranks;
+}
+
 #if TWINBENCH_HAVE_CUDA
 namespace nccl = gpu::nccl;
 
@@ -131,13 +160,12 @@ struct RankCommData {  // this rank's communicator across processes, bootstrappe
 
 struct RankBufferData {  // this rank's buffers on its one device
   gpu::collectives::Buffers buffers;
-  RankBufferData(Op op, std::size_t bytes, int ranks) : buffers({0}, mpi::rank(), ranks, op, bytes) {}
+  RankBufferData(Op op, std::size_t bytes, int ranks)
+      : buffers({0}, mpi::rank(), ranks, op, bytes) {}
   static Footprint weight(Op op, std::size_t bytes, int ranks) {
     return BufferData::weight(op, bytes, ranks);
   }
 };
-
-double steady_seconds();
 
 void add_nccl_ranks(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   auto spec = bench_spec("collectives", "nccl",
@@ -155,25 +183,17 @@ void add_nccl_ranks(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     const RankCommData& rc = inputs<RankCommData>();
     if (!rc.problem.empty()) return skip(state, rc.problem);
     auto& b = inputs<RankBufferData>(op, bytes, ranks).buffers;
-    const auto bad = [&] { return mpi::sum_over_ranks(static_cast<double>(b.mismatches(*rc.comms))); };
-    if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(bad()); })) return;
+    const auto bad = [&] {
+      return count_errors(mpi::sum_over_ranks(static_cast<double>(b.mismatches(*rc.comms))));
+    };
+    if (!validate_once(state, Tolerance{0.0}, bad)) return;
     b.launch(*rc.comms);  // warm-up
     b.synchronize();
-    const SampleStats st = measure(
-        state,
-        [&] {
-          mpi::barrier();
-          const double t0 = steady_seconds();
-          b.launch(*rc.comms);
-          b.synchronize();
-          return mpi::max_over_ranks(steady_seconds() - t0);
-        },
-        [] { return mpi::from_root(steady_seconds()); });
-    const double algbw = st.median > 0 ? moved / st.median / 1e9 : 0.0;
-    state.counters["us_per_op"] = st.median * 1e6;
-    state.counters["algbw_GBps"] = algbw;
-    state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
-    state.counters["ranks"] = ranks;
+    const SampleStats st = measure_in_step(state, [&] {
+      b.launch(*rc.comms);
+      b.synchronize();
+    });
+    record_bandwidth(state, op, moved, ranks, st.median);
     state.counters["nccl_version"] = nccl::api().version;
   });
 }
@@ -202,10 +222,6 @@ struct HostData {  // one rank's send and receive buffers for the MPI rows
   }
 };
 
-double steady_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void add_mpi(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   auto spec = bench_spec("collectives", "mpi",
                          {{"op", op_name(op)}, {"bytes", bytes}, {"ranks", ranks}});
@@ -220,20 +236,9 @@ void add_mpi(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(d.mismatches(op)); }))
       return;
     mpi::collective(op, d.send.data(), d.recv.data(), d.c);  // warm-up
-    const SampleStats st = measure(
-        state,
-        [&] {
-          mpi::barrier();
-          const double t0 = steady_seconds();
-          mpi::collective(op, d.send.data(), d.recv.data(), d.c);
-          return mpi::max_over_ranks(steady_seconds() - t0);
-        },
-        [] { return mpi::from_root(steady_seconds()); });
-    const double algbw = st.median > 0 ? moved / st.median / 1e9 : 0.0;
-    state.counters["us_per_op"] = st.median * 1e6;
-    state.counters["algbw_GBps"] = algbw;
-    state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
-    state.counters["ranks"] = ranks;
+    const SampleStats st = measure_in_step(
+        state, [&] { mpi::collective(op, d.send.data(), d.recv.data(), d.c); });
+    record_bandwidth(state, op, moved, ranks, st.median);
   });
 }
 

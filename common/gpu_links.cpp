@@ -164,7 +164,8 @@ DeviceLinks device_links(const std::string& bus) {
     if (!link_active(d, link)) continue;
     ++out.nvlinks;
     unsigned v = 0, type = 0;
-    if (out.nvlink_version.empty() && nvml().nvlink_version && nvml().nvlink_version(d, link, &v) == 0)
+    if (out.nvlink_version.empty() && nvml().nvlink_version &&
+        nvml().nvlink_version(d, link, &v) == 0)
       out.nvlink_version = nvlink_version_name(v);
     if (nvml().nvlink_remote_type && nvml().nvlink_remote_type(d, link, &type) == 0 &&
         type == kRemoteSwitch)

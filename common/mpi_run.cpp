@@ -28,10 +28,13 @@ bool launched() {
          std::getenv("PMIX_RANK");
 }
 
-int launcher_rank() { return env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", env_int("PMIX_RANK", 0))); }
+int launcher_rank() {
+  return env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", env_int("PMIX_RANK", 0)));
+}
 
 int local_rank() {
-  return env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("MPI_LOCALRANKID", env_int("PMI_LOCAL_RANK", 0)));
+  return env_int("OMPI_COMM_WORLD_LOCAL_RANK",
+                 env_int("MPI_LOCALRANKID", env_int("PMI_LOCAL_RANK", 0)));
 }
 
 std::string init(int* argc, char*** argv) {
@@ -90,7 +93,8 @@ double from_root(double v) {
 }
 
 void from_root(void* bytes, std::size_t n) {
-  if (n > INT_MAX) throw std::invalid_argument("MPI counts are int: " + std::to_string(n) + " bytes");
+  if (n > INT_MAX)
+    throw std::invalid_argument("MPI counts are int: " + std::to_string(n) + " bytes");
 #if TWINBENCH_HAVE_MPI
   if (g_initialized) MPI_Bcast(bytes, static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD);
 #else

@@ -108,7 +108,8 @@ std::uint64_t Buffers::mismatches(const nccl::Comms& comms) {
   for (int r = 0; r < local_ranks(); ++r) {
     DeviceScope scope(devices_[r]);
     check_kernel<<<grid_for(counts_.recv), kBlock, 0, streams_[r]>>>(
-        recv_[r].data(), counts_.recv, op_, first_rank_ + r, ranks(), counts_.chunk, bad_[r].data());
+        recv_[r].data(), counts_.recv, op_, first_rank_ + r, ranks(), counts_.chunk,
+        bad_[r].data());
     CUDA_CHECK(cudaGetLastError());
     unsigned long long bad = 0;
     CUDA_CHECK(cudaMemcpyAsync(&bad, bad_[r].data(), sizeof bad, cudaMemcpyDeviceToHost,
