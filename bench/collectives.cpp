@@ -61,6 +61,18 @@ SampleStats measure_in_step(benchmark::State& state, Call&& call) {
       [] { return mpi::from_root(steady_seconds()); });
 }
 
+// Why a size cannot be split among the ranks ("" when it can).
+std::string too_small(Op op, std::size_t bytes, int ranks) {
+  if (counts(op, bytes, ranks).send > 0) return "";
+  return std::to_string(bytes) + " bytes is under one float32 per rank of " +
+         std::to_string(ranks);
+}
+
+// The bytes a collective moves (nccl-tests' size column), held to no ceiling: links are.
+WorkModel link_work(double moved) {
+  return {.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+}
+
 // A collectives row's counters from its median time: nccl-tests' algbw and busbw.
 void record_bandwidth(benchmark::State& state, Op op, double moved, int ranks, double median) {
   const double algbw = median > 0 ? moved / median / 1e9 : 0.0;
@@ -100,12 +112,10 @@ void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   const auto spec = bench_spec("collectives", "nccl",
                                {{"op", op_name(op)}, {"bytes", bytes}, {"gpus", ranks}});
   const double moved = static_cast<double>(effective_bytes(op, bytes, ranks));
-  const WorkModel w{.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+  const WorkModel w = link_work(moved);
   add_host_timed_gpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
     if (!nccl::api().ok()) return skip(state, nccl::api().error);
-    if (counts(op, bytes, ranks).send == 0)
-      return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
-                             std::to_string(ranks));
+    if (const std::string why = too_small(op, bytes, ranks); !why.empty()) return skip(state, why);
     const nccl::Comms& comms = inputs<CommData>().comms;
     auto& b = inputs<BufferData>(op, bytes, ranks).buffers;
     if (!validate_once(state, Tolerance{0.0},
@@ -174,12 +184,10 @@ void add_nccl_ranks(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   spec.host_timed = true;
   spec.in_step = true;
   const double moved = static_cast<double>(effective_bytes(op, bytes, ranks));
-  const WorkModel w{.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+  const WorkModel w = link_work(moved);
   // add_cpu_benchmark: no GPU check of its own before the ranks agree (ranks_problem).
   add_cpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
-    if (counts(op, bytes, ranks).send == 0)
-      return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
-                             std::to_string(ranks));
+    if (const std::string why = too_small(op, bytes, ranks); !why.empty()) return skip(state, why);
     const RankCommData& rc = inputs<RankCommData>();
     if (!rc.problem.empty()) return skip(state, rc.problem);
     auto& b = inputs<RankBufferData>(op, bytes, ranks).buffers;
@@ -227,11 +235,9 @@ void add_mpi(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
                          {{"op", op_name(op)}, {"bytes", bytes}, {"ranks", ranks}});
   spec.in_step = true;
   const double moved = static_cast<double>(effective_bytes(op, bytes, ranks));
-  const WorkModel w{.read_bytes = moved, .items = 1.0, .held_to_ceiling = false};
+  const WorkModel w = link_work(moved);
   add_cpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
-    if (counts(op, bytes, ranks).send == 0)
-      return skip(state, std::to_string(bytes) + " bytes is under one float32 per rank of " +
-                             std::to_string(ranks));
+    if (const std::string why = too_small(op, bytes, ranks); !why.empty()) return skip(state, why);
     HostData& d = inputs<HostData>(op, bytes, ranks);
     if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(d.mismatches(op)); }))
       return;
