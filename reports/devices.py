@@ -2,21 +2,24 @@
 
 `twinbench --devices=0,2` (and scripts/run-devices.sh) measure each GPU in a run of its own, each
 with its own ceilings; this puts them in one table: each device's measured ceilings first, then
-every row measured on every device, its time per device and the ratio to the first device's.
-Rows are matched as `reports compare` matches them; a row missing or skipped on a device shows
-"–" there.
+every row measured on the first device and at least one other, its time per device and the
+ratio to the first device's. Rows are matched by their description's fields (workload, impl,
+algorithm, precision, mode and axes: `identity`), the name is only their label; a row missing or
+skipped on a device shows "–" there.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from . import ceilings as ce
 from .document import Block, Heading, Paragraph, Table, to_markdown
-from .loader import LoadError, Run, load_run
-from .units import fmt_num, fmt_time
+from .loader import LoadError, Row, Run, load_run
+from .units import fmt_time
 
-CEILING_KEYS = (("gpu_bw_copy_bytes_per_s", "copy (read + write)"),
-                ("gpu_copy_bw_bytes_per_s", "cudaMemcpy copy"))
+# The GPU's measured bandwidths shown per device (common/ceilings.hpp's patterns).
+PATTERNS = ("copy", "read", "write", "triad")
+PATTERN_HEADERS = [f"{p} bandwidth" for p in PATTERNS]
 
 
 def device_label(run: Run, index: int) -> str:
@@ -26,34 +29,46 @@ def device_label(run: Run, index: int) -> str:
     return f"GPU {visible}" + (f" ({bus})" if bus else "")
 
 
-def _ceiling(run: Run) -> str:
-    for key, what in CEILING_KEYS:
-        value = run.context.get(key)
-        if value:
-            return f"{fmt_num(float(value) / 1e9)} GB/s {what}"
-    return "–"
+def _bandwidth_cells(context: dict) -> list[str]:
+    """Each pattern's measured GB/s; an older file's one cudaMemcpy copy in the copy column."""
+    measured = ce.pattern_bandwidths(context, "gpu")
+    if not measured and ce.device_copy_bandwidth(context):
+        measured = {"copy": ce.device_copy_bandwidth(context)}
+    return [ce.fmt_bandwidth(measured.get(p)) for p in PATTERNS]
+
+
+def _roof_cell(context: dict) -> str:
+    roof = ce.top_roof(context, "gpu")
+    return f"{ce.fmt_rate(roof.value)} ({roof.kind})" if roof else "–"
 
 
 def ceilings_table(runs: list[Run], labels: list[str]) -> Table:
-    lines = [[label, run.context.get("gpu_name", "–"), run.context.get("gpu_links", "–"),
-              _ceiling(run)] for run, label in zip(runs, labels)]
-    return Table(["device", "GPU", "links (NVML)", "measured bandwidth"], lines)
+    lines = [[label, run.context.get("gpu_name", "–"), run.context.get("gpu_links", "–")]
+             + _bandwidth_cells(run.context) + [_roof_cell(run.context)]
+             for run, label in zip(runs, labels)]
+    return Table(["device", "GPU", "links (NVML)"] + PATTERN_HEADERS + ["FP32 roof"], lines)
+
+
+def identity(row: Row) -> tuple:
+    """What a row measures, from its fields: equal on every device for the same benchmark."""
+    return (row.workload, row.impl, row.fields.get("algorithm", ""),
+            row.fields.get("precision", ""), row.mode or "", tuple(row.args.items()))
+
+
+def _measured(run: Run) -> dict[tuple, Row]:
+    return {identity(r): r for r in run.rows if not r.skipped and r.time_s}
+
+
+def _times_line(first: Row, others: list[Row | None]) -> list[str]:
+    times = [fmt_time(r.time_s) if r else "–" for r in [first] + others]
+    ratios = [f"{r.time_s / first.time_s:.3g}×" if r else "–" for r in others]
+    return [first.name] + times + ratios
 
 
 def times_table(runs: list[Run], labels: list[str]) -> Table:
-    per_run = [{r.name: r for r in run.rows if not r.skipped and r.time_s} for run in runs]
-    names = [name for name in per_run[0] if any(name in rows for rows in per_run[1:])]
-    lines = []
-    for name in names:
-        first = per_run[0][name].time_s
-        line = [name]
-        for rows in per_run:
-            row = rows.get(name)
-            line.append(fmt_time(row.time_s) if row else "–")
-        for rows in per_run[1:]:
-            row = rows.get(name)
-            line.append(f"{row.time_s / first:.3g}×" if row else "–")
-        lines.append(line)
+    per_run = [_measured(run) for run in runs]
+    lines = [_times_line(row, [rows.get(key) for rows in per_run[1:]])
+             for key, row in per_run[0].items() if any(key in rows for rows in per_run[1:])]
     headers = ["benchmark"] + labels + [f"{label} ÷ {labels[0]}" for label in labels[1:]]
     return Table(headers, lines)
 

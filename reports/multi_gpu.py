@@ -1,25 +1,32 @@
 """The report's section for the workloads measured across GPUs: NCCL's collectives (beside the
-same collectives over MPI between host processes, where the run has them), the peer-to-peer
-matrix and the host feeding every GPU at once, and the scaling rows' efficiency.
+same collectives over MPI between host processes, where the run or a merged run has them), the
+peer-to-peer matrices and the host feeding every GPU at once, and the scaling rows' efficiency.
 
 These rows are timed on the host across devices and links, with no ceiling of the GPU's own to
-be held to, so the summary's limiter column points here (`limiter`) instead of naming a ceiling.
+be held to, so the summary's limiter column points here (`limiter`) instead of naming a ceiling,
+and no CPU-vs-GPU speedup counts them (NCCL's only CPU counterpart, MPI, is set beside it here).
 Rows are told apart by their description's fields (workload, impl, axes), never by their names.
 """
 
 from __future__ import annotations
 
-from .document import Block, Heading, Paragraph, Table
+import io
+from pathlib import Path
+
+from .document import Block, Heading, Image, Paragraph, Table
 from .loader import Row, Run
+from .multi_gpu_chart import FILENAME, OPS, TITLE, chart_collectives, ranks_of
 from .units import fmt_bytes, fmt_num, fmt_time
 
-# The workloads whose rows run across GPUs (bench/collectives.cpp, peer_copy.cpp, scaling.cpp).
+# The workloads whose rows run across GPUs (bench/collectives.cpp, peer_copy.cpp, scaling.cpp):
+# the one place that says so. Their rows carry no field of their own that says it (host_timed
+# is not written into a row), so the workload decides.
 WORKLOADS = ("collectives", "peer_copy", "scaling")
 SECTION = "Several GPUs"
 LIMITER_WORDS = {"collectives": "NCCL over the links between devices",
                  "peer_copy": "the links between devices and the host",
                  "scaling": "the work spread over GPUs"}
-OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all")
+PNG_DPI = 110
 
 
 def is_multi_gpu(row: Row) -> bool:
@@ -41,16 +48,6 @@ def _int_arg(row: Row, key: str) -> int | None:
     return int(value) if value is not None and value.isdigit() else None
 
 
-def _ranks(row: Row) -> int:
-    """The ranks of a collectives row: its ranks axis (across processes) or gpus axis (one
-    process), else its counter."""
-    for key in ("ranks", "gpus"):
-        n = _int_arg(row, key)
-        if n is not None:
-            return n
-    return int(row.counter("ranks") or 1)
-
-
 def _measured(rows: list[Row]) -> list[Row]:
     return [r for r in rows if not r.skipped and r.time_s]
 
@@ -62,45 +59,68 @@ def _skip_reason(rows: list[Row]) -> str | None:
 
 # ----------------------------------------------------------------- collectives
 
-def _nccl_key(row: Row) -> tuple[str, str]:
-    """("one process", "gpus") for NCCL over the GPUs one process sees; ("ranks", ...) for NCCL
-    across MPI ranks, one GPU each."""
-    return ("ranks", "across ranks") if "ranks" in row.args else ("gpus", "one process")
+def _where(row: Row) -> str:
+    """How the ranks were spread: NCCL over the GPUs one process sees, NCCL with one MPI rank
+    per GPU, or MPI's host processes."""
+    if row.impl == "mpi":
+        return "MPI ranks"
+    return "across ranks" if "ranks" in row.args else "one process"
 
 
-def _collective_line(size: int, nccl: Row, mpi: Row | None) -> list[str]:
-    nccl_bus, mpi_bus = nccl.counter("busbw_GBps"), mpi.counter("busbw_GBps") if mpi else None
-    nccl_alg, mpi_alg = nccl.counter("algbw_GBps"), mpi.counter("algbw_GBps") if mpi else None
-    ratio = "–"
-    if mpi is not None and mpi.time_s and nccl.time_s:
-        ratio = f"{mpi.time_s / nccl.time_s:.3g}×"
-    where = "across ranks" if "ranks" in nccl.args else "one process"
-    return [fmt_bytes(size), f"{_ranks(nccl)} ({where})", fmt_time(nccl.time_s), _gbps(nccl_alg),
-            _gbps(nccl_bus), fmt_time(mpi.time_s) if mpi else "–",
-            _gbps(mpi_bus if mpi_bus else mpi_alg) if mpi else "–", ratio]
+def _of_op(rows: list[Row], impl: str, op: str) -> list[Row]:
+    return [r for r in rows if r.impl == impl and r.args.get("op") == op
+            and _int_arg(r, "bytes") is not None]
 
 
-def _by_size(rows: list[Row], impl: str, op: str) -> dict[tuple[int, int, str], Row]:
-    out = {}
-    for r in rows:
-        size = _int_arg(r, "bytes")
-        if r.impl == impl and r.args.get("op") == op and size is not None:
-            out[(size, _ranks(r), _nccl_key(r)[0])] = r
-    return out
+def _size_ranks(row: Row) -> tuple[int, int]:
+    return _int_arg(row, "bytes") or 0, ranks_of(row)
+
+
+def _nccl_over_mpi(nccl: Row | None, mpi: Row | None) -> str:
+    """MPI's time over NCCL's at the same size and ranks: how many times faster the GPUs'
+    links carried it than the host's (the busbw ratio too, the bus factor being the same)."""
+    if nccl is None or mpi is None or not nccl.time_s or not mpi.time_s:
+        return "–"
+    return f"{mpi.time_s / nccl.time_s:.3g}×"
+
+
+def _impl_cells(row: Row | None) -> list[str]:
+    if row is None:
+        return ["–", "–", "–"]
+    return [fmt_time(row.time_s), _gbps(row.counter("algbw_GBps")),
+            _gbps(row.counter("busbw_GBps"))]
+
+
+def _collective_line(nccl: Row | None, mpi: Row | None) -> list[str]:
+    first = nccl or mpi
+    size, ranks = _size_ranks(first)
+    return ([fmt_bytes(size), f"{ranks} ({_where(first)})"] + _impl_cells(nccl)
+            + _impl_cells(mpi) + [_nccl_over_mpi(nccl, mpi)])
+
+
+def collective_pairs(rows: list[Row], op: str) -> list[tuple[Row | None, Row | None]]:
+    """(NCCL row, MPI row of the same size and ranks) for every NCCL row of `op`, by size and
+    ranks; an MPI row no NCCL row matched comes with None beside it."""
+    mpi = {_size_ranks(r): r for r in _of_op(rows, "mpi", op)}
+    nccl = _of_op(rows, "nccl", op)
+    pairs = [(r, mpi.get(_size_ranks(r))) for r in nccl]
+    matched = {_size_ranks(r) for r in nccl}
+    pairs += [(None, r) for key, r in mpi.items() if key not in matched]
+    return sorted(pairs, key=lambda p: (_size_ranks(p[0] or p[1]), _where(p[0] or p[1])))
+
+
+HEADERS = ["size", "ranks", "NCCL time", "NCCL algbw", "NCCL busbw", "MPI time", "MPI algbw",
+           "MPI busbw", "NCCL faster than MPI"]
 
 
 def collectives_table(rows: list[Row], op: str) -> Table | None:
-    nccl = _by_size(rows, "nccl", op)
-    mpi = {(size, ranks): r for (size, ranks, _), r in _by_size(rows, "mpi", op).items()}
-    if not nccl:
+    pairs = collective_pairs(rows, op)
+    if not pairs:
         return None
-    lines = [_collective_line(size, row, mpi.get((size, ranks)))
-             for (size, ranks, _), row in sorted(nccl.items())]
-    headers = ["size", "ranks", "NCCL time", "NCCL algbw", "NCCL busbw", "MPI time", "MPI busbw",
-               "NCCL faster than MPI"]
-    if not mpi:  # a run without mpirun: no MPI columns
-        headers, lines = headers[:5], [line[:5] for line in lines]
-    return Table(headers, lines)
+    lines = [_collective_line(nccl, mpi) for nccl, mpi in pairs]
+    if all(mpi is None for _, mpi in pairs):  # a run without mpirun: no MPI columns
+        return Table(HEADERS[:5], [line[:5] for line in lines])
+    return Table(HEADERS, lines)
 
 
 COLLECTIVES_TEXT = (
@@ -109,34 +129,58 @@ COLLECTIVES_TEXT = (
     "op's bus factor (2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and "
     "all_to_all, 1 for broadcast), what each link carried. MPI: the same collective between "
     "host processes over their memory (runs under mpirun), the CPU's counterpart; the last "
-    "column is MPI's time over NCCL's at the same size and ranks.")
+    "column is MPI's time over NCCL's at the same size and ranks, how many times faster the "
+    "GPUs' links are than the host's. These pairs are set beside each other here only, never "
+    "in the headline's CPU-vs-GPU speedups.")
 
 
 def _one_rank_note(rows: list[Row]) -> Paragraph | None:
-    if any(_ranks(r) > 1 for r in rows if r.impl == "nccl"):
+    nccl = [r for r in rows if r.impl == "nccl"]
+    if not nccl or any(ranks_of(r) > 1 for r in nccl):
         return None
-    return Paragraph("With one rank nothing crosses a link: these rows time NCCL's copy within "
-                     "the GPU and its launch, and busbw is 0 (broadcast's factor is 1).",
-                     note=True)
+    return Paragraph("With one rank nothing crossed a link: these rows time NCCL's local copy "
+                     "within the GPU and its launch, so busbw is 0 (broadcast's factor is 1); "
+                     "the chart shows algbw.", note=True)
 
 
-def collectives_blocks(rows: list[Row]) -> list[Block]:
+def _png(figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=PNG_DPI)
+    return buffer.getvalue()
+
+
+def collectives_chart(rows: list[Row], out_dir: Path | None) -> tuple[Image | None, Path | None]:
+    """The chart as a block and the PNG written beside the report; nothing without out_dir."""
+    figure = chart_collectives(rows) if out_dir is not None else None
+    if figure is None:
+        return None, None
+    png = _png(figure)
+    path = Path(out_dir) / FILENAME
+    path.write_bytes(png)
+    return Image(TITLE, FILENAME, png), path
+
+
+def collectives_blocks(rows: list[Row], out_dir: Path | None = None
+                       ) -> tuple[list[Block], Path | None]:
     ours = [r for r in rows if r.workload == "collectives"]
-    measured = _measured(ours)
     if not ours:
-        return []
+        return [], None
+    measured = _measured(ours)
     blocks: list[Block] = [Heading("Collectives", 3)]
     if not measured:
-        return blocks + [Paragraph(f"Every collectives row skipped: {_skip_reason(ours)}.")]
+        return blocks + [Paragraph(f"Every collectives row skipped: {_skip_reason(ours)}.")], None
     blocks.append(Paragraph(COLLECTIVES_TEXT))
     note = _one_rank_note(measured)
     if note is not None:
         blocks.append(note)
+    image, path = collectives_chart(measured, out_dir)
+    if image is not None:
+        blocks.append(image)
     for op in OPS:
         table = collectives_table(measured, op)
         if table is not None:
             blocks += [Heading(op, 4), table]
-    return blocks
+    return blocks, path
 
 
 # ----------------------------------------------------------------- peer-to-peer
@@ -146,37 +190,48 @@ def _pair_rows(rows: list[Row]) -> list[Row]:
             and r.args.get("dst", "").isdigit()]
 
 
-def peer_matrix(rows: list[Row], access: str, size: int) -> Table | None:
-    """src × dst GB/s at `size` with peer access `access`; the link NVML named in brackets."""
+def _bandwidth_cell(row: Row) -> str:
+    return _gbps((row.bytes_per_second or 0) / 1e9)
+
+
+def _bandwidth_link_cell(row: Row) -> str:
+    link = row.fields.get("link")
+    return _bandwidth_cell(row) + (f" ({link})" if link else "")
+
+
+def _shared_link(pairs: list[Row]) -> str | None:
+    """The link every pair has, where NVML named one and the same for all (an NVSwitch box):
+    said once above the matrices instead of in every cell."""
+    links = {r.fields.get("link", "") for r in pairs}
+    return links.pop() if len(links) == 1 and "" not in links else None
+
+
+def _latency_cell(row: Row) -> str:
+    return fmt_time(row.time_s)
+
+
+def peer_matrix(rows: list[Row], access: str, size: int, cell=_bandwidth_link_cell
+                ) -> Table | None:
+    """src × dst at `size` with peer access `access`, each cell `cell(row)` (GB/s with the link
+    NVML named in brackets, by default)."""
     cells = {(int(r.args["src"]), int(r.args["dst"])): r for r in rows
              if r.args.get("peer_access") == access and _int_arg(r, "bytes") == size}
     if not cells:
         return None
     devices = sorted({d for pair in cells for d in pair})
-    lines = []
-    for s in devices:
-        line = [f"GPU {s}"]
-        for d in devices:
-            r = cells.get((s, d))
-            if s == d or r is None:
-                line.append("–")
-                continue
-            link = r.fields.get("link")
-            line.append(_gbps((r.bytes_per_second or 0) / 1e9) + (f" ({link})" if link else ""))
-        lines.append(line)
+    lines = [[f"GPU {s}"] + ["–" if s == d or (s, d) not in cells else cell(cells[(s, d)])
+                             for d in devices] for s in devices]
     return Table(["src \\ dst"] + [f"GPU {d}" for d in devices], lines)
 
 
-def _latency_line(rows: list[Row]) -> str | None:
-    small = [r for r in rows if r.args.get("peer_access") == "on"]
-    if not small:
-        return None
-    size = min(_int_arg(r, "bytes") or 0 for r in small)
-    times = [r.time_s for r in small if _int_arg(r, "bytes") == size and r.time_s]
-    if not times:
-        return None
-    return (f"Latency ({fmt_bytes(size)} with peer access): {fmt_time(min(times))} to "
-            f"{fmt_time(max(times))} over {len(times)} ordered pairs.")
+def _latency_blocks(pairs: list[Row]) -> list[Block]:
+    """The smallest copy's time per pair, peer access on: the link's latency."""
+    on = [r for r in pairs if r.args.get("peer_access") == "on"]
+    if not on:
+        return []
+    size = min(_int_arg(r, "bytes") or 0 for r in on)
+    table = peer_matrix(on, "on", size, _latency_cell)
+    return [Paragraph(f"Latency: time per {fmt_bytes(size)} copy, peer access on:"), table]
 
 
 def _aggregate_line(rows: list[Row], src: str, what: str) -> str | None:
@@ -194,8 +249,21 @@ def _aggregate_line(rows: list[Row], src: str, what: str) -> str | None:
 PEER_TEXT = (
     "One copy per sample between two GPUs, with peer access (NVLink or PCIe peer-to-peer) and "
     "without (the driver stages through host memory); in brackets, what joins the pair as "
-    "nvidia-smi topo -m names it (NVML). The host's side: pinned host memory copied to every "
-    "GPU at once, the host's own limit.")
+    "nvidia-smi topo -m names it (NVML). All pairs at once: every ordered pair copying together, "
+    "the bytes summed (the bisection figure). The host's side: pinned host memory copied to "
+    "every GPU at once, the host's own limit.")
+
+
+def _matrix_blocks(pairs: list[Row]) -> list[Block]:
+    size = max(_int_arg(r, "bytes") or 0 for r in pairs)
+    link = _shared_link(pairs)
+    blocks: list[Block] = [Paragraph(f"Every pair is joined by {link} (NVML).")] if link else []
+    cell = _bandwidth_cell if link else _bandwidth_link_cell
+    for access in ("on", "off"):
+        table = peer_matrix(pairs, access, size, cell)
+        if table is not None:
+            blocks += [Paragraph(f"{fmt_bytes(size)} per copy, peer access {access}:"), table]
+    return blocks + _latency_blocks(pairs)
 
 
 def peer_blocks(rows: list[Row]) -> list[Block]:
@@ -204,17 +272,13 @@ def peer_blocks(rows: list[Row]) -> list[Block]:
         return []
     blocks: list[Block] = [Heading("Peer-to-peer", 3), Paragraph(PEER_TEXT)]
     pairs = _measured(_pair_rows(ours))
-    if not pairs:
+    if pairs:
+        blocks += _matrix_blocks(pairs)
+    else:
         reason = _skip_reason(_pair_rows(ours))
         blocks.append(Paragraph(f"No pair of GPUs measured: {reason or 'no rows'}."))
-    else:
-        size = max(_int_arg(r, "bytes") or 0 for r in pairs)
-        for access in ("on", "off"):
-            table = peer_matrix(pairs, access, size)
-            if table is not None:
-                blocks += [Paragraph(f"{fmt_bytes(size)} per copy, peer access {access}:"), table]
     measured = _measured(ours)
-    for line in (_latency_line(pairs), _aggregate_line(measured, "all", "All pairs at once"),
+    for line in (_aggregate_line(measured, "all", "All pairs at once"),
                  _aggregate_line(measured, "host", "Host to every GPU at once")):
         if line:
             blocks.append(Paragraph(line))
@@ -250,13 +314,15 @@ def scaling_blocks(rows: list[Row]) -> list[Block]:
     return blocks
 
 
-def section_blocks(run: Run) -> list[Block]:
-    """The section, or nothing when the run has no rows across GPUs."""
+def section_blocks(run: Run, out_dir: Path | None = None) -> tuple[list[Block], Path | None]:
+    """The section and the path of the chart it wrote (with out_dir); nothing when the run has
+    no rows across GPUs."""
     rows = [r for r in run.rows if is_multi_gpu(r)]
     if not rows:
-        return []
+        return [], None
     links = run.context.get("gpu_links")
     blocks: list[Block] = [Heading(SECTION)]
     if links:
         blocks.append(Paragraph(f"Device links (NVML): {links}."))
-    return blocks + collectives_blocks(rows) + peer_blocks(rows) + scaling_blocks(rows)
+    collectives, chart = collectives_blocks(rows, out_dir)
+    return blocks + collectives + peer_blocks(rows) + scaling_blocks(rows), chart

@@ -225,7 +225,10 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     if chart is not None:
         result.charts.append(chart)
     blocks += numba
-    blocks += multi_gpu.section_blocks(run)
+    several, chart = multi_gpu.section_blocks(run, out_dir)
+    if chart is not None:
+        result.charts.append(chart)
+    blocks += several
     blocks += [Heading("Run context"), context_table(run.context)]
     blocks += method_blocks(run)
     blocks += chart_blocks(run, out_dir, result)

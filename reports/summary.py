@@ -410,7 +410,9 @@ def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
 
 def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
     parts = []
-    if c.gpu and c.gpu.family != "other":
+    # A row of no known family has no rules to read it by, but a row across GPUs (NCCL's) is
+    # named for the section that reads it.
+    if c.gpu and (c.gpu.family != "other" or multi_gpu.is_multi_gpu(c.gpu)):
         parts.append("GPU: " + gpu_limiter(c.gpu, context))
     if c.e2e:
         own = an.fastest([r for r in rows if r.impl == c.e2e.impl and side_of(r) == "gpu"])
