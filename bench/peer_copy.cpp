@@ -118,24 +118,8 @@ struct DeviceData {
   }
 };
 
-bool require_two(benchmark::State& state) {
-  if (gpu_info().device_count >= 2) return true;
-  skip(state, "needs 2 GPUs: this process sees " + std::to_string(gpu_info().device_count) +
-                  " (CUDA_VISIBLE_DEVICES applies)");
-  return false;
-}
-
-std::string bus_id(int device) {
-  char bus[32] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "";
-  }
-  return bus;
-}
-
 void record_link(benchmark::State& state, Pair p) {
-  if (const std::string link = links::pair_link(bus_id(p.src), bus_id(p.dst)); !link.empty())
+  if (const std::string link = links::pair_link(pci_bus_id(p.src), pci_bus_id(p.dst)); !link.empty())
     set_row_field(current_benchmark(), "link", link);
   int rank = 0, atomics = 0;
   if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, p.src, p.dst) == cudaSuccess)
@@ -151,7 +135,7 @@ void add_pair(const RunConfig& cfg, Pair p, std::size_t bytes, bool peer_access,
                                {{"src", p.src}, {"dst", p.dst},
                                 {"bytes", bytes}, {"peer_access", peer_access ? "on" : "off"}});
   add_gpu_benchmark(cfg, spec, work(static_cast<double>(bytes)), [=](benchmark::State& state) {
-    if (!require_two(state)) return;
+    if (!require_gpus(state, 2)) return;
     set_peer_access(p.src, p.dst, peer_access);
     DeviceData& d = inputs<DeviceData>(bytes, devices);
     if (!validate_once(state, transfers::kExact, [&] { return d.check_copy(p); })) return;
@@ -179,7 +163,7 @@ void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
                                 {"peer_access", "on"}});
   const double total = static_cast<double>(bytes) * static_cast<double>(pairs.size());
   add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
-    if (!require_two(state)) return;
+    if (!require_gpus(state, 2)) return;
     for (Pair p : pairs)
       if (p.src < p.dst) set_peer_access(p.src, p.dst, true);
     DeviceData& d = inputs<DeviceData>(bytes, devices);

@@ -116,12 +116,6 @@ void record_efficiency(benchmark::State& state, const BaseKey& key, int gpus, do
   state.counters["gpus"] = gpus;
 }
 
-bool require_gpus(benchmark::State& state, int gpus) {
-  if (gpu_info().device_count >= gpus) return true;
-  skip(state, "needs " + std::to_string(gpus) + " GPUs: this process sees " +
-                  std::to_string(gpu_info().device_count));
-  return false;
-}
 
 constexpr std::size_t kGemmN = 4096;  // the sgemm workload's large size
 constexpr std::size_t kQuickGemmN = 256;
@@ -150,9 +144,7 @@ struct RowRange {
 // remainder), weak gives every GPU all of them.
 RowRange rows_of(Mode m, std::size_t n, int g, int gpus) {
   if (m == Mode::weak) return {0, n};
-  const std::size_t base = n / static_cast<std::size_t>(gpus);
-  return {base * static_cast<std::size_t>(g),
-          g + 1 == gpus ? n - base * static_cast<std::size_t>(gpus - 1) : base};
+  return {n / static_cast<std::size_t>(gpus) * static_cast<std::size_t>(g), share(m, n, g, gpus)};
 }
 
 // Per GPU: B, its rows of A and C, a stream and a cuBLAS handle, each on its own device.

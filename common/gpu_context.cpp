@@ -83,8 +83,7 @@ GpuInfo probe() {
   }
   g.available = true;
   g.device_count = count;
-  char bus[32] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess) g.pci_bus_id = bus;
+  g.pci_bus_id = pci_bus_id(0);
   g.status = "available";
   g.name = p.name;
   g.cc_major = p.major;
@@ -115,6 +114,17 @@ GpuInfo probe() {
 const GpuInfo& gpu_info() {
   static const GpuInfo info = probe();
   return info;
+}
+
+std::string pci_bus_id(int device) {
+#if TWINBENCH_HAVE_CUDA
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) return bus;
+  (void)cudaGetLastError();
+#else
+  (void)device;
+#endif
+  return "";
 }
 
 int cuda_device_count() {

@@ -29,6 +29,9 @@ struct GpuInfo {
   int cc() const { return cc_major * 10 + cc_minor; }
 };
 
+// CUDA's PCI bus id of `device` ("0000:19:00.0"), "" when it has none to give.
+std::string pci_bus_id(int device);
+
 // The devices CUDA shows this process (CUDA_VISIBLE_DEVICES applied), without making a context
 // on any of them (gpu_info() does); 0 without a driver or a CUDA build.
 int cuda_device_count();

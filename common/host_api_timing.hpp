@@ -35,6 +35,15 @@ inline benchmark::internal::Benchmark* add_host_timed_gpu_benchmark(const RunCon
                            });
 }
 
+// Rows across devices: true when the process sees `gpus` GPUs or more, else the row skips
+// saying how many it sees.
+inline bool require_gpus(benchmark::State& state, int gpus) {
+  if (gpu_info().device_count >= gpus) return true;
+  skip(state, "needs " + std::to_string(gpus) + " GPUs: this process sees " +
+                  std::to_string(gpu_info().device_count) + " (CUDA_VISIBLE_DEVICES applies)");
+  return false;
+}
+
 // The timed loop of these benchmarks: takes samples of `iteration` (common/sampler.hpp) and
 // sets `counter` to the median sample's wall-clock microseconds per operation (ops_per_iter
 // operations an iteration). Returns how many times `iteration` ran, for checks of its effect.
