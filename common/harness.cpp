@@ -427,7 +427,7 @@ bool validate_once(benchmark::State& state, const std::string& key, const Tolera
   auto it = verdicts().find(key);
   if (it == verdicts().end()) {
     Verdict v;
-    v.stats = check();
+    v.stats = validate_poisoned(check, tol);
     if (fault_injected(name)) v.stats.max_rel = std::numeric_limits<double>::infinity();
     v.pass = passes(v.stats, tol);
     v.detail = describe(v.stats, tol);

@@ -4,6 +4,23 @@
 
 namespace tb {
 
+PoisonState& poison_state() {
+  static thread_local PoisonState state;
+  return state;
+}
+
+ErrorStats validate_poisoned(const std::function<ErrorStats()>& check, const Tolerance& tol) {
+  PoisonState& state = poison_state();
+  state = PoisonState{};
+  ErrorStats stats = check();
+  if (state.needs_second_pass && passes(stats, tol)) {
+    state.pass = 1;
+    stats = check();
+  }
+  state = PoisonState{};
+  return stats;
+}
+
 std::string describe(const ErrorStats& s, const Tolerance& tol) {
   if (!s.size_matches) return "output size differs from the reference";
   char buf[256];

@@ -3,6 +3,8 @@
 // element's error relative to max(|reference|, scale_floor) is within the workload's tolerance.
 #include <cmath>
 #include <cstddef>
+#include <functional>
+#include <type_traits>
 #include <limits>
 #include <span>
 #include <string>
@@ -95,16 +97,58 @@ inline ErrorStats compare_scalar(double got, double ref, double scale) {
   return s;
 }
 
-// Fill an output with NaN before a validation run, so that an element the variant never wrote
-// cannot pass by holding a stale correct value.
+// Poisoning: outputs are filled before the validation run by one rule on both sides (host
+// poison() here, device poison_device() in bench/detail/gpu_run.hpp), so that an element a
+// variant never writes, or an accumulator it never resets, fails.
+// - Types with a quiet NaN (float, double): every byte 0xFF, a NaN. NaN never compares equal
+//   and the comparison fails it as non-finite: one run is enough.
+// - Everything else: signed and unsigned integers of every width, where no value is impossible,
+//   and the 16-bit floats (numeric_limits has no NaN for _Float16, __half or __nv_bfloat16 with
+//   GCC 12 and CUDA 13): the check runs twice, against 0xFF bytes (a NaN for the 16-bit floats)
+//   and then 0x55 bytes. An element left unwritten holds the pattern, and the two patterns
+//   differ, so it mismatches the reference in at least one of the runs; an accumulator that is
+//   not reset (out += v, wrapping or not) ends at pattern + v in each run, equal to the
+//   reference in at most one of them. (A single pattern, as numeric_limits<T>::min() was, is 0
+//   for unsigned types: a histogram that never zeroed its bins passed.)
+inline constexpr unsigned char kPoisonBytes[2] = {0xFF, 0x55};
+
+template <class T>
+inline constexpr bool kPoisonedWithNaN = std::numeric_limits<T>::has_quiet_NaN;
+
+// The validation pass the poison fills serve (0 or 1), and whether any fill of this pass was
+// of a type that needs the second pass. Set by validate_poisoned().
+struct PoisonState {
+  int pass = 0;
+  bool needs_second_pass = false;
+};
+PoisonState& poison_state();
+
+// The byte every element of a T output is filled with in this pass (noting that a T without NaN
+// was poisoned, so the check runs a second time).
+template <class T>
+unsigned char poison_byte() {
+  if constexpr (kPoisonedWithNaN<T>) {
+    return kPoisonBytes[0];
+  } else {
+    poison_state().needs_second_pass = true;
+    return kPoisonBytes[poison_state().pass];
+  }
+}
+
 template <class T>
 void poison(std::span<T> out) {
-  const T bad = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN()
-                                                      : std::numeric_limits<T>::min();
-  const auto n = static_cast<long long>(out.size());
+  static_assert(std::is_trivially_copyable_v<T>, "poison fills bytes");
+  const unsigned char byte = poison_byte<std::remove_cv_t<T>>();
+  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+  const auto n = static_cast<long long>(out.size_bytes());
 #pragma omp parallel for schedule(static)
-  for (long long i = 0; i < n; ++i) out[i] = bad;
+  for (long long i = 0; i < n; ++i) bytes[i] = byte;
 }
+
+// Runs `check` (which poisons the outputs, runs the variant and compares) under the poison
+// rule: once, or twice with the two integer patterns when it poisoned a type without NaN. The
+// first failing pass is the verdict.
+ErrorStats validate_poisoned(const std::function<ErrorStats()>& check, const Tolerance& tol);
 
 inline bool floor_matches(const ErrorStats& s, const Tolerance& tol) {
   return s.scale_floor < 0 || s.scale_floor == tol.scale_floor;

@@ -102,7 +102,7 @@ inline std::vector<Block2> blocks_2d(const RunConfig& cfg, Mode mode) {
 
 // What a GPU variant does, in stages. Each stage only enqueues work on the stream.
 struct GpuStages {
-  std::function<void()> poison;    // fill device and host outputs with NaN (validation only)
+  std::function<void()> poison;    // fill device and host outputs with poison (validation only)
   std::function<void()> upload;    // host-to-device copies of the inputs (timed in e2e)
   std::function<void()> compute;   // the kernel(s)
   std::function<void()> download;  // device-to-host copy of the output (timed in e2e)
@@ -122,10 +122,11 @@ Upload to_device(const DeviceBuffer<T>& d, const PinnedBuffer<T>& h) {
   return {d.data(), h.data(), d.bytes()};
 }
 
-// NaN in every float (0xFF bytes), so an unwritten element fails validation.
+// The host's poison rule on the device (common/validate.hpp): the same byte for the same type
+// and validation pass, so an unwritten element or an accumulator never reset fails.
 template <class T>
 void poison_device(const DeviceBuffer<T>& d, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemsetAsync(d.data(), 0xFF, d.bytes(), stream));
+  CUDA_CHECK(cudaMemsetAsync(d.data(), poison_byte<T>(), d.bytes(), stream));
 }
 
 // The stages of a kernel with one output: `ups` copied to the device, the kernel, `out` copied
