@@ -1,8 +1,5 @@
 """The bar's text: what a user reads."""
 
-import pytest
-
-pytest.importorskip("numba.cuda", reason="numba (with numba-cuda) is not importable here")
 
 from kernel_progress import format_bar, format_eta, format_line, period_for
 

@@ -1,6 +1,6 @@
-"""The device functions and the host side together, under Numba's CUDA simulator: the slots
-end at exactly the work done, the host sees the count grow while the kernel runs, and the bar
-and its errors behave as documented."""
+"""The writer's own pair (report / finish) and the host side together, under Numba's CUDA
+simulator: the slots end at exactly the work done, the host sees the count grow while the kernel
+runs, and the package's own displays and its errors behave as documented."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("numba.cuda", reason="numba (with numba-cuda) is not importable here")
 from numba import cuda, uint64
 
 import kernel_progress as kp
 from kernel_progress import host
-from conftest import ROOT, env_with_simulator
+from conftest import EXAMPLES, env_with_simulator
 
 assert kp.device.SIMULATOR, "these tests run under the simulator (conftest.py)"
 
@@ -132,18 +131,7 @@ def test_bar_display_redraws_one_line_and_ends_it():
     assert text.endswith("\n") and text.count("\n") == 1
 
 
-def test_auto_display_without_tqdm_writes_lines_when_not_a_terminal(monkeypatch):
-    monkeypatch.setattr(host, "_have_tqdm", lambda: False)
-    out_text = io.StringIO()
-    live = kp.LiveProgress(1, total=3, out=out_text)
-    live.start()
-    live.slots[0] = 3
-    assert live.wait() == 3
-    assert out_text.getvalue().splitlines()[-1].startswith("progress: 100.0% (3/3) ")
-
-
-def test_tqdm_display_when_installed():
-    pytest.importorskip("tqdm")
+def test_tqdm_display():
     out_text = io.StringIO()
     live = kp.LiveProgress(1, total=5, display="tqdm", out=out_text, label="job")
     live.start()
@@ -166,10 +154,16 @@ def test_wait_gives_up_after_its_timeout(monkeypatch):
 def test_bad_arguments_say_what_is_wrong():
     with pytest.raises(ValueError, match="whole warps"):
         kp.LiveProgress.per_warp(4, 48)
-    with pytest.raises(ValueError, match="writers must be positive"):
+    with pytest.raises(ValueError, match="must be positive"):
         kp.LiveProgress(0)
+    with pytest.raises(ValueError, match="must be positive"):
+        kp.LiveProgress((4, 0))
+    with pytest.raises(ValueError, match="1, 2 or 3 dimensions"):
+        kp.LiveProgress((1, 2, 3, 4))
     with pytest.raises(ValueError, match="display must be"):
-        kp.LiveProgress(1, display="fancy").start()
+        kp.LiveProgress(1, display="fancy")
+    with pytest.raises(TypeError, match="tqdm's options \\(leave\\) need display"):
+        kp.LiveProgress(1, display="lines", leave=False)
     live = kp.LiveProgress(1, display="quiet").start()
     with pytest.raises(RuntimeError, match="start\\(\\) twice"):
         live.start()
@@ -178,7 +172,7 @@ def test_bad_arguments_say_what_is_wrong():
 
 def test_the_example_runs_on_the_poisson_kernel():
     for extra in ([], ["--per-warp"]):
-        r = subprocess.run([sys.executable, str(ROOT / "examples" / "poisson_progress.py"),
+        r = subprocess.run([sys.executable, str(EXAMPLES / "poisson_progress.py"),
                             "--display", "lines", "--streams", "64", "--block", "32", *extra],
                            env=env_with_simulator(), capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-2000:]

@@ -10,8 +10,6 @@ import sys
 
 import pytest
 
-pytest.importorskip("numba.cuda", reason="numba (with numba-cuda) is not importable here")
-
 from conftest import HERE, env_without_simulator
 
 

@@ -1,22 +1,21 @@
 """Live progress from a running Numba CUDA kernel.
 
-Each writer (a block's thread 0, or a warp's lane 0) stores its running count into its own
-slot of mapped host memory at most once a period and at its end; a host thread sums the slots
-and draws a bar with rate and ETA while the kernel runs; after the kernel the sum is exact.
+In the kernel, every thread calls `tally(slots, count)` with what it finished; the block's sum
+goes into the block's slot of mapped host memory. On the host, `LiveProgress` owns the slots,
+draws a tqdm bar from their sum while the kernel runs and checks the final count against the
+total.
 
-Device side (call from a @cuda.jit kernel): report, finish, now, store, syncwarp.
-Host side: LiveProgress (the slots, the drawing thread, the final count).
+Device side (call from a @cuda.jit kernel or device function): tally, padded; for a writer
+that keeps its own count: report, finish, now, store, load, syncwarp, block_index.
+Host side: LiveProgress, KernelProgressWarning.
 """
 
-from ._compat import numpy_aliases
+from .device import (block_index, block_sum, finish, load, now, padded, report, store,
+                     syncwarp, tally)
+from .host import (KernelProgressWarning, LiveProgress, PollStats, format_bar, format_eta,
+                   format_line, period_for)
 
-numpy_aliases()
-
-# After the alias: importing the device functions loads numba.cuda.
-from .device import finish, now, report, store, syncwarp  # noqa: E402
-from .host import (  # noqa: E402
-    LiveProgress, PollStats, format_bar, format_eta, format_line, period_for)
-
-__all__ = ["LiveProgress", "PollStats", "finish", "format_bar", "format_eta", "format_line",
-           "now", "period_for", "report", "store", "syncwarp"]
-__version__ = "0.1.0"
+__all__ = ["KernelProgressWarning", "LiveProgress", "PollStats", "block_index", "block_sum",
+           "finish", "format_bar", "format_eta", "format_line", "load", "now", "padded",
+           "period_for", "report", "store", "syncwarp", "tally"]
+__version__ = "0.2.0"

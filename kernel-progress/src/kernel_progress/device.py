@@ -1,9 +1,14 @@
-"""Device side: the functions a kernel calls to publish its progress into its slot.
+"""Device side: what a kernel calls to publish its progress into its block's slot.
 
-One writer per slot: a block's thread 0 (slot = the block's index) or a warp's lane 0 (slot =
-the warp's index in the grid). The writer keeps its running count, offers it with `report`
-(which stores it only when `period_ns` has passed since its last store) and stores the exact
-total with `finish` before it exits. Nobody else writes the slot, so no atomic is needed.
+`tally(slots, count)` is the one call: every thread of the block makes it (the same number of
+times), with what it finished since its last call (0, or False, for a thread past the work). The
+block's sum is counted with barriers that count (`bar.red.popc`, no shared memory, no atomic),
+and the block's first thread adds it to the block's slot (one load and one store, nobody else
+writes the slot). The slot is the block's linear index in a 1D, 2D or 3D grid.
+
+`report` / `finish` are the lower-level pair for a writer that keeps its own count (a block's
+thread 0 or a warp's lane 0, with its tally in shared memory): `report` stores when `period_ns`
+has passed since the writer's last store, `finish` stores the exact total. No barrier per call.
 
 The store is `st.volatile.global.u64`: PTX treats a volatile store as a relaxed store at system
 scope (sm_70 and later), one the host sees while the kernel runs instead of one the GPU's L2 may
@@ -21,7 +26,7 @@ store is an assignment and the time is time.monotonic_ns().
 
 from __future__ import annotations
 
-from numba import config, cuda, uint64
+from numba import config, cuda, int32, uint64
 
 SIMULATOR = bool(config.ENABLE_CUDASIM)
 
@@ -31,13 +36,21 @@ if SIMULATOR:
     def _store(slots, index, value):
         slots[index] = value
 
+    def _load(slots, index):
+        return uint64(slots[index])
+
     def _now():
         return uint64(_time.monotonic_ns())
 
     @cuda.jit(device=True)
     def store(slots, index, value):
         """Stores `value` into slots[index] where the host sees it while the kernel runs."""
-        _store(slots, index, value)
+        _store(slots, index, uint64(value))
+
+    @cuda.jit(device=True)
+    def load(slots, index):
+        """slots[index] as stored last (by this thread), read past the caches."""
+        return _load(slots, index)
 
     @cuda.jit(device=True)
     def now():
@@ -56,29 +69,52 @@ else:
     from numba.cuda import cgutils
     from numba.cuda.extending import intrinsic
 
+    def _slot_pointer(context, builder, slots_type, array, idx, index_type):
+        ary = context.make_array(slots_type)(context, builder, value=array)
+        idx = context.cast(builder, idx, index_type, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, slots_type, ary, [idx],
+                                       wraparound=False)
+        return builder.ptrtoint(ptr, ir.IntType(64))
+
+    def _is_slots(slots, index):
+        return (isinstance(slots, types.Array) and slots.ndim == 1
+                and slots.dtype == types.uint64 and isinstance(index, types.Integer))
+
     @intrinsic
     def _store(typingctx, slots, index, value):
-        if not (isinstance(slots, types.Array) and slots.ndim == 1
-                and slots.dtype == types.uint64 and isinstance(index, types.Integer)
-                and isinstance(value, types.Integer)):
+        if not (_is_slots(slots, index) and isinstance(value, types.Integer)):
             return None
 
         def codegen(context, builder, sig, args):
             slots_type, index_type, value_type = sig.args
             array, idx, val = args
-            ary = context.make_array(slots_type)(context, builder, value=array)
-            idx = context.cast(builder, idx, index_type, types.intp)
-            ptr = cgutils.get_item_pointer(context, builder, slots_type, ary, [idx],
-                                           wraparound=False)
+            address = _slot_pointer(context, builder, slots_type, array, idx, index_type)
             val = context.cast(builder, val, value_type, types.uint64)
             i64 = ir.IntType(64)
             asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), [i64, i64]),
                                "st.volatile.global.u64 [$0], $1;", "l,l,~{memory}",
                                side_effect=True)
-            builder.call(asm, [builder.ptrtoint(ptr, i64), val])
+            builder.call(asm, [address, val])
             return context.get_dummy_value()
 
         return types.void(slots, index, value), codegen
+
+    @intrinsic
+    def _load(typingctx, slots, index):
+        if not _is_slots(slots, index):
+            return None
+
+        def codegen(context, builder, sig, args):
+            slots_type, index_type = sig.args
+            array, idx = args
+            address = _slot_pointer(context, builder, slots_type, array, idx, index_type)
+            i64 = ir.IntType(64)
+            asm = ir.InlineAsm(ir.FunctionType(i64, [i64]),
+                               "ld.volatile.global.u64 $0, [$1];", "=l,l,~{memory}",
+                               side_effect=True)
+            return builder.call(asm, [address])
+
+        return types.uint64(slots, index), codegen
 
     @intrinsic
     def _now(typingctx):
@@ -96,6 +132,11 @@ else:
         _store(slots, index, uint64(value))
 
     @cuda.jit(device=True)
+    def load(slots, index):
+        """slots[index] as stored last (by this thread), read past the caches."""
+        return _load(slots, index)
+
+    @cuda.jit(device=True)
     def now():
         """Nanoseconds on a clock shared by every SM (%globaltimer)."""
         return _now()
@@ -104,6 +145,53 @@ else:
     def syncwarp():
         """cuda.syncwarp() (all 32 lanes): the warp's counts are in before lane 0 reads them."""
         cuda.syncwarp()
+
+
+@cuda.jit(device=True)
+def block_index():
+    """The block's index in the grid, counted x first (1D, 2D or 3D grids): its slot."""
+    return cuda.blockIdx.x + cuda.gridDim.x * (cuda.blockIdx.y
+                                               + cuda.gridDim.y * cuda.blockIdx.z)
+
+
+@cuda.jit(device=True)
+def block_sum(count):
+    """The sum of `count` over the block's threads, for every thread; a barrier that every
+    thread of the block must reach. One count-barrier per bit of the largest count, each a
+    `bar.red.popc` (no shared memory, no atomic, any block shape): 0/1 counts take one, plus
+    one `bar.red.or` per bit and one to stop."""
+    c = uint64(count)
+    total = uint64(0)
+    bit = 0
+    while bit < 64 and cuda.syncthreads_or(int32((c >> uint64(bit)) != uint64(0))):
+        ones = cuda.syncthreads_count(int32((c >> uint64(bit)) & uint64(1)))
+        total += uint64(ones) << uint64(bit)
+        bit += 1
+    return total
+
+
+@cuda.jit(device=True)
+def tally(slots, count):
+    """Adds what the block's threads finished to the block's slot: every thread of the block
+    calls it (no return before it), each with its own `count` since its last call (True/1 for
+    one item, 0 or False for a thread past the work). Calls in a loop need the same number of
+    calls in every thread of the block: loop over whole rounds (`padded`). A call costs a few
+    barriers and, when the block finished something, one read and one store of its slot by its
+    first thread."""
+    done = block_sum(count)
+    if done != 0 and cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and cuda.threadIdx.z == 0:
+        b = block_index()
+        if b < slots.shape[0]:     # a grid larger than the slots: the count falls short
+            store(slots, b, load(slots, b) + done)
+
+
+@cuda.jit(device=True)
+def padded(n):
+    """`n` rounded up to a whole number of grid-stride rounds: `range(cuda.grid(1), padded(n),
+    cuda.gridsize(1))` gives every thread the same number of rounds, so a `tally` in the loop
+    is reached by all of them (the work itself goes under `if i < n`)."""
+    stride = cuda.gridsize(1)
+    return (n + stride - 1) // stride * stride
 
 
 @cuda.jit(device=True)

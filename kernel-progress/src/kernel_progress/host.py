@@ -1,14 +1,13 @@
-"""Host side: the slots, a thread that sums them and draws a bar, and the exact final count.
+"""Host side: the slots, a thread that sums them and draws a bar, the final count checked.
 
-    live = LiveProgress.per_block(grid, total=n, label="poisson")
-    with live:                                  # starts the drawing thread
-        kernel[grid, block](..., live.slots, live.period_ns)
-    print(live.count)                           # the exact final count, after the kernel
+    with LiveProgress(grid, total=n, desc="work") as progress:   # tqdm's keyword arguments
+        kernel[grid, block](..., progress.slots)
+    print(progress.count)                       # the final count, checked against n
 
 The slots are a `cuda.mapped_array` of uint64 (pinned host memory the GPU writes directly), one
-per writer; the host reads them with plain loads, so polling makes no CUDA call and costs the
-GPU nothing. Each slot only grows during a launch, so the sum of slots read one after the other
-only grows too; once the kernel has ended it is exactly the work done.
+per block (or per writer); the host reads them with plain loads, so polling makes no CUDA call
+and costs the GPU nothing. Each slot only grows during a launch, so the sum of slots read one
+after the other only grows too; once the kernel has ended it is exactly the work counted.
 
 The thread sleeps `interval` seconds between reads: a Python thread that spins while the main
 thread launches makes each Numba launch wait for the GIL (about 10 ms a launch instead of
@@ -17,11 +16,13 @@ thread launches makes each Numba launch wait for the GIL (about 10 ms a launch i
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
-from typing import Optional, TextIO
+from typing import Any, Optional, TextIO, Union
 
 import numpy as np
 from numba import cuda
@@ -75,6 +76,25 @@ def format_line(done: int, total: int, rate: float) -> str:
     return f"progress: {100 * min(1.0, done / total):.1f}% ({done}/{total}) {rate:.3g}/s{tail}"
 
 
+class KernelProgressWarning(UserWarning):
+    pass
+
+
+@dataclass
+class PollStats:
+    polls: int = 0
+    distinct: int = 0      # distinct values read (the first read counts as one)
+    last: int = 0
+    first: int = 0
+    seconds: float = 0.0   # from start() to the final read
+
+
+
+
+class KernelProgressWarning(UserWarning):
+    """The final count is not the total: the bar was wrong, and the warning says why."""
+
+
 @dataclass
 class PollStats:
     polls: int = 0
@@ -90,23 +110,47 @@ class _Quiet:
     def update(self, value: int, rate: float) -> None:
         pass
 
-    def close(self, value: int, rate: float) -> None:
+    def close(self, value: int, rate: float, ok: bool = True) -> None:
         pass
 
 
 class _Tqdm:
-    def __init__(self, total: int, label: str, out: TextIO):
-        from tqdm import tqdm
-        self.bar = tqdm(total=total or None, desc=label or None, unit="it", unit_scale=True,
-                        file=out, dynamic_ncols=True)
+    """tqdm.auto's bar (a widget in a notebook), drawn from the slots' sum.
 
-    def update(self, value: int, rate: float) -> None:
+    tqdm draws on update() only when `mininterval` has passed since its last drawing, so a
+    count that grew just after a drawing and then stayed would be shown stale until the end
+    (0% for 3 s while the slots summed to 40%, under the simulator). The bar is refreshed
+    every `mininterval` (tqdm's 0.1 s unless given) whatever the count did."""
+
+    def __init__(self, total: int, kwargs: dict):
+        from tqdm.auto import tqdm
+        opts = {"unit": "it", "unit_scale": True, "dynamic_ncols": True}
+        opts.update(kwargs)
+        opts.setdefault("total", total or None)
+        self.bar = tqdm(**opts)
+        self.period = max(float(getattr(self.bar, "mininterval", 0.1) or 0.1), 0.01)
+        self.refreshed = time.monotonic()
+
+    def _set(self, value: int) -> None:
         step = value - int(self.bar.n)
         if step > 0:
             self.bar.update(step)
+        elif step < 0:
+            self.bar.n = value
 
-    def close(self, value: int, rate: float) -> None:
-        self.update(value, rate)
+    def update(self, value: int, rate: float) -> None:
+        if self.bar.disable:
+            return
+        self._set(value)
+        now = time.monotonic()
+        if now - self.refreshed >= self.period:
+            self.bar.refresh()
+            self.refreshed = now
+
+    def close(self, value: int, rate: float, ok: bool = True) -> None:
+        if not self.bar.disable:
+            self._set(value)
+            self.bar.refresh()
         self.bar.close()
 
 
@@ -134,33 +178,33 @@ class _Line:
             self.out.write(self.label + format_line(value, self.total, rate) + "\n")
             self.out.flush()
 
-    def close(self, value: int, rate: float) -> None:
+    def close(self, value: int, rate: float, ok: bool = True) -> None:
         self.update(value, rate, final=True)
 
 
-def _have_tqdm() -> bool:
-    try:
-        import tqdm  # noqa: F401
-    except ImportError:
-        return False
-    return True
+DISPLAYS = ("auto", "tqdm", "bar", "lines", "quiet")
 
 
-def make_display(display: str, total: int, label: str, out: TextIO, line_period: float = 1.0):
-    """display: "auto" (tqdm where installed, else "bar" on a terminal and "lines" otherwise),
-    "tqdm", "bar", "lines" or "quiet"."""
-    if display == "auto":
-        if _have_tqdm():
-            display = "tqdm"
-        else:
-            display = "bar" if hasattr(out, "isatty") and out.isatty() else "lines"
-    if display == "tqdm":
-        return _Tqdm(total, label, out)
-    if display in ("bar", "lines"):
-        return _Line(total, label, out, display == "bar", line_period)
+def make_display(display: str, total: int, label: str, out: Optional[TextIO],
+                 line_period: float = 1.0, tqdm_kwargs: Optional[dict] = None):
+    """display: "auto" or "tqdm" (tqdm.auto's bar, with `tqdm_kwargs`), "bar" (the package's
+    line redrawn with \\r), "lines" (a line a second, for logs) or "quiet"."""
+    if display not in DISPLAYS:
+        raise ValueError(f"display must be one of {', '.join(DISPLAYS)}, not {display!r}")
+    tqdm_kwargs = dict(tqdm_kwargs or {})
+    if display in ("auto", "tqdm"):
+        if label and "desc" not in tqdm_kwargs:
+            tqdm_kwargs["desc"] = label
+        if out is not None and "file" not in tqdm_kwargs:
+            tqdm_kwargs["file"] = out
+        return _Tqdm(total, tqdm_kwargs)
+    if tqdm_kwargs:
+        raise TypeError(f"tqdm's options ({', '.join(sorted(tqdm_kwargs))}) need display='auto' "
+                        f"or 'tqdm', not {display!r}")
     if display == "quiet":
         return _Quiet()
-    raise ValueError(f"display must be auto, tqdm, bar, lines or quiet, not {display!r}")
+    return _Line(total, label, sys.stderr if out is None else out, display == "bar",
+                 line_period)
 
 
 # ---------------------------------------------------------------- the slots and the poller
@@ -177,37 +221,80 @@ def _done(event) -> bool:
     return True if query is None else bool(query())
 
 
+def _writers(grid: Union[int, tuple, list]) -> int:
+    if isinstance(grid, (tuple, list)):
+        if not 1 <= len(grid) <= 3:
+            raise ValueError(f"a grid has 1, 2 or 3 dimensions, not {len(grid)}: {grid!r}")
+        dims = [int(d) for d in grid]
+        if any(d <= 0 for d in dims):
+            raise ValueError(f"every dimension of the grid must be positive: {grid!r}")
+        return math.prod(dims)
+    if int(grid) <= 0:
+        raise ValueError(f"the grid (blocks, or writers) must be positive, not {grid}")
+    return int(grid)
+
+
+def why_wrong(count: int, total: int, writers: int) -> str:
+    """What a final count that is not the total most likely means."""
+    if count == 0:
+        return (f"the slots stayed at 0 of {total}: the kernel never called kp.tally (or "
+                f"kp.finish) with these slots, or it did not run")
+    if count > total:
+        return (f"the count ended at {count}, over the total {total}: threads past the work "
+                f"were counted (a padded grid: pass the bounds test, e.g. `i < n`, as the "
+                f"count), or the total is wrong")
+    return (f"the count ended at {count} of {total}: some threads did not reach kp.tally (a "
+            f"return or a branch before it), the grid has more blocks than the {writers} "
+            f"slots, or the total is wrong")
+
+
 class LiveProgress:
-    """`writers` slots in mapped host memory, zeroed, for one launch at a time.
+    """A progress bar for a kernel: one slot per block (or per writer) in mapped host memory.
 
-    The kernel gets `slots` (a uint64 array, one element per writer) and `period_ns`, and calls
-    kernel_progress.report / finish (device.py). start() starts a thread that reads the sum
-    every `interval` seconds and draws it; wait() waits for the kernels enqueued on `stream`
-    (querying an event, so the thread keeps drawing meanwhile), reads the exact final count and
-    draws it. As a context manager: start() on entry, wait() on exit.
+    grid: the launch's blocks, an int or a 2D/3D tuple (a slot each; or the writers' number for
+        report/finish). total: what the slots sum to at the end (0: unknown, no percentage).
+    stream: the stream the kernel is launched on (Numba's default stream when None): the
+        `with` block, and wait(), wait for the work enqueued on it.
+    timeout: seconds the `with` block waits for the kernel before TimeoutError (None: no limit).
+    check: warn (KernelProgressWarning) when the final count is not the total.
+    display: "auto" (tqdm.auto's bar), "bar", "lines" or "quiet" (make_display).
+    Any other keyword argument is tqdm's (desc, unit, leave, position, disable, ...).
 
-    total: what the slots sum to at the end (0: unknown, no percent or ETA).
-    display: "auto", "tqdm", "bar", "lines" or "quiet" (make_display).
+    start() zeroes the slots and starts a thread that reads their sum every `interval` seconds
+    and draws it; wait() waits for the stream, draws the final count and checks it. As a
+    context manager: start() on entry, wait() on exit; on an exception, Ctrl-C or a timeout
+    the bar is closed where it stood and `count` keeps the last sum read. An instance can be
+    used for any number of launches, one after another.
     """
 
-    def __init__(self, writers: int, total: int = 0, *, label: str = "", interval: float = 0.02,
-                 display: str = "auto", out: Optional[TextIO] = None,
-                 period_ns: Optional[int] = None, line_period: float = 1.0):
-        if int(writers) <= 0:
-            raise ValueError(f"writers must be positive, not {writers}")
+    def __init__(self, grid: Union[int, tuple, list] = 1, total: int = 0, *,
+                 label: str = "", stream: Any = None, timeout: Optional[float] = None,
+                 check: bool = True, interval: float = 0.02, display: str = "auto",
+                 out: Optional[TextIO] = None, period_ns: Optional[int] = None,
+                 line_period: float = 1.0, **tqdm_kwargs):
         if interval <= 0:
             raise ValueError(f"interval must be positive, not {interval}")
-        self.writers = int(writers)
+        if display not in DISPLAYS:
+            raise ValueError(f"display must be one of {', '.join(DISPLAYS)}, not {display!r}")
+        self.writers = _writers(grid)
         self.total = int(total)
         self.label = label
+        self.stream = stream
+        self.timeout = timeout
+        self.check = check
         self.interval = float(interval)
         self.display_kind = display
-        self.out = sys.stderr if out is None else out
+        self.out = out
         self.line_period = line_period
+        self.tqdm_kwargs = tqdm_kwargs
+        if tqdm_kwargs and display not in ("auto", "tqdm"):
+            raise TypeError(f"tqdm's options ({', '.join(sorted(tqdm_kwargs))}) need "
+                            f"display='auto' or 'tqdm', not {display!r}")
         self.period_ns = int(period_ns) if period_ns else period_for(self.writers)
         self.slots = cuda.mapped_array(self.writers, dtype=np.uint64)
         self.slots[:] = 0
         self.count: Optional[int] = None
+        self.interrupted = False
         self.stats = PollStats()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -216,17 +303,20 @@ class LiveProgress:
         self._t0 = 0.0
 
     @classmethod
-    def per_block(cls, grid: int, total: int = 0, **kwargs) -> "LiveProgress":
-        """A slot per block: slot index = cuda.blockIdx.x, written by thread 0."""
+    def per_block(cls, grid: Union[int, tuple, list], total: int = 0,
+                  **kwargs) -> "LiveProgress":
+        """A slot per block (kp.tally's, or a block's thread 0 with report/finish at slot
+        block_index())."""
         return cls(grid, total, **kwargs)
 
     @classmethod
-    def per_warp(cls, grid: int, block: int, total: int = 0, **kwargs) -> "LiveProgress":
-        """A slot per warp: slot index = blockIdx.x * (blockDim.x // 32) + threadIdx.x // 32,
-        written by lane 0. The block must be whole warps."""
+    def per_warp(cls, grid: Union[int, tuple, list], block: int, total: int = 0,
+                 **kwargs) -> "LiveProgress":
+        """A slot per warp: slot index = block_index() * (blockDim.x // 32) + threadIdx.x // 32,
+        written by lane 0 with report/finish. The block must be whole warps."""
         if block <= 0 or block % 32:
             raise ValueError(f"a per-warp slot needs a block of whole warps, not {block} threads")
-        return cls(grid * (block // 32), total, **kwargs)
+        return cls(_writers(grid) * (block // 32), total, **kwargs)
 
     # ------------------------------------------------------------ reading
 
@@ -235,7 +325,8 @@ class LiveProgress:
         return int(self.slots.sum(dtype=np.uint64))
 
     def reset(self) -> None:
-        """Zeroes the slots for the next launch. Only while no kernel writes them."""
+        """Zeroes the slots for the next launch. Only while no kernel writes them (start()
+        does it)."""
         self.slots[:] = 0
         self.count = None
 
@@ -264,49 +355,64 @@ class LiveProgress:
     # ------------------------------------------------------------ a launch
 
     def start(self) -> "LiveProgress":
-        """Starts the drawing thread (before or just after the launch)."""
+        """Zeroes the slots and starts the drawing thread (before the launch)."""
         if self._thread is not None:
             raise RuntimeError("LiveProgress: start() twice without wait()")
+        self.reset()
+        self.interrupted = False
         self.stats = PollStats()
         self._stop.clear()
         self._display = make_display(self.display_kind, self.total, self.label, self.out,
-                                     self.line_period)
+                                     self.line_period, self.tqdm_kwargs)
         self._t0 = time.monotonic()
         self._poll()
         self._thread = threading.Thread(target=self._run, name="kernel-progress", daemon=True)
         self._thread.start()
         return self
 
-    def wait(self, stream=0, timeout: Optional[float] = None) -> int:
-        """Waits for the work enqueued on `stream` so far, stops the thread, draws the final
-        count and returns it (exact: every writer has stored its total). TimeoutError after
-        `timeout` seconds (the thread is stopped; the kernel may still run)."""
-        event = _event()
-        event.record(stream)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pause = min(self.interval, 0.002)
+    def wait(self, stream: Any = None, timeout: Optional[float] = None) -> int:
+        """Waits for the work enqueued on `stream` (the instance's stream, else Numba's default
+        stream) so far, stops the thread, draws the final count, checks it against the total
+        and returns it (exact: every block has stored its total). TimeoutError after `timeout`
+        seconds (the instance's timeout when None; the kernel may still run); on it, or on
+        Ctrl-C, the bar is closed where it stood and `count` is the last sum read."""
+        stream = stream if stream is not None else self.stream
+        timeout = timeout if timeout is not None else self.timeout
         try:
+            event = _event()
+            event.record(stream if stream is not None else cuda.default_stream())
+            deadline = None if timeout is None else time.monotonic() + timeout
+            pause = min(self.interval, 0.002)
             while not _done(event):
                 if deadline is not None and time.monotonic() > deadline:
                     raise TimeoutError(f"LiveProgress: the kernel did not end within {timeout} s "
                                        f"(the slots sum to {self.read()})")
                 time.sleep(pause)
-        finally:
-            self._stop_thread()
-        value = self._poll()
-        self.count = value
-        with self._lock:
-            self.stats.seconds = time.monotonic() - self._t0
-            if self._display is not None:
-                self._display.close(value, self._rate(value))
-                self._display = None
+        except BaseException:
+            self.close(interrupted=True)
+            raise
+        value = self.close()
+        if self.check and self.total > 0 and value != self.total:
+            warnings.warn(why_wrong(value, self.total, self.writers), KernelProgressWarning,
+                          stacklevel=3)
         return value
 
-    def _stop_thread(self) -> None:
+    def close(self, interrupted: bool = False) -> int:
+        """Stops the drawing thread, draws the last sum and closes the bar; keeps the sum in
+        `count` and returns it. wait() and the `with` block call it."""
         if self._thread is not None:
             self._stop.set()
             self._thread.join()
             self._thread = None
+        value = self._poll()
+        self.count = value
+        self.interrupted = self.interrupted or interrupted
+        with self._lock:
+            self.stats.seconds = time.monotonic() - self._t0
+            if self._display is not None:
+                display, self._display = self._display, None
+                display.close(value, self._rate(value), ok=not interrupted)
+        return value
 
     def __enter__(self) -> "LiveProgress":
         return self.start()
@@ -315,4 +421,4 @@ class LiveProgress:
         if exc_type is None:
             self.wait()
         else:
-            self._stop_thread()
+            self.close(interrupted=True)
