@@ -1,6 +1,11 @@
-"""What the real CUDA target compiles (ptx_check.py, without the simulator): two volatile
-global stores per kernel (the report when due, the final count), the time from %globaltimer,
-and no global atomic or fence added by the reporting."""
+"""What the real CUDA target compiles (ptx_check.py, without the simulator).
+
+kp.tally: one volatile global store (thread 0's, once per call) and one volatile load of the
+block's slot, the count made by counting barriers, no atomic at all and no fence, on the
+article's kernel, a 2D grid and a grid-stride loop.
+report/finish: two volatile global stores per kernel (the report when due, the final count), the
+time from %globaltimer, and no global atomic or fence added by the reporting (the tally in
+shared memory is the kernel's own)."""
 
 from __future__ import annotations
 
@@ -21,26 +26,41 @@ def ptx():
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-KERNELS = [f"{k}/{cc}" for k in ("poisson_per_block", "poisson_per_warp")
-           for cc in ("sm_90", "sm_75")]
+CCS = ("sm_90", "sm_75")
+WRITER = [f"{k}/{cc}" for k in ("poisson_per_block", "poisson_per_warp") for cc in CCS]
+TALLY = [f"{k}/{cc}" for k in ("article_tally", "grid_2d_tally", "grid_stride_tally")
+         for cc in CCS]
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", WRITER + TALLY)
 def test_kernel_compiles_for_the_target(ptx, name):
     assert ptx[name]["target"]
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", TALLY)
+def test_tally_stores_once_and_loads_once_per_call(ptx, name):
+    assert ptx[name]["volatile_stores"] == 1
+    assert ptx[name]["volatile_loads"] == 1
+
+
+@pytest.mark.parametrize("name", TALLY)
+def test_tally_counts_with_barriers_and_adds_no_atomic_or_fence(ptx, name):
+    assert ptx[name]["counting_barriers"] >= 1
+    assert ptx[name]["atomics"] == 0
+    assert ptx[name]["fences"] == 0
+
+
+@pytest.mark.parametrize("name", WRITER)
 def test_slots_are_written_with_volatile_stores(ptx, name):
     assert ptx[name]["volatile_stores"] == 2
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", WRITER)
 def test_period_is_timed_on_the_global_timer(ptx, name):
     assert ptx[name]["globaltimer"]
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", WRITER)
 def test_reporting_adds_no_global_atomic_or_fence(ptx, name):
     assert ptx[name]["global_atomics"] == 0
     assert ptx[name]["fences"] == 0
