@@ -12,18 +12,18 @@
 #                      [--rounds 3] [--bench-args="--workload=dot,vector_add"] [--out DIR]
 #   scripts/ci-gate.sh --a results/main.json --b bundle/twinbench    # B against A's samples
 #
-# Arguments are those of `python -m reports gate` (reports/gate.py, docs/compare-and-gate.md).
+# Arguments are those of `twinbench-report gate` (twinbench/report/gate.py, docs/compare-and-gate.md).
 # A bundle made by scripts/gpu-bundle.sh is made ready to run as gpu-run.sh does: its CPU
 # libraries unpacked beside the binary, and its REVISION file recorded as the run's revision.
-# PYTHON picks the interpreter (default: the repository's .venv when it has the report's
-# packages, else python3).
+# PYTHON picks the interpreter (default: the repository's .venv when it has the twinbench
+# package, else python3 with the checkout's reports/src on its path).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 python=${PYTHON:-}
 if [ -z "$python" ]; then
   python=python3
-  if [ -x "$root/.venv/bin/python" ] && "$root/.venv/bin/python" -c 'import matplotlib, scipy' \
+  if [ -x "$root/.venv/bin/python" ] && "$root/.venv/bin/python" -c 'import twinbench.report' \
       >/dev/null 2>&1; then
     python="$root/.venv/bin/python"
   fi
@@ -59,7 +59,7 @@ export LD_LIBRARY_PATH="$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 out=$(value_of --out "$@")
 out=${out:-gate-out}
-PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" "$python" -m reports gate "$@" ${extra[@]+"${extra[@]}"}
+PYTHONPATH="$root/reports/src${PYTHONPATH:+:$PYTHONPATH}" "$python" -m twinbench.report gate "$@" ${extra[@]+"${extra[@]}"}
 status=$?
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate.md" ]; then
   cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"

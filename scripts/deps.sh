@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what twinbench needs on a Debian/Ubuntu machine: the C++ libraries from apt and a
-# Python venv (.venv) with the report's packages from PyPI. Does nothing that is already done.
+# Python venv (.venv) with the twinbench package (reports/) and its dependencies from PyPI.
+# Does nothing that is already done.
 #   scripts/deps.sh [--python-only] [--tests] [--peers]
 #     --python-only: the venv alone, no apt
 #     --tests: also what scripts/test.sh needs beyond a build: Debian's chromium, for the
@@ -68,9 +69,13 @@ if [ ! -x "$venv/bin/python" ]; then
   echo "deps: creating $venv" >&2
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c 'import matplotlib, pytest, scipy' >/dev/null 2>&1; then
-  echo "deps: installing Python packages (reports/requirements.txt)" >&2
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/reports/requirements.txt"
+# The reports: the twinbench package from reports/ (its pyproject), editable so that the venv
+# runs the checkout's code, with pytest for the tests; `twinbench-report` lands in .venv/bin.
+# Installed again when its dependencies changed (the check imports them all).
+if [ ! -x "$venv/bin/twinbench-report" ] || ! "$venv/bin/python" -c \
+    'import twinbench.report, matplotlib, scipy, pandas, jinja2, pytest' >/dev/null 2>&1; then
+  echo "deps: installing the twinbench package (reports/pyproject.toml) into $venv" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$root/reports[test]"
 fi
 # The articles' Numba code (peers/numba/, run by scripts/peers.sh) is optional: without a
 # network the install fails, the suite runs without the peers and its results say why. Short

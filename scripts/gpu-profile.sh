@@ -3,7 +3,7 @@
 # repository root with bundle/ beside it (scripts/gpu-bundle.sh):
 #   scripts/gpu-profile.sh RUN.json [OUT_DIR]        (OUT_DIR: default $OUT, else ./gpu-out)
 # A separate pass after the timed run, never inside it: twinbench runs again, only the rows
-# `python -m reports.ncu select` names (per workload, at its headline and largest sizes, the
+# `python -m twinbench.report.ncu select` names (per workload, at its headline and largest sizes, the
 # fastest kernel row of every GPU impl: so the fastest of each family and the articles'
 # kernels), each sampled once (--min-samples=1), with TWINBENCH_NCU_WINDOW=1: the harness then
 # runs each row's work once more between cudaProfilerStart/Stop inside an NVTX range named
@@ -90,6 +90,9 @@ if [ ! -x "$ncu" ]; then
   exit 2
 fi
 python=${PYTHON:-python3}
+# The checkout's package, installed or not: ncu.py needs only the standard library, so a GPU
+# machine's plain python3 runs it.
+export PYTHONPATH="$root/reports/src${PYTHONPATH:+:$PYTHONPATH}"
 cd "$root" || exit 2
 t_start=$SECONDS
 
@@ -97,7 +100,7 @@ t_start=$SECONDS
 # check (the sweep pass: none with PROFILE_SWEEPS=0, or when the run has no block sweep).
 sweeps=(--sweeps)
 [ "${PROFILE_SWEEPS:-1}" = 0 ] && sweeps=()
-if ! "$python" -m reports.ncu select "$run_json" --write "$out" "${sweeps[@]}"; then
+if ! "$python" -m twinbench.report.ncu select "$run_json" --write "$out" "${sweeps[@]}"; then
   echo "gpu-profile: $run_json has no GPU kernel rows to profile" >&2
   exit 2
 fi
@@ -152,7 +155,7 @@ profile_pass() {  # name, seconds, filter, sections...
   if [ -s "$rep.ncu-rep" ]; then
     "$ncu" --import "$rep.ncu-rep" --csv --page raw --print-units base > "$csv" 2>> "$log"
     # Older ncu versions print the NVTX columns only on request; the rename is the last resort
-    # (the range then stands in for the kernel's name, which reports.ncu accepts).
+    # (the range then stands in for the kernel's name, which twinbench.report.ncu accepts).
     if ! grep -q 'tb\[' "$csv"; then
       "$ncu" --import "$rep.ncu-rep" --csv --page raw --print-units base --print-nvtx-rename kernel \
         > "$csv" 2>> "$log"
@@ -182,7 +185,7 @@ merged_json="$out/$(basename "$run_json")"
 command_line=$(cat "$out"/ncu-*.command | tr '\n' ';' | sed 's/;$//')
 logs=()
 for p in "$out"/ncu-*.log; do logs+=(--log "$p"); done
-"$python" -m reports.ncu merge "$merged_json" "${csvs[@]}" --version "$version" \
+"$python" -m twinbench.report.ncu merge "$merged_json" "${csvs[@]}" --version "$version" \
   --command "$command_line" --selected "$out/ncu-selected.txt" "${logs[@]}"
 merge_status=$?
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Render or compare twinbench results; see `python -m reports --help`.
+# Render or compare twinbench results with the twinbench package; see `twinbench-report --help`.
 #   scripts/report.sh RESULT.json [MORE.json] --out DIR
 #   scripts/report.sh compare A.json B.json --out DIR
-# Runs the project's venv (.venv, made by scripts/deps.sh): the system Python may lack matplotlib.
+# Runs the project's venv (.venv, made by scripts/deps.sh, which installs the package from
+# reports/ into it); PYTHON picks another interpreter, run with the checkout's reports/src.
 set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-python=${PYTHON:-$repo_root/.venv/bin/python}
-if [ -z "${PYTHON:-}" ] && ! "$python" -c 'import matplotlib' >/dev/null 2>&1; then
+if [ -n "${PYTHON:-}" ]; then
+  export PYTHONPATH="${repo_root}/reports/src${PYTHONPATH:+:${PYTHONPATH}}"
+  exec "$PYTHON" -m twinbench.report "$@"
+fi
+if [ ! -x "$repo_root/.venv/bin/twinbench-report" ]; then
   bash "$repo_root/scripts/deps.sh" --python-only >&2
 fi
-# Run from anywhere without installing the package.
-export PYTHONPATH="${repo_root}${PYTHONPATH:+:${PYTHONPATH}}"
-exec "$python" -m reports "$@"
+exec "$repo_root/.venv/bin/twinbench-report" "$@"

@@ -6,7 +6,7 @@
 #
 # DEVICES: a comma-separated list (0,2) or all (the default: every GPU nvidia-smi lists). Each
 # device's run is scripts/run.sh with --machine=<machine>-gpu<N>, so its results and report are
-# in results/<machine>-gpu<N>/; the comparisons (reports compare, first device against each
+# in results/<machine>-gpu<N>/; the comparisons (twinbench-report compare, first device against each
 # other) are printed and written beside each later run, in compare-gpu<first>-gpu<N>/.
 # The collectives and peer_copy rows of each run use the one device that run sees: run them
 # once over all devices with plain scripts/run.sh --workload=collectives,peer_copy.
@@ -61,7 +61,7 @@ for d in "${list[@]}"; do
   if [ -z "$first_json" ]; then
     first=$d first_json=$json
   else
-    "$root/.venv/bin/python" -m reports compare "$first_json" "$json" \
+    "$root/.venv/bin/twinbench-report" compare "$first_json" "$json" \
         --out "$(dirname "$json")/compare-gpu$first-gpu$d" ||
       echo "run-devices.sh: the comparison of device $first and device $d failed" >&2
   fi

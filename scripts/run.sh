@@ -77,7 +77,7 @@ json="$out/$stamp.json"
 # (common/progress_eta.hpp): this machine's last complete run, else the committed reference run.
 # The reference run is compressed (results/README.md); twinbench reads plain JSON, so it gets a
 # decompressed copy for the length of the run.
-reference_run="$root/results/nvidia-h200/2026-12-02b/run.json.gz"  # as reports/reference.py
+reference_run="$root/results/nvidia-h200/2026-12-02b/run.json.gz"  # as twinbench/report/reference.py
 if [ -z "${TWINBENCH_PREVIOUS_RESULTS:-}" ]; then
   previous=$(ls -t "$out"/*.json 2>/dev/null | head -1 || true)
   if [ -z "$previous" ] && [ -f "$reference_run" ]; then
@@ -183,7 +183,7 @@ profile_pass() {  # results file, folder for ncu's files
 if [ -z "$why" ] && ((profile)); then
   profile_pass "$json" "$out/$stamp/ncu"
 fi
-"$root/.venv/bin/python" -m reports render "$json" --out "$out/$stamp" || {
+"$root/.venv/bin/twinbench-report" render "$json" --out "$out/$stamp" || {
   echo "twinbench: the report could not be rendered from $json" >&2
   exit 3
 }

@@ -3,7 +3,7 @@
     .venv/bin/python tests/browser/screenshot.py REPORT.html OUT.png [--size 1400x900]
 
 The README's screenshot is made with it (1400x900, the committed H200 report):
-    .venv/bin/python -m reports render results/nvidia-h200/2026-12-02b/run.json \\
+    .venv/bin/twinbench-report render results/nvidia-h200/2026-12-02b/run.json \\
         --out results/nvidia-h200/2026-12-02b/report
     .venv/bin/python tests/browser/screenshot.py \\
         results/nvidia-h200/2026-12-02b/report/report.html \\

@@ -30,7 +30,10 @@ from chromium_cdp import (FIRST_SCREEN, PAGE_STATE_JS, VIEWPORT, CDPError, Chrom
                           console_errors, find_chromium)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT))  # reports, for the chart's title
+sys.path.insert(0, str(REPO_ROOT / "reports" / "src"))  # the chart's title
+# The checkout's package for `python -m twinbench.report`, installed or not.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(None, [str(REPO_ROOT / "reports" / "src"), os.environ.get("PYTHONPATH")]))
 SAMPLE = REPO_ROOT / "tests" / "python" / "data" / "gpu_run.json"
 # The first screen checked at 1400x900 is that of the committed H200 report.
 H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
@@ -59,8 +62,9 @@ def chromium() -> str:
 
 
 def _render(run: Path, out: Path) -> Path:
-    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "twinbench.report", "render", str(run),
+                           "--out", str(out)], cwd=REPO_ROOT, capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, f"render failed:\n{proc.stdout}\n{proc.stderr}"
     html = out / "report.html"
     assert html.is_file(), f"no report.html in {sorted(p.name for p in out.iterdir())}"
@@ -69,7 +73,7 @@ def _render(run: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def rendered_report(tmp_path_factory) -> Path:
-    """gpu_run.json rendered by the command a user runs (`python -m reports render`)."""
+    """gpu_run.json rendered by the command a user runs (`twinbench-report render`)."""
     return _render(SAMPLE, tmp_path_factory.mktemp("report"))
 
 
@@ -176,7 +180,7 @@ def test_first_screen_has_no_horizontal_scroll(h200_first_screen):
 
 
 def test_first_screen_shows_headline_chart_and_table(h200_first_screen):
-    from reports.speedup_chart import TITLE  # noqa: E402 (REPO_ROOT on the path above)
+    from twinbench.report.speedup_chart import TITLE  # noqa: E402 (reports/src on the path above)
 
     state, height = h200_first_screen.state, FIRST_SCREEN[1]
     lead, chart = state["lead"], state["firstImage"]

@@ -118,7 +118,7 @@ def test_console_full_prints_google_benchmarks_line_with_pct_ceiling_as_a_percen
             assert value.endswith("%") and not value.endswith("/s"), line
             assert "bytes_per_second=" in line and "samples=" in line
     assert "Library was built as DEBUG" not in proc.stdout + proc.stderr
-    # The JSON keeps the percentage as a number (reports/ceilings.py reads it so; --quick sizes
+    # The JSON keeps the percentage as a number (the reports' ceilings.py reads it so; --quick sizes
     # fit in the caches, so it may exceed 100).
     pct = [b["pct_ceiling"] for b in data["benchmarks"] if "pct_ceiling" in b]
     assert pct and all(isinstance(p, (int, float)) and p > 0 for p in pct)

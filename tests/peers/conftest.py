@@ -22,6 +22,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "reports" / "src"))
 
 PYTHON = sys.executable
 

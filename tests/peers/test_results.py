@@ -14,7 +14,7 @@ from peers.numba.results import (Work, error_row, measured_row, merge, next_fami
                                  write_atomically)
 from peers.numba.sampler import StopReason, summarize
 from peers.numba.suite import ceiling_set, choose_ceiling, parse_name
-from reports.loader import load_run
+from twinbench.report.loader import load_run
 
 BW = {"read": 4.57e12, "write": 4.61e12, "copy": 4.24e12, "scale": 4.22e12, "add": 4.46e12,
       "triad": 4.44e12}

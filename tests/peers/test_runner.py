@@ -13,7 +13,7 @@ import pytest
 
 from conftest import (GPU_CEILINGS, PYTHON, QUICK_CONTEXT, REPO, SIM_RUNNER_CPU, SIM_RUNNER_GPU,
                       env, needs_numba, rows_of, run_peers, write_suite)
-from reports.loader import load_run
+from twinbench.report.loader import load_run
 
 CPU_ROWS = ["vector_add/serial/n:1000", "vector_add/omp/n:1000/threads:2",
             "nested_loop/serial/n:300", "nested_loop/omp/n:300/threads:2"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -11,11 +12,15 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
-sys.path.insert(0, str(REPO_ROOT))
+# The checkout's package, whether or not (and however) it is installed.
+SRC = REPO_ROOT / "reports" / "src"
+sys.path.insert(0, str(SRC))
+# ... and in the processes the tests start (`python -m twinbench.report`).
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
 sys.path.insert(0, str(DATA))
 
-from reports.loader import load_run  # noqa: E402
-from reports.render import render  # noqa: E402
+from twinbench.report.loader import load_run  # noqa: E402
+from twinbench.report.render import render  # noqa: E402
 
 
 @pytest.fixture(scope="session")

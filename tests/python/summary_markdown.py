@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from conftest import markdown_tables
-from reports import first_screen as fs
+from twinbench.report import first_screen as fs
 
 _ITEM = re.compile(r"^- \*\*(.+)\*\*$")
 _FIELD = re.compile(r"^  - ([^:]+): (.*)$")

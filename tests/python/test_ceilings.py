@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import single, write_run
-from reports import ceilings as ce
-from reports.charts import chart_ceiling, chart_roofline, roofline_flags
-from reports.loader import load_run
-from reports.render import render
-from reports.tables import ceilings_table, roofs_note, roofs_table
+from twinbench.report import ceilings as ce
+from twinbench.report.charts import chart_ceiling, chart_roofline, roofline_flags
+from twinbench.report.loader import load_run
+from twinbench.report.render import render
+from twinbench.report.tables import ceilings_table, roofs_note, roofs_table
 
 import make_samples as samples
 

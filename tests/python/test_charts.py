@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from reports import analysis as an
-from reports.charts import CHARTS, crossover_series
+from twinbench.report import analysis as an
+from twinbench.report.charts import CHARTS, crossover_series
 
 
 

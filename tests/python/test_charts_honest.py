@@ -9,11 +9,11 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.patches import Rectangle
 
-from reports import analysis as an
-from reports.charts import (CHARTS, _block_sweeps, algorithm_by_tags, algorithm_tags, chart_occupancy,
+from twinbench.report import analysis as an
+from twinbench.report.charts import (CHARTS, _block_sweeps, algorithm_by_tags, algorithm_tags, chart_occupancy,
                             chart_roofline, chart_speedup, chart_streams, chart_transfers,
                             distinct_colors, speedup_comparisons)
-from reports.loader import load_run
+from twinbench.report.loader import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 H200 = REPO / "results" / "nvidia-h200" / "2026-12-02b" / "run.json.gz"

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import REPO_ROOT, write_run
-from reports.cli import main
+from twinbench.report.cli import main
 
 
 def test_not_json_exits_2(tmp_path, capsys):
@@ -93,8 +93,8 @@ def test_gpu_report_files(gpu_report):
 
 
 def _run_module(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    return subprocess.run([sys.executable, "-m", "reports", *args], cwd=cwd, env=env,
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT / "reports" / "src"))
+    return subprocess.run([sys.executable, "-m", "twinbench.report", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -139,15 +139,15 @@ def test_partial_run_says_so_on_the_report_first_line(tmp_path):
         "benchmarks": [{"name": "dot/serial/n:1000/manual_time", "run_type": "iteration",
                         "iterations": 1, "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}]}))
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
-                          cwd=REPO_ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "twinbench.report", "render", str(run),
+                           "--out", str(out)], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     first = (out / "report.md").read_text().splitlines()[0]
     assert "PARTIAL RUN" in first and "1 of 40 benchmarks" in first
 
 
 def _one_line_exit_2(args, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "reports", *args], cwd=REPO_ROOT,
+    proc = subprocess.run([sys.executable, "-m", "twinbench.report", *args], cwd=REPO_ROOT,
                           capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -186,8 +186,8 @@ def test_entries_with_non_string_names_are_left_out(tmp_path):
         {"name": "dot/serial/n:10", "real_time": 1.0, "cpu_time": 1.0, "time_unit": "us",
          "iterations": 1}])
     out = tmp_path / "o"
-    proc = subprocess.run([sys.executable, "-m", "reports", "render", str(run), "--out", str(out)],
-                          cwd=REPO_ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "twinbench.report", "render", str(run),
+                           "--out", str(out)], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "without a string name" in (out / "report.md").read_text()
 

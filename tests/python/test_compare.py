@@ -5,7 +5,7 @@ import math
 import pytest
 
 from conftest import repeated, single, write_run
-from reports.compare import SAME, FASTER, SLOWER, compare, mann_whitney_u
+from twinbench.report.compare import SAME, FASTER, SLOWER, compare, mann_whitney_u
 
 
 def test_u_test_fully_separated_samples():

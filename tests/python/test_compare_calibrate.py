@@ -1,9 +1,9 @@
-"""reports.calibrate_compare: its criteria checked on an A/A and an A/B pair."""
+"""twinbench.report.calibrate_compare: its criteria checked on an A/A and an A/B pair."""
 
 from __future__ import annotations
 
 from conftest import repeated, write_run
-from reports.calibrate_compare import injected_pattern, main
+from twinbench.report.calibrate_compare import injected_pattern, main
 
 CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}
 BASE = [1.0, 1.005, 0.995, 1.002, 0.998, 1.004, 0.996, 1.001]

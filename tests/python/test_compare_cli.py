@@ -1,4 +1,4 @@
-"""`reports compare` for CI: --fail-on-regression's exit codes, --baseline, and the output led by
+"""`twinbench-report compare` for CI: --fail-on-regression's exit codes, --baseline, and the output led by
 what changed beyond noise (largest first) with everything else counted as same."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import markdown_tables, repeated, write_run
-from reports.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSION, main
-from reports.compare import CHANGED_HEADERS, compare
+from twinbench.report.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSION, main
+from twinbench.report.compare import CHANGED_HEADERS, compare
 
 CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}
 # A GPU kernel row's samples: 0.5% spread; 8 of them measure the median to 0.3% (its standard

@@ -1,4 +1,4 @@
-"""The finer kinds and their thresholds (reports/noise.py): which rows are which kind, the
+"""The finer kinds and their thresholds (twinbench/report/noise.py): which rows are which kind, the
 threshold as a bound on |log B/A|, and the committed pairs' cases on synthetic runs (no GPU)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import random
 import pytest
 
 from conftest import repeated, write_run
-from reports.cli import EXIT_OK, EXIT_REGRESSION, main
-from reports.compare import FASTER, SAME, SLOWER, compare_runs
-from reports.loader import Run, load_run, rows_from_entries
-from reports.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_E2E_SHORT,
+from twinbench.report.cli import EXIT_OK, EXIT_REGRESSION, main
+from twinbench.report.compare import FASTER, SAME, SLOWER, compare_runs
+from twinbench.report.loader import Run, load_run, rows_from_entries
+from twinbench.report.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_E2E_SHORT,
                            GPU_HOST, GPU_HOST_PAGING, GPU_KERNEL, GPU_THRUST, NoiseModel,
                            kind_of, tail_sigma)
 

@@ -1,4 +1,4 @@
-"""The between-run noise model of the MEDIAN (reports/noise.py) and what --fail-on-regression
+"""The between-run noise model of the MEDIAN (twinbench/report/noise.py) and what --fail-on-regression
 gates: two open points, on synthetic runs with known noise (no GPU needed)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import random
 import pytest
 
 from conftest import repeated, write_run
-from reports.cli import EXIT_OK, EXIT_REGRESSION, main
-from reports.compare import SAME, SLOWER, compare_runs, regressions, ungated_regressions
-from reports.loader import Run, rows_from_entries
-from reports.noise import (DEFAULT_FLOOR, DEFAULT_NOISE, GPU_HOST_PAGING, GPU_KERNEL, NoiseModel,
+from twinbench.report.cli import EXIT_OK, EXIT_REGRESSION, main
+from twinbench.report.compare import SAME, SLOWER, compare_runs, regressions, ungated_regressions
+from twinbench.report.loader import Run, rows_from_entries
+from twinbench.report.noise import (DEFAULT_FLOOR, DEFAULT_NOISE, GPU_HOST_PAGING, GPU_KERNEL, NoiseModel,
                            PRIOR_DIFFS, kind_figures, median_standard_error, pooled_sigma,
                            quantile)
 
@@ -184,7 +184,7 @@ def test_a_percentage_above_the_rows_threshold_gates_it(tmp_path):
 
 def test_regressions_and_ungated_split_the_slower_rows(tmp_path):
     a, b = _pair(tmp_path, 3.0, 1.08)
-    from reports.loader import load_run
+    from twinbench.report.loader import load_run
     comparisons, _, _, _ = compare_runs(load_run(a), load_run(b), NoiseModel())
     assert [c.name for c in regressions(comparisons, 5)] == [KERNEL]
     assert [c.name for c in ungated_regressions(comparisons, 5)] == [HOST]

@@ -10,9 +10,9 @@ import random
 import pytest
 
 from conftest import repeated
-from reports.compare import FASTER, SAME, SLOWER, compare_runs, regressions
-from reports.loader import Run, rows_from_entries
-from reports.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_E2E_SHORT,
+from twinbench.report.compare import FASTER, SAME, SLOWER, compare_runs, regressions
+from twinbench.report.loader import Run, rows_from_entries
+from twinbench.report.noise import (CPU_PARALLEL, CPU_SERIAL, DEFAULT_NOISE, GPU_E2E, GPU_E2E_SHORT,
                            GPU_HOST, GPU_HOST_PAGING, GPU_KERNEL, GPU_THRUST, NoiseModel, kind_of)
 
 # One synthetic row per (kind, index): a name whose kind_of is the kind.

@@ -8,10 +8,10 @@ import pytest
 
 from conftest import DATA, repeated, write_run, markdown_tables
 from summary_markdown import full_summary
-from reports import summary as sm
-from reports.compare import (NOT_COMPARABLE, ONLY_IN_A, SAME, SIDE_BY_SIDE_HEADERS, SIZES_DIFFER,
+from twinbench.report import summary as sm
+from twinbench.report.compare import (NOT_COMPARABLE, ONLY_IN_A, SAME, SIDE_BY_SIDE_HEADERS, SIZES_DIFFER,
                              SLOWER, compare)
-from reports.render import render
+from twinbench.report.render import render
 
 BASE = [1.0, 1.02, 0.98, 1.01, 0.99, 1.005]
 CONTEXT = {"gpu_name": "Test GPU", "cpu_model": "Test CPU", "quick": "false"}

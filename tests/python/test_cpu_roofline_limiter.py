@@ -4,8 +4,8 @@ limits says more than "latency / other")."""
 
 from conftest import single, write_run
 
-from reports import summary as su
-from reports.loader import load_run
+from twinbench.report import summary as su
+from twinbench.report.loader import load_run
 
 CONTEXT = {"cpu_roof_fp32_flops": 1.0e12, "cpu_bw_add_all_bytes_per_s": 100e9}
 

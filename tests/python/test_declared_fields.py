@@ -4,9 +4,9 @@ impl names only for rows of older files, which have none.
 """
 from __future__ import annotations
 
-from reports import summary as sm
-from reports.charts import algorithm_by_tags as chart_algorithm_of
-from reports.loader import Row, family_of, parse_name, size_key_of
+from twinbench.report import summary as sm
+from twinbench.report.charts import algorithm_by_tags as chart_algorithm_of
+from twinbench.report.loader import Row, family_of, parse_name, size_key_of
 
 
 def _row(name: str, seconds: float, **fields: str) -> Row:
@@ -60,7 +60,7 @@ def test_declared_precision_pairs_rows_and_the_impl_word_does_not():
 
 def test_the_loader_takes_the_declared_mode():
     """A described row's mode is its field's; an older file's row keeps its name's mode arg."""
-    from reports.loader import rows_from_entries
+    from twinbench.report.loader import rows_from_entries
 
     def entry(name: str, **fields: str) -> dict:
         return {"name": name + "/manual_time", "run_name": name + "/manual_time",

@@ -33,11 +33,13 @@ ISSUE = re.compile(r"\bissues?\s+#?\d+|(?<![\w&/#])#\d+\b", re.I)
 DATE = re.compile(r"\b(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b")
 REVISION = re.compile(r"(?<![\w/.-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w/-])")
 
-# `python -m reports ...` needs the report's packages (matplotlib, scipy), which the system Python
-# may lack: the text runs them with the venv's interpreter, as scripts/report.sh does.
-REPORTS_WITHOUT_VENV = re.compile(r"(?<![\w/.])python3?\s+-m\s+reports\b")
+# The reports are the twinbench package, installed into the venv by scripts/deps.sh: the text
+# runs its command (`.venv/bin/twinbench-report`) or the venv's interpreter, never the system
+# Python, which may lack it; nor the old top-level `reports` module.
+REPORTS_WITHOUT_VENV = re.compile(
+    r"(?<![\w/.])python3?\s+-m\s+twinbench\b|python3?\s+-m\s+reports\b")
 # Pages whose commands are checked for that; the pages written in parallel join once they are
-# brought in line (their plain `python -m reports` lines assume an activated venv).
+# brought in line (their plain `python -m twinbench.report` lines assume an activated venv).
 VENV_CHECKED = ["README.md", "docs/command-line.md", "docs/design.md", "docs/gpu-machines.md",
                 "docs/method.md", "docs/testing.md", "docs/workloads.md",
                 "docs/compare-and-gate.md", "docs/live-progress.md", "docs/machines.md",
@@ -130,6 +132,7 @@ def test_named_scripts_exist(doc):
 @pytest.mark.parametrize("doc", doc_files(), ids=ids(doc_files()))
 def test_named_python_modules_exist(doc, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.syspath_prepend(str(ROOT / "reports" / "src"))
     named = set(PYTHON_MODULE.findall(doc.read_text(encoding="utf-8")))
     missing = sorted(m for m in named if not module_exists(m))
     assert not missing, f"{doc.relative_to(ROOT)} runs modules that do not exist: {missing}"
@@ -138,13 +141,15 @@ def test_named_python_modules_exist(doc, monkeypatch):
 @pytest.mark.parametrize("name", VENV_CHECKED)
 def test_reports_run_with_the_venv(name):
     plain = REPORTS_WITHOUT_VENV.findall((ROOT / name).read_text(encoding="utf-8"))
-    assert not plain, f"{name}: run the reports as .venv/bin/python -m reports ..., not {plain}"
+    assert not plain, f"{name}: run the reports as .venv/bin/twinbench-report ..., not {plain}"
 
 
 def test_the_venv_check_tells_the_two_apart():
-    assert REPORTS_WITHOUT_VENV.search("python -m reports compare a b")
-    assert REPORTS_WITHOUT_VENV.search("run python3 -m reports.noise x")
-    assert not REPORTS_WITHOUT_VENV.search(".venv/bin/python -m reports compare a b")
+    assert REPORTS_WITHOUT_VENV.search("python -m twinbench.report compare a b")
+    assert REPORTS_WITHOUT_VENV.search("run python3 -m twinbench.report.noise x")
+    assert REPORTS_WITHOUT_VENV.search(".venv/bin/python -m reports compare a b")
+    assert not REPORTS_WITHOUT_VENV.search(".venv/bin/python -m twinbench.report.noise a b")
+    assert not REPORTS_WITHOUT_VENV.search(".venv/bin/twinbench-report compare a b")
 
 
 def module_exists(name: str) -> bool:

@@ -11,15 +11,15 @@ import pytest
 
 from conftest import REPO_ROOT, markdown_tables, single, write_run
 from summary_markdown import full_summary, narrow_summary
-from reports import first_screen as fs
-from reports import pairing
-from reports import ceilings as ce
-from reports import machine
-from reports import reference as ref
-from reports import summary as su
-from reports.loader import Run, load_run
-from reports.render import render, source_line
-from reports.tables import busy_table, result_tables
+from twinbench.report import first_screen as fs
+from twinbench.report import pairing
+from twinbench.report import ceilings as ce
+from twinbench.report import machine
+from twinbench.report import reference as ref
+from twinbench.report import summary as su
+from twinbench.report.loader import Run, load_run
+from twinbench.report.render import render, source_line
+from twinbench.report.tables import busy_table, result_tables
 
 DATA = Path(__file__).resolve().parent / "data"
 REFERENCE_RUN = REPO_ROOT / ref.REFERENCE_RUN
@@ -288,14 +288,14 @@ def test_cpu_roof_at_the_active_isa_wins_over_native_in_new_files():
     old = {k: v for k, v in new.items() if k != "cpu_roof_isa"}
     assert ce.precision_roof(old, "cpu_all", "fp32").kind == "native"
     assert ce.precision_roof(new, "cpu_all", "bf16").label == "measured amx BF16 6 TFLOP/s"
-    from reports.tables import roofs_note
+    from twinbench.report.tables import roofs_note
     note = roofs_note(new)
     assert "CPU FP16 roof: not measured (no AVX512_FP16)." in note
     assert "(SSE2) reaches 230 GFLOP/s" in note
 
 
 def test_cpu_vs_gpu_table_pairs_by_precision(side_run):
-    from reports import analysis as an
+    from twinbench.report import analysis as an
     pairs = {(p.workload, p.gpu.pairing_precision): (p.cpu.impl, p.gpu.impl)
              for p in pairing.cpu_gpu_pairs(side_run.rows)}
     assert pairs[("sgemm", "")] == ("openblas", "cublas")

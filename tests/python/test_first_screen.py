@@ -12,11 +12,11 @@ import pytest
 from conftest import DATA, REPO_ROOT, markdown_tables, write_run
 from summary_markdown import detail_items, full_summary, narrow_summary
 from test_headline import CONTEXT, ROWS
-from reports import first_screen as fs
-from reports import speedup_chart as sc
-from reports import summary as su
-from reports.loader import load_run
-from reports.render import render
+from twinbench.report import first_screen as fs
+from twinbench.report import speedup_chart as sc
+from twinbench.report import summary as su
+from twinbench.report.loader import load_run
+from twinbench.report.render import render
 
 H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
 
@@ -78,7 +78,7 @@ def test_limiter_words_and_classes():
                        ("launch latency (kernel 3 µs)", sc.LAUNCH),
                        ("too few threads (low occupancy)", sc.LATENCY),
                        ("latency / other", sc.LATENCY), ("", sc.LATENCY),
-                       # Nsight Compute's words (reports/ncu.py): the class before the colon.
+                       # Nsight Compute's words (twinbench/report/ncu.py): the class before the colon.
                        ("DRAM bandwidth (ncu: 93 % of peak)", sc.MEMORY),
                        ("compute: FP32 pipe (ncu: SM 80 %, FP32 70 % of peak)", sc.COMPUTE),
                        ("latency: memory bandwidth-like stalls (ncu: SM 10 %)", sc.LATENCY),

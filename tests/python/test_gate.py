@@ -1,4 +1,4 @@
-"""The gate (reports/gate.py) end to end, with a fake twinbench binary (fake_twinbench.py) whose
+"""The gate (twinbench/report/gate.py) end to end, with a fake twinbench binary (fake_twinbench.py) whose
 timings are chosen per process: identical code passes, a slowdown that holds fails, a one-off is
 not reproduced, a row that moves from process to process is ambiguous, bad input exits 2."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from reports import gate
-from reports.cli import main
+from twinbench.report import gate
+from twinbench.report.cli import main
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -145,7 +145,7 @@ def test_cpu_row_slowed_15_percent_is_confirmed_with_cpu_pct(tmp_path):
 
 
 def test_cpu_rows_are_not_gated_by_default(tmp_path):
-    # A CPU row's threshold without a baseline is about 50% (reports/noise.py): above --pct.
+    # A CPU row's threshold without a baseline is about 50% (twinbench/report/noise.py): above --pct.
     a = fake_binary(tmp_path, "a", _rows())
     b = fake_binary(tmp_path, "b", _rows(cpu=[1.15]))
     out = tmp_path / "out"
@@ -250,7 +250,7 @@ def test_ci_gate_script_passes_exit_codes_and_prints_the_summary(tmp_path):
 
 
 def test_calibration_checks_the_gates_outputs(tmp_path, capsys):
-    from reports.calibrate_compare import main as calibrate
+    from twinbench.report.calibrate_compare import main as calibrate
     a = fake_binary(tmp_path, "a", _rows())
     hook = {"inject_slowdown": f"^{KERNEL}=6 (test hook)"}
     b = fake_binary(tmp_path, "b", _rows(kernel=[1.06]), context=hook)

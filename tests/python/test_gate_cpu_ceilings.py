@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from conftest import single, write_run
-from reports import ceilings as ce
-from reports import first_screen as fs
-from reports import summary as su
-from reports.loader import load_run
-from reports.tables import ceilings_table
+from twinbench.report import ceilings as ce
+from twinbench.report import first_screen as fs
+from twinbench.report import summary as su
+from twinbench.report.loader import load_run
+from twinbench.report.tables import ceilings_table
 
 MIB = 1 << 20
 CACHES = [{"level": 1, "size": 48 * 1024, "type": "Data"},

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import single, write_run
-from reports import headline as hl
-from reports import summary as su
-from reports.loader import load_run
-from reports.render import render
+from twinbench.report import headline as hl
+from twinbench.report import summary as su
+from twinbench.report.loader import load_run
+from twinbench.report.render import render
 
 # Bandwidth ceilings: add 4 TB/s on the GPU against 100 GB/s on all CPU threads (40×), read
 # 4 TB/s against 80 GB/s (50×).

@@ -12,11 +12,11 @@ import json
 import pytest
 from conftest import DATA, markdown_tables, single, write_run
 
-from reports import ncu
-from reports import speedup_chart as sc
-from reports import summary as su
-from reports.loader import load_run
-from reports.render import render
+from twinbench.report import ncu
+from twinbench.report import speedup_chart as sc
+from twinbench.report import summary as su
+from twinbench.report.loader import load_run
+from twinbench.report.render import render
 
 SAMPLE = DATA / "h200_limiters.json"
 OTHER = su.OTHER

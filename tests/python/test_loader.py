@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import repeated, write_run
-from reports.loader import (LoadError, TUNING_ARGS, family_of, load_run, parse_name,
+from twinbench.report.loader import (LoadError, TUNING_ARGS, family_of, load_run, parse_name,
                             strip_gb_suffixes)
 
 

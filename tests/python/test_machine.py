@@ -8,13 +8,13 @@ import json
 import pytest
 
 from conftest import single, write_run
-from reports import analysis as an
-from reports import pairing
-from reports import machine
-from reports.compare import compare
-from reports.loader import load_run
-from reports.render import render
-from reports.tables import environment_table
+from twinbench.report import analysis as an
+from twinbench.report import pairing
+from twinbench.report import machine
+from twinbench.report.compare import compare
+from twinbench.report.loader import load_run
+from twinbench.report.render import render
+from twinbench.report.tables import environment_table
 
 import make_samples as samples
 

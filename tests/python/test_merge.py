@@ -1,8 +1,8 @@
 """Merging the parts of a run: later parts win per name, drops apply, provenance is kept."""
 import json
 
-from reports.cli import main
-from reports.merge import merge_files
+from twinbench.report.cli import main
+from twinbench.report.merge import merge_files
 
 
 def entry(name, t, **extra):

@@ -1,15 +1,15 @@
 """The report's "Several GPUs" section: collectives beside MPI (in one run or merged runs), the
 peer-to-peer matrices, the host feeding every GPU, scaling efficiency, its chart, the limiter the
-summary gives these rows, and `reports devices`. Synthetic rows for 2 and 8 GPUs (MPI rows exist
+summary gives these rows, and `twinbench-report devices`. Synthetic rows for 2 and 8 GPUs (MPI rows exist
 only in runs under mpirun) and the committed one-GPU H200 run."""
 
 from pathlib import Path
 
 import pytest
 
-from reports import headline, multi_gpu, summary
-from reports.loader import load_run, merge_runs
-from reports.render import render
+from twinbench.report import headline, multi_gpu, summary
+from twinbench.report.loader import load_run, merge_runs
+from twinbench.report.render import render
 
 from conftest import markdown_tables, single, write_run
 
@@ -143,7 +143,7 @@ def test_the_one_gpu_run_says_nothing_crossed_a_link(tmp_path):
 
 
 def test_devices_puts_each_devices_run_side_by_side(tmp_path):
-    from reports.cli import main
+    from twinbench.report.cli import main
     runs = []
     for device, us, bus in ((0, 10.0, "0000:19:00.0"), (2, 12.5, "0000:3b:00.0")):
         rows = [row("dot/cuda/n:1000", "dot", "cuda", us),
@@ -281,7 +281,7 @@ def test_mpi_rows_without_nccl_get_their_own_lines(tmp_path):
 
 
 def test_devices_matches_rows_by_their_fields(tmp_path):
-    from reports import devices
+    from twinbench.report import devices
     runs = []
     for device, algorithm in ((0, ""), (1, "other")):
         rows = [row("dot/cuda/n:1000", "dot", "cuda", 10.0 + device),

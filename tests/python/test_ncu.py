@@ -1,4 +1,4 @@
-"""reports/ncu.py from a stored Nsight Compute raw CSV (tests/python/data/ncu_raw_h200.csv, in
+"""twinbench/report/ncu.py from a stored Nsight Compute raw CSV (tests/python/data/ncu_raw_h200.csv, in
 the layout `ncu --csv --page raw --print-units base` prints: header, units row, one row per
 kernel, the NVTX push/pop stack in its own column), merged into the committed H200 run: which
 rows a profile pass asks for, how kernels map to rows (by the tb[<row>] range, not by order),
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from reports import ncu
-from reports import summary as sm
-from reports.loader import load_run
+from twinbench.report import ncu
+from twinbench.report import summary as sm
+from twinbench.report.loader import load_run
 
 # The H200 run results/nvidia-h200/2026-12-02/run.json (in git history) without its
 # per-sample times: the tests must not depend on where results are kept.
@@ -216,7 +216,7 @@ def test_the_summary_limiter_takes_the_counters_first_and_the_rules_elsewhere(me
 
 
 def test_the_limiter_classes_read_the_counters_words(merged):
-    from reports import speedup_chart as sc
+    from twinbench.report import speedup_chart as sc
     assert sc.limiter_class("DRAM bandwidth (ncu: 93 % of peak)") == sc.MEMORY
     assert sc.limiter_class("compute: FMA pipe (ncu: SM 85 %)") == sc.COMPUTE
     assert sc.limiter_class("too few threads: occupancy 31 % of 38 % theoretical: registers (ncu)") \
@@ -259,7 +259,7 @@ def test_why_paragraphs_compare_the_fastest_kernel_with_the_articles(merged, h20
 
 def test_the_occupancy_chart_draws_achieved_beside_theoretical(merged, h200):
     pytest.importorskip("matplotlib")
-    from reports import charts
+    from twinbench.report import charts
     run, _, _ = merged
     fig = charts.chart_occupancy(run.rows, run.context)
     assert "achieved (green, ncu)" in fig._suptitle.get_text()
@@ -285,7 +285,7 @@ def test_the_summary_note_names_the_profiler_only_for_a_profiled_run(merged, h20
 
 
 def test_the_report_section_holds_the_note_and_the_paragraphs(merged, h200):
-    from reports.document import Heading, Paragraph
+    from twinbench.report.document import Heading, Paragraph
     run, _, _ = merged
     blocks = ncu.report_blocks(run)
     assert isinstance(blocks[0], Heading) and "Nsight Compute" in blocks[0].text

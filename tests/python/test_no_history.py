@@ -243,7 +243,7 @@ def test_scan_covers_the_tree():
     names = {str(p.relative_to(ROOT)) for p in scanned_files()}
     for expected in ["README.md", "docs/method.md", "bench/main.cpp", "gpu/vector_add.cu",
                      "cpu/vector_add.cpp", "common/harness.cpp", "scripts/run.sh",
-                     "reports/__init__.py", "tests/python/test_docs.py",
+                     "reports/src/twinbench/report/__init__.py", "tests/python/test_docs.py",
                      "kernel-progress/README.md", "CMakeLists.txt", "cmake/git_revision.cmake"]:
         assert expected in names
     assert not any(n.startswith(("results/", "experiments/", ".venv/")) for n in names)

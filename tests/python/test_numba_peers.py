@@ -13,16 +13,16 @@ import pytest
 
 from conftest import DATA, markdown_tables, single, write_run
 from summary_markdown import full_summary
-from reports import first_screen as fs
-from reports import pairing
-from reports import analysis as an
-from reports import charts
-from reports import summary as sm
-from reports.compare import compare
-from reports.loader import family_of, load_run, parse_name
-from reports.peers import (CHART_FILENAME, SECTION_TITLE, TABLE_HEADERS, chart_numba,
+from twinbench.report import first_screen as fs
+from twinbench.report import pairing
+from twinbench.report import analysis as an
+from twinbench.report import charts
+from twinbench.report import summary as sm
+from twinbench.report.compare import compare
+from twinbench.report.loader import family_of, load_run, parse_name
+from twinbench.report.peers import (CHART_FILENAME, SECTION_TITLE, TABLE_HEADERS, chart_numba,
                            numba_points, numba_status_note)
-from reports.render import render
+from twinbench.report.render import render
 
 NUMBA_CONTEXT = {"numba_version": "0.61.2", "numba_cuda_version": "0.15.1",
                  "numba_peers": "ran"}

@@ -1,4 +1,4 @@
-"""reports/pairing.py is the one place rows are paired: the speedup chart and the summary table
+"""twinbench/report/pairing.py is the one place rows are paired: the speedup chart and the summary table
 pair the same rows for the same question and print the same number for it."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from reports import analysis as an
-from reports import charts, pairing, summary, units
-from reports import reference as ref
-from reports.loader import load_run
+from twinbench.report import analysis as an
+from twinbench.report import charts, pairing, summary, units
+from twinbench.report import reference as ref
+from twinbench.report.loader import load_run
 
 RUN = Path(__file__).resolve().parents[2] / ref.REFERENCE_RUN
 

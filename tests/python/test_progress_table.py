@@ -1,11 +1,11 @@
-"""reports/progress_table.py on a small synthetic run: the best host-visible strategy per target,
+"""twinbench/report/progress_table.py on a small synthetic run: the best host-visible strategy per target,
 how each row is read, the cuda_live twin's gap, and the blocks rendered to Markdown."""
 
 from __future__ import annotations
 
-from reports import progress_table as pt
-from reports.document import Heading, Table, to_markdown
-from reports.loader import rows_from_entries
+from twinbench.report import progress_table as pt
+from twinbench.report.document import Heading, Table, to_markdown
+from twinbench.report.loader import rows_from_entries
 
 BLOCK = "block:256"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.render import render
+from twinbench.report.render import render
 
 SAMPLE = Path(__file__).parent / "data" / "h200_trimmed.json"
 

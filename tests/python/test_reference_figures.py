@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from reports import reference as ref
-from reports.render import render
+from twinbench.report import reference as ref
+from twinbench.report.render import render
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / ref.REFERENCE_RUN

@@ -10,11 +10,11 @@ import pytest
 
 from conftest import DATA, single, write_run, markdown_tables
 from summary_markdown import full_summary, narrow_summary
-from reports import first_screen as fs
-from reports import summary as sm
-from reports.charts import CHARTS
-from reports.loader import Row, load_run, parse_name, size_key_of, family_of
-from reports.render import render
+from twinbench.report import first_screen as fs
+from twinbench.report import summary as sm
+from twinbench.report.charts import CHARTS
+from twinbench.report.loader import Row, load_run, parse_name, size_key_of, family_of
+from twinbench.report.render import render
 
 SPEEDUP_COLUMNS = ("OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU",
                    "best vs best (any algorithm)")

@@ -70,8 +70,8 @@ def test_every_size_has_a_table(markdown):
 
 def test_skipped_rows_collapse_to_one_line_per_reason(tmp_path):
     from conftest import write_run
-    from reports.loader import load_run
-    from reports.tables import skipped_table
+    from twinbench.report.loader import load_run
+    from twinbench.report.tables import skipped_table
     entries = [{"name": f"vector_add/cuda/n:1/block:{b}/manual_time", "error_occurred": True,
                 "error_message": "no CUDA device: no driver", "iterations": 0}
                for b in (64, 128, 256)]

@@ -4,7 +4,7 @@ cut down to what the limiter rules and the summary read, for tests/python/test_l
 Kept: every measured row at each workload's largest sizes (the summary's headline size and the
 largest GPU size, as the profile pass chooses them), its fields and the counters of its work
 model, ceiling, launch and occupancy; the context's ceilings, roofs and GPU figures; and the
-counters' verdict of each profiled row, reduced to the ncu_* keys reports.ncu.limiter_words
+counters' verdict of each profiled row, reduced to the ncu_* keys twinbench.report.ncu.limiter_words
 reads. The tests strip those keys to read the run as one without a profile pass, and compare
 the rules' words with the counters'. Per-sample times are dropped (the file stays under 200 KB).
 
@@ -19,11 +19,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "reports" / "src"))
 
-from reports import analysis as an  # noqa: E402
-from reports import ncu  # noqa: E402
-from reports.loader import load_run, strip_gb_suffixes  # noqa: E402
+from twinbench.report import analysis as an  # noqa: E402
+from twinbench.report import ncu  # noqa: E402
+from twinbench.report.loader import load_run, strip_gb_suffixes  # noqa: E402
 
 SOURCE = ROOT / "results" / "nvidia-h200" / "2026-12-02c" / "run.json"
 TARGET = HERE / "h200_limiters.json"

@@ -1,4 +1,4 @@
-"""Several devices' runs side by side: `python -m reports devices RUN0 RUN1 ... --out DIR`.
+"""Several devices' runs side by side: `twinbench-report devices RUN0 RUN1 ... --out DIR`.
 
 `twinbench --devices=0,2` (and scripts/run-devices.sh) measure each GPU in a run of its own, each
 with its own ceilings; this puts them in one table: each device's measured ceilings first, then

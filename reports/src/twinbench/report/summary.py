@@ -243,7 +243,7 @@ OTHER = "latency / other"
 
 def gpu_limiter(row: Row, context: dict) -> str:
     """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
-    them (scripts/gpu-profile.sh; reports/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
+    them (scripts/gpu-profile.sh; twinbench/report/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
     peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
     memory bandwidth, compute, too few threads (under a wave), launch latency, the side of the
     roofline its model puts it on (_gpu_roofline_side), a model without throughput, else
@@ -739,7 +739,7 @@ CPU_ONE_PROCESS = (
     " A CPU row's interval, and that of a speedup with a CPU row in it, comes from one process "
     "only: a CPU row's samples agree within a process while its level moves between processes "
     "(CPU medians of identical code moved 10 % typically between the committed H200 runs, "
-    "reports/noise.py), so it bounds this run's median, not the next run's.")
+    "twinbench/report/noise.py), so it bounds this run's median, not the next run's.")
 
 SUMMARY_TEXT = (
     "One row per workload at its largest size measured on both sides (else its largest), and one "

@@ -1,17 +1,17 @@
-"""Command line: `python -m reports [render] RUN.json [MORE.json] --out DIR`
-`python -m reports compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
+"""Command line: `twinbench-report [render] RUN.json [MORE.json] --out DIR`
+`twinbench-report compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
 [--fail-on-regression PCT]` and
-`python -m reports merge PART.json [PART.json] --out RUN.json [--drop REGEX]` and
-`python -m reports devices RUN0.json RUN1.json ... --out DIR` (one run per device, side by side) and
-`python -m reports gate --a BIN_OR_RESULTS --b BIN [--pct 5] [--cpu-pct PCT] [--rounds 3] ...`
-(reports/gate.py: run, compare, confirm the suspects in fresh processes).
+`twinbench-report merge PART.json [PART.json] --out RUN.json [--drop REGEX]` and
+`twinbench-report devices RUN0.json RUN1.json ... --out DIR` (one run per device, side by side) and
+`twinbench-report gate --a BIN_OR_RESULTS --b BIN [--pct 5] [--cpu-pct PCT] [--rounds 3] ...`
+(twinbench/report/gate.py: run, compare, confirm the suspects in fresh processes).
 
 Exit codes: 0 report written (even for empty, partial or CPU-only runs),
 1 (compare with --fail-on-regression only) a benchmark regressed by more than PCT% and beyond its
 noise threshold, among the benchmarks whose threshold is PCT% or less (the others are printed,
-not failed on: reports/noise.py says why), 2 unusable input or bad usage.
+not failed on: twinbench/report/noise.py says why), 2 unusable input or bad usage.
 `gate`: 0 no confirmed regression, 1 a regression confirmed in every round of the confirm step,
-2 bad input (reports/gate.py lists the cases).
+2 bad input (twinbench/report/gate.py lists the cases).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _regex(text: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="python -m reports",
+        prog="twinbench-report",
         description="Charts and tables from twinbench (Google Benchmark) JSON results.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     render = sub.add_parser("render", help="report for one run (several files are merged)")
@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json",
                          help="two or more runs of one revision (A's, say): their differences "
                               "measure each row's between-run noise (else defaults per kind of "
-                              "row, reports/noise.py)")
+                              "row, twinbench/report/noise.py)")
     compare.add_argument("--noise-k", type=_positive("--noise-k"), default=None,
                          help="the threshold is e^(k x sigma) - 1, sigma the row's between-run "
                               "noise in log space (default 2: about the 95th percentile of its "
@@ -163,7 +163,7 @@ def _add_gate(sub) -> None:
 
 
 def _with_default_command(argv: list[str]) -> list[str]:
-    # `python -m reports RUN.json --out DIR` is the common case: treat as render.
+    # `twinbench-report RUN.json --out DIR` is the common case: treat as render.
     if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
         return ["render", *argv]
     return argv
@@ -228,7 +228,7 @@ def _compare(args) -> int:
     ungated = result.ungated_regressions(pct)
     if ungated:
         # Reported, not failed on: these rows' kinds move past PCT between runs of identical
-        # code (reports/noise.py), so their flags are not evidence of a PCT regression.
+        # code (twinbench/report/noise.py), so their flags are not evidence of a PCT regression.
         print(f"not gated: {len(ungated)} benchmark(s) slower by more than {pct:g}% and beyond "
               f"their noise, whose threshold is above {pct:g}% (a --baseline of repeated runs "
               "measures their own noise):")

@@ -4,7 +4,7 @@
   A/B: A against a run of the same revision with TWINBENCH_INJECT_SLOWDOWN on a few rows (the
        run's context records the hook as inject_slowdown: "REGEX=PCT (...)").
 
-    python -m reports.calibrate_compare --aa A1.json A2.json --ab A1.json B.json \\
+    python -m twinbench.report.calibrate_compare --aa A1.json A2.json --ab A1.json B.json \\
         --out DIR [--fail-on-regression 5] [--baseline RUN.json RUN.json ...]
 
 writes DIR/calibration.md (and each pair's compare report under DIR/aa and DIR/ab) and checks
@@ -14,12 +14,12 @@ the criteria:
   2. A/B: every injected slowdown on a GPU kernel row reported "slower"; at most 5% of the rows
      not injected flagged;
   3. --fail-on-regression PCT: would exit 0 on A/A and 1 on A/B (it judges the rows whose
-     threshold is at most PCT: reports/noise.py).
+     threshold is at most PCT: twinbench/report/noise.py).
 Exit 0 when all hold, 1 when one does not (the file says which), 2 on unusable input.
 
-    python -m reports.calibrate_compare --gates GATE_DIR [GATE_DIR ...] [--out DIR]
+    python -m twinbench.report.calibrate_compare --gates GATE_DIR [GATE_DIR ...] [--out DIR]
 
-checks the gate's outputs (reports/gate.py, each DIR a gate's --out) against its criteria: a gate
+checks the gate's outputs (twinbench/report/gate.py, each DIR a gate's --out) against its criteria: a gate
 whose B carries no injected slowdown (A/A) exits 0; one whose B carries a slowdown on GPU kernel
 rows exits 1 with at least 90% of those rows confirmed and at most one other row confirmed; an
 injected CPU row is confirmed. Prints a Markdown table (and writes DIR/gates.md with --out).
@@ -110,7 +110,7 @@ def check_aa(result: CompareResult, pct: float) -> tuple[list[Check], list]:
             "them pass it on identical code; the kinds that time host work 1.5 × their 98th "
             "percentile; how far the rows past it go is the kind's tail. "
             f"--fail-on-regression {pct:g} judges only rows whose threshold is at most "
-            f"{pct:g}% (reports/noise.py): {len(ungated)} slower row(s) here are past {pct:g}% "
+            f"{pct:g}% (twinbench/report/noise.py): {len(ungated)} slower row(s) here are past {pct:g}% "
             "and their noise but not gated."),
             Table(AA_HEADERS, [_row(c) + [_past_by(c), _gate_text(c, pct)] for c in flagged])]
     return checks, blocks
@@ -251,7 +251,7 @@ def check_gates(folders: list[str], out: str | None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.calibrate_compare",
+    parser = argparse.ArgumentParser(prog="python -m twinbench.report.calibrate_compare",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--aa", nargs=2, metavar=("A1", "A2"))
     parser.add_argument("--ab", nargs=2, metavar=("A", "B"))

@@ -1,6 +1,6 @@
 """`gate`: a regression gate for CI that measures a suspect again before it fails.
 
-    python -m reports gate --a A --b B [--pct 5] [--cpu-pct PCT] [--rounds 3] [--out DIR]
+    twinbench-report gate --a A --b B [--pct 5] [--cpu-pct PCT] [--rounds 3] [--out DIR]
                            [--bench-args "..."] [--a-env K=V] [--b-env K=V] [--baseline RUN ...]
 
 A is a twinbench binary (the reference build) or a results file of it; B is the candidate's

@@ -10,10 +10,10 @@ each. A kernel maps back to its row by that name, never by launch order, so a ro
 launches several kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot
 shift the others.
 
-    python -m reports.ncu select RUN.json [--sweeps] [--names | --write DIR]
+    python -m twinbench.report.ncu select RUN.json [--sweeps] [--names | --write DIR]
                                                           the --benchmark_filter regex (or names;
                                                           or both passes' files into DIR)
-    python -m reports.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V] [--command C]
+    python -m twinbench.report.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V] [--command C]
                                                           [--log NCU.log]
 
 Only the standard library and reports.loader/analysis: it runs on the GPU machine, which may
@@ -697,7 +697,7 @@ def _cmd_merge(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reports.ncu",
+    parser = argparse.ArgumentParser(prog="python -m twinbench.report.ncu",
                                      description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     sel = sub.add_parser("select", help="the --benchmark_filter of the rows to profile")
@@ -721,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (NcuCsvError, OSError, json.JSONDecodeError) as exc:
-        print(f"reports.ncu: {exc}", file=sys.stderr)
+        print(f"twinbench.report.ncu: {exc}", file=sys.stderr)
         return 2
 
 

@@ -16,10 +16,23 @@ from . import summary as su
 from .document import Block, Heading, Link, Paragraph, Table
 from .loader import LoadError, Run, load_run
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 # The committed reference run and its report, relative to the repository.
 REFERENCE_DIR = Path("results/nvidia-h200/2026-12-02b")
 REFERENCE_RUN = REFERENCE_DIR / "run.json.gz"
+
+
+def _repo_root() -> Path:
+    """The checkout holding the reference run: this package's own (an editable install or a
+    source tree), else the working folder's (an installed wheel run inside a clone), else the
+    working folder, where no reference is found and the report says so."""
+    for start in (Path(__file__).resolve(), Path.cwd().resolve()):
+        for folder in start.parents if start.is_file() else (start, *start.parents):
+            if (folder / REFERENCE_RUN).is_file():
+                return folder
+    return Path.cwd()
+
+
+REPO_ROOT = _repo_root()
 REFERENCE_REPORT = REFERENCE_DIR / "report" / "report.md"
 REFERENCE_NAME = "the reference H200 run (results/nvidia-h200/2026-12-02b)"
 

@@ -69,11 +69,11 @@ longer ones (Q95 2.7% and largest 5.4% against 1.5% and 4.6%; 10% of their moves
 committed A/B pair showed its 5% slowdown on 7-13 us kernels as 2.2-4.3% (B's level up to 2.7% under
 A's), so any threshold above the floor would miss it: both keep the floor, and the short ones' moves
 past it are most of the GPU kernel false alarms (4 of the 5 GPU kernel rows flagged in
-results/nvidia-h200/2026-12-02b's A/A pair). `python -m reports.noise RUN.json ...` prints this
+results/nvidia-h200/2026-12-02b's A/A pair). `python -m twinbench.report.noise RUN.json ...` prints this
 table (from any runs; only runs of one revision are paired); `compare --baseline RUN.json ...`
 measures the figures from the runs it is given.
 
-Checked on the committed pairs (reports.calibrate_compare): results/nvidia-h200/2026-12-02b's A/A
+Checked on the committed pairs (twinbench.report.calibrate_compare): results/nvidia-h200/2026-12-02b's A/A
 pair has 687 of 704 rows same (97.6%) with these defaults, in sample; fitted on
 results/nvidia-h200/2026-12-02's runs alone 686 (97.4%; out of sample but for the margin of 1.5,
 which was read from that pair); the A/B pair reports all 31 injected GPU kernel rows, flags none of
@@ -114,7 +114,7 @@ KINDS = (GPU_KERNEL, GPU_THRUST, GPU_E2E, GPU_E2E_SHORT, GPU_HOST, GPU_HOST_PAGI
 GPU_KERNEL_KINDS = frozenset({GPU_KERNEL, GPU_THRUST})
 
 # The between-run sigma of log(median B / median A) per kind; the module docstring says which
-# runs and which rule each figure comes from (`python -m reports.noise` prints them).
+# runs and which rule each figure comes from (`python -m twinbench.report.noise` prints them).
 DEFAULT_NOISE = {GPU_KERNEL: 0.0094, GPU_THRUST: 0.090, GPU_E2E: 0.061, GPU_E2E_SHORT: 0.425,
                  GPU_HOST: 0.157, GPU_HOST_PAGING: 0.415, CPU_SERIAL: 0.209, CPU_PARALLEL: 0.217}
 
@@ -326,7 +326,7 @@ class NoiseModel:
                              if kind not in self.kind_noise)
         if defaults:
             text += ("σ defaults where no baseline measured it (the committed H200 runs, 12 "
-                     f"pairs of runs of one revision, reports/noise.py): {defaults}.")
+                     f"pairs of runs of one revision, twinbench/report/noise.py): {defaults}.")
         return text.strip()
 
 
@@ -409,9 +409,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from .loader import LoadError, load_run
     parser = argparse.ArgumentParser(
-        prog="python -m reports.noise",
+        prog="python -m twinbench.report.noise",
         description="How far the medians of runs of one revision moved, per kind of row: the "
-                    "figures the defaults of reports/noise.py were read from. Runs of several "
+                    "figures the defaults of twinbench/report/noise.py were read from. Runs of several "
                     "revisions may be given: only runs of one revision are paired, and rows "
                     "that a run's slowdown hook touched are left out.")
     parser.add_argument("runs", nargs="+", metavar="RUN.json", help="two or more runs")

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.document import Block, Heading, Paragraph, Table
-from reports.loader import Row
-from reports.units import fmt_time
+from .document import Block, Heading, Paragraph, Table
+from .loader import Row
+from .units import fmt_time
 
 HOST_LOAD_COUNTERS = frozenset({"mapped", "slots64", "slots8", "managed"})
 HOST_COPY_COUNTERS = frozenset({"device", "devslots64", "devslots8"})

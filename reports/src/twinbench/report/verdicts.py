@@ -1,5 +1,5 @@
 """compare's verdicts: per row, whether B is faster, slower or the same as A beyond its noise
-threshold (reports/noise.py) and beyond what the samples tell apart (the U test, stats.py), and
+threshold (twinbench/report/noise.py) and beyond what the samples tell apart (the U test, stats.py), and
 which slower rows a CI gate fails on."""
 
 from __future__ import annotations

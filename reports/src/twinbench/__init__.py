@@ -1,0 +1,1 @@
+"""twinbench's Python side; each subpackage stands alone (twinbench.report: reports from runs)."""
