@@ -15,7 +15,7 @@
 // the slowest rank's time from a barrier to the end of its call, and the stopping rule runs on
 // rank 0's clock, so that all ranks stop after the same sample.
 // impl nccl with axis ranks (registered under mpirun with 2 ranks or more): NCCL across
-// processes, one rank per process and GPU (each rank's GPU is its local rank's, bench/main.cpp),
+// processes, one rank per process and GPU (each rank's GPU is its local rank's, common/run_main.cpp),
 // the communicator bootstrapped through MPI as nccl-tests does it (rank 0's ncclGetUniqueId
 // broadcast, ncclCommInitRank on every rank), timed and stopped in step as the MPI rows are.
 // Every rank first agrees whether all of them have a GPU and NCCL, so that none waits in NCCL's

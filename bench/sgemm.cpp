@@ -114,8 +114,9 @@ void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
                         .on_threads(omp_threads())
                         .in_precision(bf16 ? "bf16" : "fp32");
   add_cpu_benchmark(cfg, spec, work(n), [n, bf16](benchmark::State& state) {
-    if (!onednn_unavailable_reason().empty()) {
-      skip(state, onednn_unavailable_reason());
+    const std::string& why = bf16 ? onednn_bf16_unavailable_reason() : onednn_unavailable_reason();
+    if (!why.empty()) {
+      skip(state, why);
       return;
     }
     HostData& h = inputs<HostData>(n);

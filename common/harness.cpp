@@ -121,7 +121,7 @@ void announce(const std::string& name) {
   }
   g_progress.current = name;
   g_progress.current_start = now;
-  // A row outside the plan (bench/main.cpp leaves out the GPU rows where there is no GPU, some
+  // A row outside the plan (common/run_main.cpp leaves out the GPU rows where there is no GPU, some
   // of which are timed on the host and skip in their body) runs without a progress line and
   // outside the counts.
   g_progress.current_counted = !g_progress.planned_only || g_progress.cost.count(name) > 0;
@@ -376,7 +376,7 @@ benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-// The description's fields go into the row of the results file (bench/main.cpp).
+// The description's fields go into the row of the results file (common/run_main.cpp).
 void register_spec(const BenchSpec& spec, const WorkModel& work) {
   const std::string name = spec.name();
   g_names.push_back(name);

@@ -13,7 +13,7 @@
 
 namespace tb {
 
-// The rows the run will measure, in order (bench/main.cpp: the filter's selection, GPU rows
+// The rows the run will measure, in order (common/run_main.cpp: the filter's selection, GPU rows
 // left out where there is no GPU). Sets the progress total and the expected costs.
 void set_progress_plan(const std::vector<std::string>& names);
 

@@ -18,6 +18,7 @@
 #include "common/perf_counters.hpp"
 #include "common/progress.hpp"
 #include "git_revision.hpp"
+#include "common/project_info.hpp"
 
 namespace tb {
 namespace {
@@ -104,6 +105,13 @@ std::string cpu_model() {
 void record_run_context(const std::string& machine, const RunConfig& cfg) {
   add("twinbench_version", TWINBENCH_VERSION);
   add("git_revision", git_revision());
+  // The project whose workloads these are (twinbench_add_benchmark): the suite's own, or a
+  // project that installed twinbench and measures its code with it.
+  if (const ProjectInfo& p = project_info(); !p.name.empty()) {
+    add("project", p.name);
+    add("project_version", p.version);
+    add("project_revision", p.revision);
+  }
   add("machine", machine.empty() ? hostname() : machine);
   add("build_type", TWINBENCH_BUILD_TYPE);
   add("compiler", TWINBENCH_COMPILER);

@@ -8,7 +8,7 @@
 namespace tb {
 
 // Probes the GPU, measures the device copy bandwidth (cudaMemcpy, kept beside the per-pattern
-// ceilings of bench/ceilings.hpp), and adds
+// ceilings of common/ceiling_rows.hpp), and adds
 // everything to Google Benchmark's context. Call after benchmark::Initialize.
 void record_run_context(const std::string& machine, const RunConfig& cfg);
 

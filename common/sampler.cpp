@@ -72,7 +72,7 @@ std::string slowdown_context(const InjectedSlowdown& s) {
 }
 
 // Read at static initialisation: Google Benchmark writes the context before the first
-// benchmark runs, so the key must be in before main() starts the run (bench/main.cpp is not
+// benchmark runs, so the key must be in before main() starts the run (common/run_main.cpp is not
 // this file's to change). global_context in Google Benchmark is a zero-initialised pointer,
 // so adding to it from here is safe.
 struct SlowdownFromEnvironment {

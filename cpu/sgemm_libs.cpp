@@ -33,6 +33,18 @@ const std::string& onednn_unavailable_reason() {
   return none;
 }
 
+const std::string& onednn_bf16_unavailable_reason() {
+  static const std::string why = [] {
+    try {
+      OnednnMatmul probe(16, true);
+      return std::string();
+    } catch (const std::exception& e) {
+      return std::string("no oneDNN BF16 matmul for this CPU: ") + e.what();
+    }
+  }();
+  return why;
+}
+
 // --cpu-isa lowers oneDNN too, as it lowers OpenBLAS's core (cpu/blas.cpp): oneDNN reads its
 // limit once, before its first primitive, so the level active then decides (the tests change the
 // level later; they run the libraries at the host's).
@@ -114,6 +126,8 @@ const std::string& onednn_unavailable_reason() {
 struct OnednnMatmul::State {
   std::string impl;
 };
+
+const std::string& onednn_bf16_unavailable_reason() { return onednn_unavailable_reason(); }
 
 OnednnMatmul::OnednnMatmul(std::size_t, bool) {
   throw std::runtime_error(onednn_unavailable_reason());

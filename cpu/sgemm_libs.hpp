@@ -17,6 +17,10 @@ void openblas(const blas::OpenBlas& lib, const float* a, const float* b, float* 
 
 // Empty when oneDNN was found at build time; otherwise why its rows skip.
 const std::string& onednn_unavailable_reason();
+// The same for its BF16 matmul, which also needs this CPU to be one oneDNN has a BF16 kernel
+// for: Debian's 2.6 creates none on an AMD EPYC (Zen 4) with AVX512_BF16 ("could not create a
+// primitive descriptor iterator"), so there the BF16 rows skip with that reason.
+const std::string& onednn_bf16_unavailable_reason();
 
 // One oneDNN matmul primitive for n x n row-major operands in plain layouts (as the other rows
 // take them: no pre-packed weights), created once (outside every timed region) and run many

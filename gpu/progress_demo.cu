@@ -1,4 +1,4 @@
-// twinbench --progress-demo (bench/main.cpp parses the flag): the live progress of one long
+// twinbench --progress-demo (common/run_main.cpp parses the flag): the live progress of one long
 // kernel, drawn on the terminal from the GPU's slots as the kernel runs. Here rather than in
 // bench/ so that the tests link it (its no-GPU status is tested); host code only.
 #include <algorithm>

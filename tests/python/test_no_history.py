@@ -241,7 +241,7 @@ def test_pending_files_are_reported():
 
 def test_scan_covers_the_tree():
     names = {str(p.relative_to(ROOT)) for p in scanned_files()}
-    for expected in ["README.md", "docs/method.md", "bench/main.cpp", "gpu/vector_add.cu",
+    for expected in ["README.md", "docs/method.md", "common/run_main.cpp", "gpu/vector_add.cu",
                      "cpu/vector_add.cpp", "common/harness.cpp", "scripts/run.sh",
                      "reports/src/twinbench/report/__init__.py", "tests/python/test_docs.py",
                      "kernel-progress/README.md", "CMakeLists.txt", "cmake/git_revision.cmake"]:

@@ -1,4 +1,4 @@
-#include "bench/each_device.hpp"
+#include "common/each_device.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

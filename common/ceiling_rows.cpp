@@ -1,4 +1,4 @@
-#include "bench/ceilings.hpp"
+#include "common/ceiling_rows.hpp"
 
 #include <benchmark/benchmark.h>
 #include <omp.h>

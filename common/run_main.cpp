@@ -23,9 +23,10 @@
 
 #include <unistd.h>
 
+#include "common/run_main.hpp"
 #include "common/progress_eta.hpp"
 #include "common/console_reporter.hpp"
-#include "bench/each_device.hpp"
+#include "common/each_device.hpp"
 #include "common/device_select.hpp"
 #include "common/mpi_run.hpp"
 #include "common/cpu_isa.hpp"
@@ -33,7 +34,7 @@
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/progress.hpp"
-#include "bench/ceilings.hpp"
+#include "common/ceiling_rows.hpp"
 #include "common/l2_flush.hpp"
 #include "common/row_fields.hpp"
 #include "common/run_context.hpp"
@@ -564,7 +565,9 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace tb {
+
+int run_main(int argc, char** argv) {
   // Threads pinned before the OpenMP runtime reads its settings (common/cpu_pinning.hpp): may
   // start this program again with OMP_PROC_BIND and OMP_PLACES set.
   tb::pin_openmp_threads_or_reexec(argv);
@@ -753,3 +756,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace tb
