@@ -1,5 +1,5 @@
 """Every fenced block of the README is checked: the diff is the one between the two example
-programs (which test_examples.py runs), within the issue's budget of changed lines; the Python
+programs (which test_examples.py runs), one kernel line and three host lines; the Python
 blocks run under the simulator; the shell block is the install command that
 scripts/test-kernel-progress.sh runs."""
 
