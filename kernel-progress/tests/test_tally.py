@@ -173,11 +173,17 @@ def test_a_kernel_that_never_counts_warns_that_the_slots_stayed_at_zero():
     assert live.count == 0
 
 
-def test_a_wrong_total_warns():
-    with pytest.warns(kp.KernelProgressWarning, match="ended at 10 of 12.*total is wrong"):
+def test_a_wrong_total_warns_at_the_user_s_line():
+    with pytest.warns(kp.KernelProgressWarning, match="ended at 10 of 12.*total is wrong") as w:
         with quiet(1, 12) as live:
             one_per_thread[1, 32](np.zeros(10, dtype=np.int64), live.slots)
     assert live.count == 10
+    assert w[0].filename == __file__
+    live.start()
+    one_per_thread[1, 32](np.zeros(10, dtype=np.int64), live.slots)
+    with pytest.warns(kp.KernelProgressWarning) as w:
+        live.wait()
+    assert w[0].filename == __file__
 
 
 def test_a_grid_larger_than_the_slots_warns_and_writes_nothing_past_them():
@@ -257,11 +263,15 @@ def test_a_timeout_closes_the_bar_and_keeps_the_count(monkeypatch):
     t0 = time.monotonic()
     with pytest.raises(TimeoutError, match="did not end within 0.05 s"):
         with kp.LiveProgress(1, total=10, timeout=0.05, file=text, ascii=True) as live:
+            slots = live.slots
             live.slots[0] = 3
     assert time.monotonic() - t0 < 5
     assert live.count == 3 and live.interrupted
     assert live._thread is None and live._display is None
     assert " 30%" in text.getvalue()
+    # The kernel may still write the old slots: they are kept; the instance has new ones.
+    assert any(a is given for a in host._ABANDONED for given in [slots])
+    assert live.slots is not slots and live.slots.tolist() == [0]
 
 
 def test_ctrl_c_while_waiting_closes_the_bar_and_keeps_the_count(monkeypatch):

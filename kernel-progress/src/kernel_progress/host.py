@@ -76,6 +76,11 @@ def format_line(done: int, total: int, rate: float) -> str:
     return f"progress: {100 * min(1.0, done / total):.1f}% ({done}/{total}) {rate:.3g}/s{tail}"
 
 
+# The slots of launches given up on (a timeout, Ctrl-C): a kernel that still runs writes them,
+# so their pinned memory is never freed, whatever happens to the LiveProgress.
+_ABANDONED: list = []
+
+
 class KernelProgressWarning(UserWarning):
     pass
 
@@ -89,6 +94,11 @@ class PollStats:
     seconds: float = 0.0   # from start() to the final read
 
 
+
+
+# The slots of launches given up on (a timeout, Ctrl-C): a kernel that still runs writes them,
+# so their pinned memory is never freed, whatever happens to the LiveProgress.
+_ABANDONED: list = []
 
 
 class KernelProgressWarning(UserWarning):
@@ -263,8 +273,9 @@ class LiveProgress:
     start() zeroes the slots and starts a thread that reads their sum every `interval` seconds
     and draws it; wait() waits for the stream, draws the final count and checks it. As a
     context manager: start() on entry, wait() on exit; on an exception, Ctrl-C or a timeout
-    the bar is closed where it stood and `count` keeps the last sum read. An instance can be
-    used for any number of launches, one after another.
+    the bar is closed where it stood, `count` keeps the last sum read, and `slots` is a new
+    array (a kernel that still runs writes the old one, which is never freed). An instance can
+    be used for any number of launches, one after another.
     """
 
     def __init__(self, grid: Union[int, tuple, list] = 1, total: int = 0, *,
@@ -370,7 +381,8 @@ class LiveProgress:
         self._thread.start()
         return self
 
-    def wait(self, stream: Any = None, timeout: Optional[float] = None) -> int:
+    def wait(self, stream: Any = None, timeout: Optional[float] = None, *,
+             _stacklevel: int = 2) -> int:
         """Waits for the work enqueued on `stream` (the instance's stream, else Numba's default
         stream) so far, stops the thread, draws the final count, checks it against the total
         and returns it (exact: every block has stored its total). TimeoutError after `timeout`
@@ -389,13 +401,21 @@ class LiveProgress:
                                        f"(the slots sum to {self.read()})")
                 time.sleep(pause)
         except BaseException:
-            self.close(interrupted=True)
+            self._abandon()
             raise
         value = self.close()
         if self.check and self.total > 0 and value != self.total:
             warnings.warn(why_wrong(value, self.total, self.writers), KernelProgressWarning,
-                          stacklevel=3)
+                          stacklevel=_stacklevel)
         return value
+
+    def _abandon(self) -> None:
+        """The kernel may still run: the bar is closed, and these slots are kept alive and a
+        next start() gets new ones."""
+        self.close(interrupted=True)
+        _ABANDONED.append(self.slots)
+        self.slots = cuda.mapped_array(self.writers, dtype=np.uint64)
+        self.slots[:] = 0
 
     def close(self, interrupted: bool = False) -> int:
         """Stops the drawing thread, draws the last sum and closes the bar; keeps the sum in
@@ -419,6 +439,6 @@ class LiveProgress:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self.wait()
+            self.wait(_stacklevel=3)
         else:
-            self.close(interrupted=True)
+            self._abandon()
