@@ -38,5 +38,6 @@ if [ -z "$python" ]; then
   # The runner's skip path: says why in one line and records it in the results file.
   python=python3
 fi
-# From the caller's directory (RESULTS_JSON may be relative), with the repository importable.
-PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m peers.numba --suite-json "$json" "$@"
+# From the caller's directory (RESULTS_JSON may be relative), with the repository and the
+# package the peers run on (twinbench.bench, reports/src) importable, installed or not.
+PYTHONPATH="$root:$root/reports/src${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m peers.numba --suite-json "$json" "$@"

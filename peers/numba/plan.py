@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .suite import BadInput, Name, cpp_rows
+from twinbench.bench.suite import BadInput, Name, cpp_rows
 
 
 @dataclass(frozen=True)
@@ -154,6 +154,30 @@ class PlannedRow:
     @property
     def side(self) -> str:
         return self.peer.side
+
+    @property
+    def serial(self) -> bool:
+        return self.peer.serial
+
+    @property
+    def base_impl(self) -> str:
+        """The variant's impl, without the pageable e2e suffix (one verdict for both)."""
+        return self.peer.impl
+
+    @property
+    def label(self) -> str:
+        """Google Benchmark's free-text label: which C++ implementation the row is the peer of
+        (the reports read it to pair the row with that C++ row)."""
+        return f"numba peer of {self.workload}/{self.peer.mirrors}"
+
+    @property
+    def spec(self):
+        """The workload module that builds this row's data and cases (imports numba)."""
+        from .workloads import module
+        return module(self.workload)
+
+    # The rows' text fields: none, so that their rows stay as the reports have read them.
+    fields = {}
 
 
 def parse_workloads(text: str | None) -> list[str] | None:

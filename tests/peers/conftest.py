@@ -40,7 +40,10 @@ needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is not importable
 
 def env(**extra) -> dict:
     e = dict(os.environ)
-    e["PYTHONPATH"] = str(REPO) + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+    # The repository (peers.numba) and the Python package's source (twinbench.bench, which the
+    # peers run on), whether or not the package is installed.
+    paths = [str(REPO), str(REPO / "reports" / "src")]
+    e["PYTHONPATH"] = os.pathsep.join(paths + ([e["PYTHONPATH"]] if e.get("PYTHONPATH") else []))
     e.pop("NUMBA_ENABLE_CUDASIM", None)
     e.pop("NUMBA_PEERS_INJECT_VALIDATION_FAILURE", None)
     e.update(extra)

@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(1, str(Path(__file__).resolve().parents[2] / "reports" / "src"))
 
 from peers.numba.workloads import (black_scholes, conv2d, dot, grayscale, lucas,  # noqa: E402
                                    nested_loop, poisson, progress, sgemm, transpose,
                                    vector_add)
-from peers.numba import harness  # noqa: E402
+from twinbench.bench import timing as harness  # noqa: E402
 from numba import cuda, float32, float64, int32, int64, uint64  # noqa: E402
 from numba.cuda.random import xoroshiro128p_type  # noqa: E402
 import numba.cuda.dispatcher as dispatcher  # noqa: E402

@@ -21,12 +21,14 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(1, str(Path(__file__).resolve().parents[2] / "reports" / "src"))
 
 import numpy as np  # noqa: E402
 from numba import cuda, float32, float64, prange, uint64  # noqa: E402
 from numba.cuda.random import xoroshiro128p_uniform_float64  # noqa: E402
 
-from peers.numba import harness, plan  # noqa: E402
+from peers.numba import plan  # noqa: E402
+from twinbench.bench import timing as harness  # noqa: E402
 from peers.numba.workloads import (black_scholes, conv2d, dot, grayscale, lucas,  # noqa: E402
                                    module, nested_loop, poisson, progress, sgemm, transfers,
                                    transpose, vector_add)

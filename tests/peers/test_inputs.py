@@ -1,4 +1,4 @@
-"""The peers' inputs are the suite's, bit for bit: peers/numba/inputs.py against the C++
+"""The peers' inputs are the suite's, bit for bit: twinbench.bench.inputs against the C++
 generator (common/random.cpp), compiled here when g++ is present, and against digests of its
 output taken from that program (so the check holds without a compiler too)."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO
-from peers.numba import inputs
+from twinbench.bench import inputs
 
 # Writes the values the Python side computes below, as raw bytes, in the same order.
 CPP_PROGRAM = r"""

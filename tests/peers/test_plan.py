@@ -11,7 +11,7 @@ import pytest
 
 from conftest import REPO, needs_numba
 from peers.numba import plan
-from peers.numba.suite import BadInput, ceiling_set, choose_ceiling, cpp_rows, parse_name
+from twinbench.bench.suite import BadInput, ceiling_set, choose_ceiling, cpp_rows, parse_name
 from twinbench.report.loader import family_of, parse_name as reports_parse_name
 
 H200_RUN = REPO / "results/nvidia-h200/2026-12-02b/run.json.gz"

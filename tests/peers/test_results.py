@@ -10,10 +10,10 @@ import stat
 import pytest
 
 from conftest import QUICK_CONTEXT, write_suite
-from peers.numba.results import (Work, error_row, measured_row, merge, next_family_index,
+from twinbench.bench.results import (Work, error_row, measured_row, merge, next_family_index,
                                  write_atomically)
-from peers.numba.sampler import StopReason, summarize
-from peers.numba.suite import ceiling_set, choose_ceiling, parse_name
+from twinbench.bench.sampler import StopReason, summarize
+from twinbench.bench.suite import ceiling_set, choose_ceiling, parse_name
 from twinbench.report.loader import load_run
 
 BW = {"read": 4.57e12, "write": 4.61e12, "copy": 4.24e12, "scale": 4.22e12, "add": 4.46e12,

@@ -192,7 +192,8 @@ def test_a_failed_validation_exits_1_and_gets_no_time(suite):
 
 
 def test_results_that_cannot_be_written_exit_3(suite, monkeypatch, capsys):
-    from peers.numba import cli, results
+    from peers.numba import cli
+    from twinbench.bench import results
     before = Path(suite).read_text()
     monkeypatch.setattr(results.os, "access", lambda *a, **k: False)
     assert cli.main(["--suite-json", str(suite)]) == 3
@@ -201,7 +202,8 @@ def test_results_that_cannot_be_written_exit_3(suite, monkeypatch, capsys):
 
 
 def test_a_write_that_fails_at_the_end_exits_3_and_leaves_the_file(suite, monkeypatch):
-    from peers.numba import cli, results
+    from peers.numba import cli
+    from twinbench.bench import results
 
     def failing(*args, **kwargs):
         raise OSError(28, "No space left on device")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from peers.numba.sampler import (DEFAULT_RULE, QUICK_RULE, Interrupted, StoppingRule,
+from twinbench.bench.sampler import (DEFAULT_RULE, QUICK_RULE, Interrupted, StoppingRule,
                                  StopReason, collect_samples, cpu_batch, rule_from_context,
                                  summarize)
 

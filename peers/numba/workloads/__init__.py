@@ -5,8 +5,8 @@
   host_bytes(row), device_bytes(row)      what the row's data takes, checked before allocating
   make_data(row) -> host inputs and the reference (seeded as bench/<workload>.cpp seeds them)
   make_device(row, data) -> GPU buffers   (GPU rows; shared by the rows of one key and impl)
-  cpu_case(row, data) -> harness.CpuCase
-  gpu_case(row, data, dev, gpu) -> harness.GpuCase / TransferCase / ProgressCase
+  cpu_case(row, data) -> CpuCase
+  gpu_case(row, data, dev, gpu) -> GpuCase / TransferCase / ProgressCase
 
 and the kernels themselves, written as the articles (and Numba's documentation) write them.
 Modules are imported on first use: each compiles its own kernels lazily anyway.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 
-from ..compat import numpy_aliases
+from twinbench.bench.compat import numpy_aliases
 
 numpy_aliases()   # before any workload module's kernels compile
 

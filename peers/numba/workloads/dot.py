@@ -20,11 +20,12 @@ from types import SimpleNamespace
 import numpy as np
 from numba import cuda, float64, prange
 
-from ..checks import Tolerance, compare_scalar
-from ..harness import CpuCase, GpuCase, blocks_for, check_block, parse_block
-from ..inputs import fill_uniform
-from ..results import Work
-from .common import Buffers, cpu_jit
+from twinbench.bench import Tolerance, compare_scalar
+from twinbench.bench import CpuCase, GpuCase, blocks_for, check_block, parse_block
+from twinbench.bench import fill_uniform
+from twinbench.bench import Work
+from twinbench.bench import Buffers
+from .common import cpu_jit
 
 SEED = 0x5EED0002
 U = 2.0**-53

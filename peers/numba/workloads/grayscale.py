@@ -17,11 +17,12 @@ from types import SimpleNamespace
 import numpy as np
 from numba import cuda, prange
 
-from ..checks import Tolerance, compare
-from ..harness import CpuCase, GpuCase, Skip, blocks_for, check_block, parse_block
-from ..inputs import fill_uniform
-from ..results import Work
-from .common import Buffers, cpu_jit, poison
+from twinbench.bench import Tolerance, compare
+from twinbench.bench import CpuCase, GpuCase, Skip, blocks_for, check_block, parse_block
+from twinbench.bench import fill_uniform
+from twinbench.bench import Work
+from twinbench.bench import Buffers, poison
+from .common import cpu_jit
 
 SEED = 0x5EED0003
 TOLERANCE = Tolerance(1e-5, 1e-3)

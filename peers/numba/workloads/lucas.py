@@ -17,10 +17,11 @@ import numpy as np
 import numba
 from numba import cuda, int64, prange
 
-from ..checks import Tolerance, compare_exact
-from ..harness import SIMULATOR, CpuCase, GpuCase, check_block, parse_block
-from ..results import Work
-from .common import Buffers, cpu_jit, poison
+from twinbench.bench import Tolerance, compare_exact
+from twinbench.bench import SIMULATOR, CpuCase, GpuCase, check_block, parse_block
+from twinbench.bench import Work
+from twinbench.bench import Buffers, poison
+from .common import cpu_jit
 
 TOLERANCE = Tolerance(0.0)
 MAX_N = 90

@@ -16,10 +16,11 @@ from types import SimpleNamespace
 import numpy as np
 from numba import cuda, prange
 
-from ..checks import Tolerance, compare
-from ..harness import CpuCase, GpuCase, Skip, blocks_for, check_block, parse_block
-from ..results import Work
-from .common import Buffers, cpu_jit, poison
+from twinbench.bench import Tolerance, compare
+from twinbench.bench import CpuCase, GpuCase, Skip, blocks_for, check_block, parse_block
+from twinbench.bench import Work
+from twinbench.bench import Buffers, poison
+from .common import cpu_jit
 
 TOLERANCE = Tolerance(1e-10)
 # As the suite: n^2 inner iterations above 1e10 (n > 100000) would take the serial row hours.

@@ -23,10 +23,11 @@ from numba import cuda, prange
 from numba.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states_cpu,
                                xoroshiro128p_dtype, xoroshiro128p_uniform_float64)
 
-from ..checks import ErrorStats, Tolerance, poisson_stats
-from ..harness import CpuCase, GpuCase, blocks_for, check_block, parse_block
-from ..results import Work
-from .common import Buffers, cpu_jit, poison
+from twinbench.bench import ErrorStats, Tolerance, poisson_stats
+from twinbench.bench import CpuCase, GpuCase, blocks_for, check_block, parse_block
+from twinbench.bench import Work
+from twinbench.bench import Buffers, poison
+from .common import cpu_jit
 
 SEED = 0x5EED0007
 RATE = 5.0

@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 from numba import cuda, int64, uint64
 
-from ..checks import CHI2_BINS, ErrorStats, poisson_stats_from_counts
-from ..harness import (SIMULATOR, ProgressCase, Skip, blocks_for, check_block, parse_block,
+from twinbench.bench import CHI2_BINS, ErrorStats, poisson_stats_from_counts
+from twinbench.bench import (SIMULATOR, ProgressCase, Skip, blocks_for, check_block, parse_block,
                        wait_gpu)
 from . import poisson
 from .poisson import MAX_K, RATE, SEED, STREAMS, streams_for

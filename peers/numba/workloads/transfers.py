@@ -14,10 +14,10 @@ from types import SimpleNamespace
 import numpy as np
 from numba import cuda
 
-from ..checks import Tolerance, compare_exact
-from ..harness import TransferCase
-from ..inputs import POISON_BYTE, fill_bytes
-from ..results import Work
+from twinbench.bench import Tolerance, compare_exact
+from twinbench.bench import TransferCase
+from twinbench.bench import POISON_BYTE, fill_bytes
+from twinbench.bench import Work
 
 SEED = 0x5EED7A45
 TOLERANCE = Tolerance(0.0)

@@ -1,5 +1,20 @@
-"""Runs the planned peer rows (numba imported): validate each variant once, time it with the
-suite's stopping rule, and merge the rows into the suite's results file."""
+"""Runs planned rows (numba imported): validate each variant once into poisoned outputs, time it
+with the suite's stopping rule, and give back the rows in the suite's JSON.
+
+A row is any object with the attributes of `Row` below; what it computes comes from its `spec`,
+which gives the harness the same functions for every workload:
+
+  work(row) -> results.Work               bytes and FLOPs of one iteration
+  data_key(row) -> hashable               rows with equal keys share their inputs
+  host_bytes(row), device_bytes(row)      what the row's data takes, checked before allocating
+  make_data(row)                          host inputs and the reference
+  make_device(row, data)                  GPU buffers (shared by the rows of one device_key)
+  cpu_case(row, data) -> CpuCase
+  gpu_case(row, data, dev, gpu) -> GpuCase / TransferCase / ProgressCase
+
+twinbench.bench.Workload is one such spec, made from a declaration; the articles' programs
+(peers/numba) give one module per workload.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +34,10 @@ import numba
 import numpy as np
 from numba import cuda
 
-from . import harness, plan, workloads
+from . import timing as harness
 from .checks import Tolerance
-from .harness import GpuCase, ProgressCase, Skip, TransferCase
-from .results import (ResultsNotWritten, error_row, measured_row, merge, next_family_index,
-                      write_atomically)
+from .timing import GpuCase, ProgressCase, Skip, TransferCase
+from .results import error_row, measured_row, next_family_index
 from .sampler import Interrupted, collect_samples, rule_from_context
 from .suite import ceiling_set
 
@@ -74,14 +88,17 @@ class StopFlag:
                                                                            str(self.signal))
 
 
-def mode_independent_key(row: plan.PlannedRow) -> str:
+def mode_independent_key(row) -> str:
     """A variant's kernel, e2e and pageable e2e rows run the same check: one verdict for all."""
-    return "/".join([row.workload, row.peer.impl]
+    return "/".join([row.workload, row.base_impl]
                     + [f"{k}:{v}" for k, v in row.args if k != "mode"])
 
 
 class Runner:
-    def __init__(self, doc: dict, rows: list[plan.PlannedRow], gpu: harness.GpuInfo,
+    """`rows` in order; `doc` the results document they join (its context gives the stopping
+    rule, the cache mode and the ceilings; its rows the next family index)."""
+
+    def __init__(self, doc: dict, rows: list, gpu: harness.GpuInfo,
                  gpu_skip: str, stop: StopFlag, out=sys.stderr):
         self.doc = doc
         self.context = doc["context"]
@@ -134,20 +151,20 @@ class Runner:
 
     def _ceilings(self, row, mode: str | None):
         if row.side == "cpu":
-            return ceiling_set(self.context, "cpu_one" if row.peer.serial else "cpu_all")
+            return ceiling_set(self.context, "cpu_one" if row.serial else "cpu_all")
         if mode == "e2e":
             return None   # PCIe-bound
         return ceiling_set(self.context, "gpu")
 
     def _measure(self, row, family_index: int) -> dict:
-        mod = workloads.module(row.workload)
+        mod = row.spec
         t0 = time.perf_counter()
         cpu0 = time.thread_time()
         data = self._data(row, mod)
         counters: dict = {}
         if row.side == "cpu":
             case = mod.cpu_case(row, data)
-            threads = 1 if row.peer.serial else int(row.arg("threads", "0")) or \
+            threads = 1 if row.serial else int(row.arg("threads", "0")) or \
                 numba.config.NUMBA_NUM_THREADS
             numba.set_num_threads(threads)
             around = case.around() if case.around else contextlib.nullcontext()
@@ -190,7 +207,7 @@ class Runner:
         counters["row_wall_s"] = time.perf_counter() - t0
         return measured_row(row.name, family_index, stats, mod.work(row),
                             self._ceilings(row, row.mode), counters,
-                            time.thread_time() - cpu0, label(row))
+                            time.thread_time() - cpu0, row.label)
 
     def _time_gpu(self, row, case: GpuCase):
         mode = row.mode or "kernel"
@@ -200,7 +217,7 @@ class Runner:
             raise Skip(f"{row.impl} has no mode {mode}")
         if row.pageable:
             if case.pageable is None:
-                raise Skip(f"{row.peer.impl} has no end-to-end version from NumPy arrays")
+                raise Skip(f"{row.impl} has no end-to-end version from NumPy arrays")
             run, pinned = case.pageable, 0
         else:
             def run():
@@ -213,7 +230,7 @@ class Runner:
 
     def _failed(self, row, family_index: int, v: harness.Verdict) -> dict:
         self.counts["failed"] += 1
-        return error_row(row.name, family_index, f"validation failed: {v.detail}", label(row),
+        return error_row(row.name, family_index, f"validation failed: {v.detail}", row.label,
                          {"max_abs_err": v.stats.max_abs, "max_rel_err": v.stats.max_rel})
 
     # -------------------------------------------------------------- the run
@@ -233,13 +250,13 @@ class Runner:
         for index, row in enumerate(self.rows):
             fi = family + index
             if row.side == "gpu" and not self.gpu.available:
-                out_rows.append(error_row(row.name, fi, self.gpu_skip, label(row)))
+                out_rows.append(error_row(row.name, fi, self.gpu_skip, row.label))
                 self.counts["skipped"] += 1
                 continue
             if self.stop():
                 out_rows.append(error_row(
                     row.name, fi, f"not run: the run was interrupted (signal {self.stop.signal})",
-                    label(row)))
+                    row.label))
                 self.counts["skipped"] += 1
                 continue
             if row.workload != current_workload:
@@ -254,6 +271,7 @@ class Runner:
             print(f"[{self.started}/{self.total} {format_eta(now - start)}{eta}] {row.base}",
                   file=self.out, flush=True)
             result = self._row(row, fi)
+            result.update(getattr(row, "fields", {}))
             out_rows.append(result)
             if not result.get("error_occurred"):
                 measured += 1
@@ -280,19 +298,14 @@ class Runner:
             self.counts["errors"] += 1
             message = f"error: {type(exc).__name__}: {harness._one_line(exc)}"
             print(f"ERROR: {row.base}: {message}", file=self.out, flush=True)
-            return error_row(row.name, fi, message, label(row))
+            return error_row(row.name, fi, message, row.label)
 
     def _skip(self, row, fi: int, why: str) -> dict:
         self.counts["skipped"] += 1
         self.started -= 1
         self.total -= 1
         print(f"SKIPPED: {row.base}: {why}", file=self.out, flush=True)
-        return error_row(row.name, fi, why, label(row))
-
-
-def label(row: plan.PlannedRow) -> str:
-    """Google Benchmark's free-text label: which C++ implementation the row is the peer of."""
-    return f"numba peer of {row.workload}/{row.peer.mirrors}"
+        return error_row(row.name, fi, why, row.label)
 
 
 def out_of_device_memory(exc: Exception) -> bool:
@@ -423,15 +436,6 @@ def measure_progress(case: ProgressCase, rule, stop, flush=None) -> tuple:
     return stats, counters
 
 
-def gpu_skip_reason(context: dict, gpu: harness.GpuInfo) -> str:
-    """What a CUDA peer row says when there is no GPU: the suite's own reason when the suite
-    saw none either (so both sides' skips read alike), else why Numba sees none."""
-    suite_status = str(context.get("gpu_status", ""))
-    if suite_status and suite_status != "available":
-        return suite_status
-    return f"no CUDA device for Numba: {gpu.status}"
-
-
 def quiet_performance_warnings() -> None:
     """Numba warns about grids too small to fill the GPU and the like: the suite measures such
     launches on purpose (the nested loop's 10000 threads, lucas' 41)."""
@@ -443,70 +447,37 @@ def quiet_performance_warnings() -> None:
         warnings.simplefilter("ignore", category)
 
 
-def run(path: str, doc: dict, workload_filter: list[str] | None, no_gpu: bool,
-        out=sys.stderr) -> int:
+def gpu_for(no_gpu: bool, why: str = "--no-gpu: the CUDA rows were not run") -> harness.GpuInfo:
+    return harness.GpuInfo(False, why) if no_gpu else harness.gpu_info()
+
+
+def execute(doc: dict, rows: list, gpu: harness.GpuInfo, gpu_skip: str,
+            out=sys.stderr) -> tuple[list[dict], Runner, StopFlag]:
+    """Runs `rows` against `doc`'s context; (the rows as the suite writes them, the runner with
+    its counts, the stop flag: whether SIGINT/SIGTERM arrived). SIGINT and SIGTERM stop the run
+    at the next sample; the rows measured before it are kept."""
     quiet_performance_warnings()
     stop = StopFlag()
-    stop.install()
-    t0 = time.perf_counter()
-    max_threads = numba.config.NUMBA_NUM_THREADS
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        stop.install()
+    except ValueError:   # not the main thread (a notebook's worker): no signals, no flag
+        previous = {}
+    try:
+        runner = Runner(doc, rows, gpu, gpu_skip, stop, out)
+        return runner.run(), runner, stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
-    def cpu_threads(cpp_threads: int) -> int:
-        return min(cpp_threads, max_threads) if cpp_threads > 0 else max_threads
 
-    rows = plan.derive(doc, workload_filter, cpu_threads)
-    gpu = (harness.GpuInfo(False, "--no-gpu: the CUDA peers were not run") if no_gpu
-           else harness.gpu_info())
-    gpu_skip = gpu_skip_reason(doc["context"], gpu)
-    n_gpu = sum(r.side == "gpu" for r in rows)
-    print(f"numba peers: {len(rows)} rows ({len(rows) - n_gpu} CPU, {n_gpu} CUDA) from {path}; "
-          f"numba {numba.__version__}, numba-cuda {version_of('numba-cuda')}, "
-          f"{max_threads} threads ({numba.config.THREADING_LAYER} layer requested)",
-          file=out, flush=True)
-    if not gpu.available and n_gpu:
-        print(f"numba peers: the {n_gpu} CUDA rows are skipped: {gpu_skip}", file=out, flush=True)
-    elif gpu.available:
-        print(f"numba peers: GPU: {gpu.name} ({gpu.status})", file=out, flush=True)
-    runner = Runner(doc, rows, gpu, gpu_skip, stop, out)
-    out_rows = runner.run()
-    c = runner.counts
-    wall = time.perf_counter() - t0
-    context = {
-        "numba_peers": "ran",
+def versions() -> dict:
+    return {
         "numba_version": numba.__version__,
         "numba_cuda_version": version_of("numba-cuda"),
         "python_version": platform.python_version(),
-        "numba_num_threads": str(max_threads),
-        "numba_threading_layer": threading_layer(),
-        "numba_cuda_status": gpu.status if gpu.available else gpu_skip,
-        "numba_peers_planned": len(rows),
-        "numba_peers_measured": c["measured"],
-        "numba_peers_skipped": c["skipped"],
-        "numba_peers_failed": c["failed"],
-        "numba_peers_errors": c["errors"],
-        "numba_peers_wall_s": wall,
-        "numba_peers_complete": not stop(),
+        "numba_num_threads": str(numba.config.NUMBA_NUM_THREADS),
     }
-    if gpu.available:
-        context["numba_gpu_name"] = gpu.name
-        context["numba_gpu_cache_mode"] = "cold" if runner.timer.cold else "warm"
-    if stop():
-        context["numba_peers_interrupted_by"] = stop.name
-    try:
-        write_atomically(path, merge(doc, out_rows, context))
-    except ResultsNotWritten as exc:
-        print(f"numba peers: {exc}", file=out)
-        return EXIT_NOT_WRITTEN
-    print(f"numba peers: {c['measured']} measured, {c['skipped']} skipped, {c['failed']} failed "
-          f"validation, {c['errors']} errors, in {wall:.0f} s; merged into {path}", file=out)
-    if stop():
-        print(f"numba peers: interrupted by {stop.name}: the results hold the rows measured "
-              "before it", file=out)
-        return 128 + stop.signal
-    if c["failed"]:
-        print(f"numba peers: {c['failed']} validation failure(s); see above", file=out)
-        return EXIT_VALIDATION
-    return EXIT_OK
 
 
 def threading_layer() -> str:

@@ -66,6 +66,11 @@ class GpuCase:
     block: int = 0
     grid_blocks: int = 0
     counters: dict = field(default_factory=dict)
+    # Validating runs: 2 where an output's type has no NaN (poisoned with 0xFF, then 0x55
+    # bytes); set_pass(p) tells poison() which.
+    passes: int = 1
+    set_pass: Callable[[int], None] | None = None
+    occupancy: bool = False                 # also record the theoretical occupancy
 
 
 @dataclass
@@ -241,13 +246,23 @@ def verdict(stats: ErrorStats, tol: Tolerance, name: str) -> Verdict:
 
 
 def validate_gpu(case: GpuCase) -> ErrorStats:
-    """Every stage from poisoned outputs: the kernel and both e2e rows share this verdict."""
-    case.poison()
-    case.upload()
-    case.compute()
-    case.download()
-    cuda.synchronize()
-    return case.check()
+    """Every stage from poisoned outputs: the kernel and both e2e rows share this verdict. Where
+    the case asks for two passes (outputs without NaN), the first failing one is the verdict."""
+    stats = ErrorStats()
+    for p in range(max(1, case.passes)):
+        if case.set_pass is not None:
+            case.set_pass(p)
+        case.poison()
+        case.upload()
+        case.compute()
+        case.download()
+        cuda.synchronize()
+        s = case.check()
+        if not (s.size_matches and s.finite) or s.max_rel >= stats.max_rel:
+            stats = s
+        if not (s.size_matches and s.finite):
+            break
+    return stats
 
 
 # ---------------------------------------------------------------- GPU timing
@@ -467,7 +482,26 @@ def kernel_counters(case) -> dict:
             out[key] = int(value)
         except Exception:  # noqa: BLE001 - informative counters only
             pass
+    if getattr(case, "occupancy", False) and case.block > 0:
+        out.update(occupancy(kernel, case.block))
     return out
+
+
+def occupancy(kernel, block_threads: int) -> dict:
+    """The theoretical occupancy of the kernel's compiled overload at this block, as the suite
+    records it (cudaOccupancyMaxActiveBlocksPerMultiprocessor): resident blocks per SM and the
+    share of the SM's thread slots they fill. Empty where the driver cannot say."""
+    try:
+        overload = next(iter(kernel.overloads.values()))
+        cufunc = overload.library.get_cufunc()
+        ctx = cuda.current_context()
+        dev = ctx.device
+        blocks = int(ctx.get_active_blocks_per_multiprocessor(cufunc, block_threads, 0))
+        slots = int(dev.MAX_THREADS_PER_MULTI_PROCESSOR)
+        return {"active_blocks_per_sm": blocks,
+                "occupancy": blocks * block_threads / slots if slots else 0.0}
+    except Exception:  # noqa: BLE001 - informative counters only
+        return {}
 
 
 def cpu_time(run: Callable[[], object], rule: StoppingRule,

@@ -1,0 +1,427 @@
+"""A workload declared as data, and its run: the public API (docs/python.md).
+
+The user declares what the suite's C++ authors declare (DESIGN.md, "A workload"): the serial
+reference, the CPU and GPU variants, inputs from a seed, a tolerance, the work model and the
+axes. The harness owns the rest: the outputs (allocated from the reference's, poisoned before
+the validating call: NaN for floats, two calls against 0xFF and 0x55 bytes for everything else),
+the check before any timing, the end-to-end copies, cold caches, the stopping rule, the block
+sweep with registers and occupancy, the memory check, skips with their reasons.
+
+Calling conventions (so that the article's code is the variant, unchanged):
+  reference(*inputs) -> the output, or a tuple of them (NumPy arrays or scalars)
+  a CPU variant:  f(*inputs, *outputs); a variant that returns a value (NumPy's `a + b`) is
+                  checked on what it returns
+  a GPU kernel:   kernel[grid, block](*device_inputs, *device_outputs)
+  a GPU callable: f(*device_inputs, *device_outputs) (CuPy, a Numba ufunc, ...)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .checks import ErrorStats, Tolerance, compare
+from .inputs import fill_uniform
+from .results import Work
+
+# The suite's default block sweep (bench/detail/gpu_run.hpp): warp multiples up to the limit.
+DEFAULT_BLOCKS = (64, 128, 256, 512, 1024)
+# The block of the end-to-end rows when the sweep holds it (the articles' launch), else the
+# sweep's middle one.
+E2E_BLOCK = 256
+DEFAULT_SEED = 0x5EED0001
+# Bytes a poisoned type without NaN is filled with, one validating call each (common/validate.hpp
+# kPoisonBytes): an element left unwritten holds the pattern and mismatches in at least one call;
+# an accumulator never reset ends at pattern + v, equal to the reference in at most one.
+POISON_BYTES = (0xFF, 0x55)
+
+
+def uniform(n, seed: int, lo: float = -1.0, hi: float = 1.0, dtype=np.float32) -> np.ndarray:
+    """The suite's seeded inputs (common/random.cpp, bit for bit): n values in [lo, hi), never
+    an exact zero (a zero input hides an output never written). `n` an int or a shape."""
+    shape = (n,) if np.isscalar(n) else tuple(n)
+    return fill_uniform(int(np.prod(shape)), seed, lo, hi, dtype).reshape(shape)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_") or "variant"
+
+
+def _is_dispatcher(obj) -> bool:
+    """A @cuda.jit kernel (or the simulator's): launched as kernel[grid, block](...)."""
+    return hasattr(obj, "__getitem__") and hasattr(obj, "py_func")
+
+
+def _is_parallel(fn) -> bool:
+    """An @njit(parallel=True) function: its rows use every thread (the reports' omp column)."""
+    return bool(getattr(fn, "targetoptions", {}).get("parallel"))
+
+
+@dataclass
+class Kernel:
+    """A GPU variant. `fn` is a @cuda.jit kernel (launched kernel[grid, block](...) for each
+    block of the sweep) or any callable on device arrays (no block axis). grid(size, block)
+    gives the grid; by default one thread per element of the first output."""
+
+    fn: Callable
+    grid: Callable[[Any, Any], Any] | None = None
+    blocks: Sequence | None = None      # this kernel's own sweep (2D kernels: [(16, 16), ...])
+    name: str | None = None             # the row's impl is cuda_<name>
+
+    @property
+    def launched(self) -> bool:
+        return _is_dispatcher(self.fn)
+
+    @property
+    def impl(self) -> str:
+        return "cuda_" + _slug(self.name or getattr(self.fn, "__name__", "kernel"))
+
+
+@dataclass
+class Cpu:
+    fn: Callable
+    name: str | None = None
+    parallel: bool | None = None
+
+    @property
+    def is_parallel(self) -> bool:
+        return _is_parallel(self.fn) if self.parallel is None else self.parallel
+
+    @property
+    def impl(self) -> str:
+        family = "omp" if self.is_parallel else "serial"
+        return f"{family}_{_slug(self.name or getattr(self.fn, '__name__', 'cpu'))}"
+
+
+def _block_text(block) -> str:
+    return "x".join(str(b) for b in block) if isinstance(block, tuple) else str(block)
+
+
+def _block_threads(block) -> int:
+    return int(np.prod(block)) if isinstance(block, tuple) else int(block)
+
+
+@dataclass
+class Workload:
+    """A pair (or more) of your own: see the module's docstring for the calling conventions.
+
+    name        the rows' workload name
+    reference   the serial reference: its result is what every variant must give
+    inputs      inputs(size, seed) -> an array or a tuple of arrays
+    cpu, gpu    variants: functions (or Cpu(...)) and kernels (or Kernel(...))
+    sizes       the size axis: ints (an `n:` arg) or dicts ({"w": 640, "h": 480})
+    quick_sizes what --quick runs (default: the smallest size)
+    blocks      the block sweep of the GPU kernels
+    tolerance   relative (|got - ref| / max(|ref|, scale_floor)), or a Tolerance
+    bytes       bytes(size) -> (read, written) of one call; default: the inputs' and outputs'
+    flops       flops(size) -> FLOPs of one call (default 0: a memory-bound workload)
+    """
+
+    name: str
+    reference: Callable
+    inputs: Callable
+    cpu: Sequence = ()
+    gpu: Sequence = ()
+    sizes: Sequence = (1 << 20,)
+    quick_sizes: Sequence | None = None
+    blocks: Sequence = DEFAULT_BLOCKS
+    tolerance: float | Tolerance = 1e-6
+    bytes: Callable | None = None
+    flops: Callable | None = None
+    seed: int = DEFAULT_SEED
+    time_reference: bool = False
+    cpu_variants: list = field(init=False, repr=False)
+    gpu_variants: list = field(init=False, repr=False)
+    _facts: dict = field(init=False, repr=False, default_factory=dict)
+
+    def __post_init__(self):
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", self.name):
+            raise ValueError(f"workload name {self.name!r}: letters, digits and _ only (it is the "
+                             "first word of every row's name)")
+        self.cpu_variants = [v if isinstance(v, Cpu) else Cpu(v) for v in self.cpu]
+        if self.time_reference:
+            self.cpu_variants.insert(0, Cpu(self.reference, name="reference", parallel=False))
+        self.gpu_variants = [v if isinstance(v, Kernel) else Kernel(v) for v in self.gpu]
+        if isinstance(self.tolerance, (int, float)):
+            self.tolerance = Tolerance(float(self.tolerance))
+        impls = [v.impl for v in self.cpu_variants + self.gpu_variants]
+        dup = {i for i in impls if impls.count(i) > 1}
+        if dup:
+            raise ValueError(f"{self.name}: two variants named {', '.join(sorted(dup))}; give "
+                             "one a name (Cpu(f, name=...) or Kernel(k, name=...))")
+
+    # ------------------------------------------------------------ rows
+
+    def size_args(self, size) -> tuple[tuple[str, str], ...]:
+        if isinstance(size, dict):
+            return tuple((str(k), str(v)) for k, v in size.items())
+        if isinstance(size, (int, np.integer)):
+            return (("n", str(int(size))),)
+        raise TypeError(f"{self.name}: a size is an int or a dict of ints (got {size!r})")
+
+    def rows(self, quick: bool = False, cpu_threads: int = 0, gpu: bool = True) -> list:
+        sizes = list(self.quick_sizes or [min(self.sizes, key=_volume)]) if quick \
+            else list(self.sizes)
+        out = []
+        for size in sizes:
+            args = self.size_args(size)
+            for v in self.cpu_variants:
+                threads = (("threads", str(cpu_threads)),) if v.is_parallel else ()
+                out.append(_Row(self, size, v, v.impl, args + threads, "cpu", None))
+            for k in self.gpu_variants:
+                if not k.launched:
+                    for mode in ("kernel", "e2e"):
+                        out.append(_Row(self, size, k, k.impl, args + (("mode", mode),), "gpu",
+                                        mode))
+                    continue
+                blocks = list(k.blocks or self.blocks)
+                for b in blocks:
+                    out.append(_Row(self, size, k, k.impl, args + (
+                        ("block", _block_text(b)), ("mode", "kernel")), "gpu", "kernel", b))
+                e2e = E2E_BLOCK if E2E_BLOCK in blocks else blocks[len(blocks) // 2]
+                tail = (("block", _block_text(e2e)), ("mode", "e2e"))
+                out.append(_Row(self, size, k, k.impl, args + tail, "gpu", "e2e", e2e))
+                out.append(_Row(self, size, k, k.impl + "_pageable", args + tail, "gpu", "e2e",
+                                e2e, pageable=True))
+        return out
+
+    # ------------------------------------------------------------ the spec the engine calls
+
+    def data_key(self, row):
+        return row.args_of_size
+
+    def _refs(self, inputs) -> list[np.ndarray]:
+        ref = self.reference(*inputs)
+        refs = list(ref) if isinstance(ref, tuple) else [ref]
+        return [np.atleast_1d(np.asarray(r)) for r in refs]
+
+    def make_data(self, row):
+        inputs = self.inputs(row.size, self.seed)
+        inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
+        refs = self._refs(inputs)
+        self._facts[row.args_of_size] = (
+            float(sum(np.asarray(a).nbytes for a in inputs)), float(sum(r.nbytes for r in refs)),
+            int(refs[0].size), _precision(refs))
+        return SimpleNamespace(inputs=inputs, refs=refs,
+                               outs=[np.empty_like(r) for r in refs])
+
+    def _made(self, row) -> tuple[float, float, int, str]:
+        """(input bytes, output bytes, output elements, precision) of the row's size, known once
+        its data was made (the engine makes it before it asks)."""
+        return self._facts.get(row.args_of_size, (0.0, 0.0, 0, ""))
+
+    def work(self, row) -> Work:
+        read, written, items, _ = self._made(row)
+        if self.bytes is not None:
+            declared = self.bytes(row.size)
+            if isinstance(declared, (tuple, list)):
+                read, written = (float(x) for x in declared)
+            else:   # one figure: split as the inputs and outputs are
+                total = read + written
+                share = read / total if total else 0.5
+                read, written = float(declared) * share, float(declared) * (1 - share)
+        flops = float(self.flops(row.size)) if self.flops is not None else 0.0
+        return Work(read_bytes=read, written_bytes=written, flops=flops, items=float(items))
+
+    def _declared_bytes(self, row) -> float:
+        if self.bytes is None:
+            return 0.0
+        declared = self.bytes(row.size)
+        return float(sum(declared)) if isinstance(declared, (tuple, list)) else float(declared)
+
+    def host_bytes(self, row) -> float:
+        """Checked before the inputs are made: from the declared bytes (inputs, reference and
+        outputs: about twice the bytes of a call; pinned copies too for GPU rows). Without a
+        declaration nothing is checked before, and running out is a skip, not a crash."""
+        return self._declared_bytes(row) * (3.0 if row.side == "gpu" else 2.0)
+
+    def device_bytes(self, row) -> float:
+        read, written, _, _ = self._made(row)
+        return read + written
+
+    def make_device(self, row, data):
+        from .buffers import Buffers
+        return Buffers({f"in{i}": a for i, a in enumerate(data.inputs)},
+                       {f"out{i}": (r.shape, r.dtype) for i, r in enumerate(data.refs)})
+
+    def check(self, outs, refs) -> ErrorStats:
+        worst = None
+        for got, ref in zip(outs, refs):
+            s = compare(np.atleast_1d(np.asarray(got)), ref, self.tolerance.scale_floor)
+            if worst is None or not (s.size_matches and s.finite) or s.max_rel > worst.max_rel:
+                worst = s
+            if not (s.size_matches and s.finite):
+                break
+        if len(outs) != len(refs):
+            worst = ErrorStats(size_matches=False)
+        return worst or ErrorStats()
+
+    def _passes(self, outs) -> int:
+        """Validating calls the outputs' types need: 1 when each has NaN, else 2."""
+        return 1 if all(o.dtype.kind in "fc" for o in outs) else 2
+
+    def cpu_case(self, row, data):
+        from .timing import CpuCase
+        fn = row.variant.fn
+        args = [*data.inputs, *data.outs]
+
+        def run():
+            return fn(*args)
+
+        def validate() -> ErrorStats:
+            worst = ErrorStats()
+            for p in range(self._passes(data.outs)):
+                for o in data.outs:
+                    _poison(o, p)
+                got = run()
+                outs = data.outs if got is None else (
+                    list(got) if isinstance(got, tuple) else [got])
+                s = self.check(outs, data.refs)
+                if not _ok(s, self.tolerance):
+                    return s
+                worst = s if s.max_rel >= worst.max_rel else worst
+            return worst
+
+        return CpuCase(run, validate, self.tolerance)
+
+    def gpu_case(self, row, data, dev, gpu):
+        from .timing import GpuCase, Skip, check_block
+        from numba import cuda
+        k: Kernel = row.variant
+        d_args = [dev.d[key] for key in dev.inputs + dev.outputs]
+        counters: dict = {}
+        if k.launched:
+            block = row.block
+            threads = _block_threads(block)
+            check_block(threads, gpu.max_threads_per_block)
+            grid = (k.grid(row.size, block) if k.grid is not None
+                    else -(-int(data.refs[0].size) // threads))
+            if isinstance(grid, tuple) and not isinstance(block, tuple):
+                raise Skip(f"grid {grid} for a 1D block {block}: give the kernel 2D blocks")
+            launch_block = block
+            grid_blocks = int(np.prod(grid)) if isinstance(grid, tuple) else int(grid)
+
+            def compute():
+                k.fn[grid, launch_block](*d_args)
+
+            def pageable():
+                d_in = [cuda.to_device(a) for a in data.inputs]
+                d_out = [cuda.device_array(r.shape, r.dtype) for r in data.refs]
+                k.fn[grid, launch_block](*d_in, *d_out)
+                return [d.copy_to_host() for d in d_out]
+        else:
+            grid_blocks, threads = 0, 0
+
+            def compute():
+                k.fn(*d_args)
+
+            def pageable():
+                d_in = [cuda.to_device(a) for a in data.inputs]
+                d_out = [cuda.device_array(r.shape, r.dtype) for r in data.refs]
+                k.fn(*d_in, *d_out)
+                return [d.copy_to_host() for d in d_out]
+
+        passes = self._passes(data.refs)
+        state = {"pass": 0}
+
+        def poison():
+            p = state["pass"]
+            for key in dev.outputs:
+                _poison(dev.h[key], p)
+                dev.d[key].copy_to_device(dev.h[key])
+
+        def check() -> ErrorStats:
+            return self.check([dev.h[key] for key in dev.outputs], data.refs)
+
+        case = GpuCase(poison, dev.upload, compute, dev.download, check, self.tolerance,
+                       pageable, kernel=k.fn if k.launched else None, block=threads,
+                       grid_blocks=grid_blocks, counters=counters, occupancy=k.launched)
+        case.passes = passes
+        case.set_pass = lambda p: state.__setitem__("pass", p)
+        return case
+
+
+def _volume(size) -> float:
+    return float(np.prod(list(size.values()))) if isinstance(size, dict) else float(size)
+
+
+def _precision(refs) -> str:
+    kinds = {np.dtype(r.dtype) for r in refs}
+    for dtype, word in ((np.float64, "fp64"), (np.float32, "fp32"), (np.float16, "fp16")):
+        if kinds == {np.dtype(dtype)}:
+            return word
+    return ""
+
+
+def _poison(array: np.ndarray, pass_index: int) -> None:
+    """NaN (every byte 0xFF) for types with one; else the pass's byte pattern."""
+    array.view(np.uint8).reshape(-1)[:] = POISON_BYTES[pass_index]
+
+
+def _ok(s: ErrorStats, tol: Tolerance) -> bool:
+    from .checks import passes
+    return passes(s, tol)
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One row of a declared workload, as the engine reads rows."""
+
+    spec: Workload
+    size: Any
+    variant: Any
+    impl: str
+    args: tuple
+    side: str
+    mode: str | None
+    block: Any = None
+    pageable: bool = False
+
+    @property
+    def workload(self) -> str:
+        return self.spec.name
+
+    @property
+    def base(self) -> str:
+        return "/".join([self.workload, self.impl] + [f"{k}:{v}" for k, v in self.args])
+
+    @property
+    def name(self) -> str:
+        return self.base + "/manual_time"
+
+    @property
+    def args_of_size(self) -> tuple:
+        return self.spec.size_args(self.size)
+
+    def arg(self, key: str, default=None):
+        return dict(self.args).get(key, default)
+
+    @property
+    def serial(self) -> bool:
+        return self.side == "cpu" and not self.variant.is_parallel
+
+    @property
+    def base_impl(self) -> str:
+        """The variant's impl, without the pageable e2e suffix (one verdict for both)."""
+        return self.variant.impl
+
+    @property
+    def label(self) -> str:
+        return ""
+
+    @property
+    def fields(self) -> dict:
+        """The row's description (common/bench_spec.hpp's fields), so the reports pair it by
+        its fields rather than its name."""
+        precision = self.spec._made(self)[3]
+        return {"workload": self.workload, "impl": self.impl, "side": self.side,
+                "mode": self.mode or "", "algorithm": "", "precision": precision}
