@@ -1,16 +1,12 @@
 // aos_soa benchmarks: out[i] = |p_i| for N float32 points, array of structs vs struct of arrays.
 // Bytes model: 12 B read + 4 B written per point (16 B); 5 FLOPs per point (sqrt not counted).
 // N = 64M (1 GiB moved, ~20x the L2): the layouts are compared at memory bandwidth.
-#include "cpu/aos_soa.hpp"
+#include <twinbench/twinbench.hpp>
 
 #include <algorithm>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
+#include "cpu/aos_soa.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/aos_soa.hpp"
 #endif
 
@@ -41,13 +37,7 @@ struct HostData {
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, void (*run)(HostData&)) {
   add_cpu_benchmark(cfg, spec, work(n), [n, run](benchmark::State& state) {
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      run(d);
-      return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { run(d); });
+    run_cpu(state, kTolerance, d.out.span(), d.ref.span(), [&] { run(d); });
   });
 }
 

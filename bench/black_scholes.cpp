@@ -6,17 +6,14 @@
 // CPU rows: serial (float64 reference), serial_fp32 (scalar, erfcf), omp (threads + SIMD across
 // options, the GPU cuda variant's polynomial CDF), omp_erfc (the same with libmvec's erfcf, as
 // cuda_erfc on the GPU).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/black_scholes.hpp"
 
 #include <algorithm>
 #include <type_traits>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/black_scholes.hpp"
 #endif
 
@@ -73,14 +70,15 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
       call = d.call.data();
       put = d.put.data();
     }
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(std::span<T>(call, n));
-      poison(std::span<T>(put, n));
-      impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n);
-      return d.check(call, put);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n); });
+    run_cpu_checked(
+        state, kTolerance,
+        [&] {
+          poison(std::span<T>(call, n));
+          poison(std::span<T>(put, n));
+          impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n);
+          return d.check(call, put);
+        },
+        [&] { impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n); });
   });
 }
 

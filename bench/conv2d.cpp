@@ -5,17 +5,14 @@
 // cuda_naive, cuda_tiled and cuda_direct use a seeded random filter; cuda_separable uses a Gaussian
 // g and is checked against the serial 2D filter outer(g). cuda_direct works per warp and takes only
 // the thread count from the block shape (block.threads() / 32 warps, each a 128x16 strip).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/conv2d.hpp"
 
 #include <algorithm>
 #include <tuple>
 
-#include "common/harness.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
-#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/conv2d.hpp"
 #endif
 
@@ -61,14 +58,8 @@ using CpuImpl = void (*)(const float*, float*, int, int, const float*, int);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, int f, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(dims, f), [dims, f, impl](benchmark::State& state) {
     HostData& d = inputs<HostData>(dims, f);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f);
-      return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()),
-                     kTolerance.scale_floor);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f); });
+    run_cpu(state, kTolerance, d.out.span(), d.ref.span(),
+            [&] { impl(d.in.data(), d.out.data(), d.w, d.h, d.filter.data(), f); });
   });
 }
 

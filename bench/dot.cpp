@@ -1,12 +1,9 @@
 // dot benchmarks: sum a_i * b_i over float32 inputs, float64 accumulation (cpu/dot.hpp says
 // why). Bytes model: read a and b (8 B/element); 2 FLOP/element. n = 1M (the article's) and 256M.
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/dot.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/dot.hpp"
 #endif
 
@@ -36,8 +33,8 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl
   add_cpu_benchmark(cfg, spec, work(n), [n, impl, depth](benchmark::State& state) {
     HostData& d = inputs<HostData>(n);
     const auto run_and_check = [&] { return check(impl(d.a.data(), d.b.data(), n), d); };
-    if (!validate_once(state, tolerance(depth), run_and_check)) return;
-    measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
+    run_cpu_checked(state, tolerance(depth), run_and_check,
+                    [&] { benchmark::DoNotOptimize(impl(d.a.data(), d.b.data(), n)); });
   });
 }
 

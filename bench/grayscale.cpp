@@ -1,12 +1,9 @@
 // grayscale benchmarks: RGB float32 (interleaved) to gray float32 on a 3840x2160 image.
 // Bytes model: 12 B read + 4 B written per pixel; 5 FLOP per pixel.
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/grayscale.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/grayscale.hpp"
 #endif
 
@@ -32,13 +29,8 @@ using CpuImpl = void (*)(const float*, float*, int, int);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Dims2 dims, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(dims), [dims, impl](benchmark::State& state) {
     HostData& d = inputs<HostData>(dims);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.rgb.data(), d.out.data(), dims.w, dims.h);
-      return compare(std::span<const float>(d.out.span()), d.ref.span(), kTolerance.scale_floor);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.rgb.data(), d.out.data(), dims.w, dims.h); });
+    run_cpu(state, kTolerance, d.out.span(), d.ref.span(),
+            [&] { impl(d.rgb.data(), d.out.data(), dims.w, dims.h); });
   });
 }
 

@@ -3,6 +3,8 @@
 // all; serial_iterative: n-1; cuda_iterative: i-1 per thread). n = 40 is the articles'; the sweep
 // 20..90 shows where each wins (the recursive variants stop at 40: ~9e8 calls, growing x1.6
 // per step).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/lucas.hpp"
 
 #include <algorithm>
@@ -10,11 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/harness.hpp"
-#include "common/host_array.hpp"
-#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/lucas.hpp"
 #endif
 
@@ -38,13 +36,14 @@ using CpuImpl = void (*)(std::int64_t*, int);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, int n, CpuImpl fn, std::uint64_t adds) {
   add_cpu_benchmark(cfg, spec, work(n, adds), [n, fn, adds](benchmark::State& state) {
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      fn(d.out.data(), n);
-      return d.check(d.out.data());
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { fn(d.out.data(), n); });
+    run_cpu_checked(
+        state, kTolerance,
+        [&] {
+          poison(d.out.span());
+          fn(d.out.data(), n);
+          return d.check(d.out.data());
+        },
+        [&] { fn(d.out.data(), n); });
   });
 }
 

@@ -2,16 +2,14 @@
 // No inputs; bytes model: the N doubles written (8N B). FLOP model: 2 per inner iteration
 // (double multiply + add), 2*N*M in all; items = N*M inner iterations. Compute- and latency-
 // bound: each i is a chain of M dependent adds.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/nested_loop.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-#include "common/harness.hpp"
-#include "common/host_array.hpp"
-#include "common/sampler.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/nested_loop.hpp"
 #endif
 
@@ -53,13 +51,14 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     if (!within_cap(state, n)) return;
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.out.data(), n, n);
-      return check(d.out.span(), d);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.out.data(), n, n); });
+    run_cpu_checked(
+        state, kTolerance,
+        [&] {
+          poison(d.out.span());
+          impl(d.out.data(), n, n);
+          return check(d.out.span(), d);
+        },
+        [&] { impl(d.out.data(), n, n); });
   });
 }
 

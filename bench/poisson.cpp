@@ -3,15 +3,13 @@
 // fast cuda variant is judged by pct_copy_bw (target: within 3x of the time to write the output
 // at the measured copy bandwidth, i.e. pct_copy_bw >= 33). n = 10M (the article's; 40 MB, about
 // the L2) and 100M (400 MB).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/poisson.hpp"
 
 #include <functional>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/poisson.hpp"
 #endif
 
@@ -41,13 +39,14 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, Check c
              std::function<void(std::int32_t*, std::size_t)> impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, c, impl](benchmark::State& state) {
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.out.data(), n);
-      return check(d.out.span(), d, c);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.out.data(), n); });
+    run_cpu_checked(
+        state, kTolerance,
+        [&] {
+          poison(d.out.span());
+          impl(d.out.data(), n);
+          return check(d.out.span(), d, c);
+        },
+        [&] { impl(d.out.data(), n); });
   });
 }
 

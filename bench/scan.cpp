@@ -2,16 +2,14 @@
 // write the output once (2 * sizeof(T) per element); 1 add per element. n = 1M (4 MB per array,
 // inside the L2: launch and look-back latency dominate) and 256M (1 GiB per array: bandwidth).
 // Thrust is the library line: the hand-written cuda scan aims for >= 80% of its bytes/s.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/scan.hpp"
 
 #include <cstdint>
 #include <type_traits>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/scan.hpp"
 #endif
 
@@ -69,13 +67,14 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
              void (*impl)(const T*, T*, std::size_t)) {
   add_cpu_benchmark(cfg, spec, work<T>(n), [n, impl](benchmark::State& state) {
     HostData<T>& d = inputs<HostData<T>>(n);
-    const bool ok = validate_once(state, tolerance<T>(n), [&] {
-      poison(d.out.span());
-      impl(d.in.data(), d.out.data(), n);
-      return d.check();
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), n); });
+    run_cpu_checked(
+        state, tolerance<T>(n),
+        [&] {
+          poison(d.out.span());
+          impl(d.in.data(), d.out.data(), n);
+          return d.check();
+        },
+        [&] { impl(d.in.data(), d.out.data(), n); });
   });
 }
 

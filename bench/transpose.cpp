@@ -1,17 +1,14 @@
 // transpose benchmarks: out = in^T, float32, rows x cols (--image=WxH: W = cols, H = rows).
 // Bytes model: read rows*cols floats once and write them once (8 B/element); no FLOPs.
 // 8192 x 8192 (256 MiB per matrix, 5x the L2) and 4096 x 4096 (the whole problem ~ the L2).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/transpose.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/transpose.hpp"
 #endif
 
@@ -45,13 +42,8 @@ using CpuImpl = void (*)(const float*, float*, std::size_t, std::size_t);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, Shape s, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(s.first, s.second), [s, impl](benchmark::State& state) {
     HostData& d = inputs<HostData>(s);
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(d.out.span());
-      impl(d.in.data(), d.out.data(), d.rows, d.cols);
-      return compare(std::span<const float>(d.out.span()), std::span<const float>(d.ref.span()));
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.in.data(), d.out.data(), d.rows, d.cols); });
+    run_cpu(state, kTolerance, d.out.span(), d.ref.span(),
+            [&] { impl(d.in.data(), d.out.data(), d.rows, d.cols); });
   });
 }
 
