@@ -5,9 +5,9 @@ else from ceiling kernels in Python.
 The binary measures everything the suite's runs hold rows to (bandwidth per access pattern on
 both sides, the FLOP roofs, the copy bandwidth); it is asked for its context alone (a benchmark
 filter that matches nothing). The Python kernels measure the bandwidth of the six patterns
-(common/ceilings.cpp's read, write, copy, scale, add, triad) with one thread and with all of
-Numba's, and on the GPU with events around a grid-stride kernel; no FLOP roofs (those need the
-binary's vectorized and tensor-core kernels), and the context says so.
+(common/ceilings.cpp's read, write, copy, scale, add, triad) with one thread (NumPy) and with
+all of Numba's (prange), and on the GPU with events around a grid-stride kernel; no FLOP roofs
+(those need the binary's vectorized and tensor-core kernels), and the context says so.
 """
 
 from __future__ import annotations
@@ -126,28 +126,32 @@ def _best_of(fn, repeats: int) -> float:
     return best
 
 
+def _numpy_patterns():
+    """One thread's patterns with NumPy's loops (single-threaded, vectorized, nothing to
+    compile): compiling six more Numba functions took 4 s of a quick run on two cores."""
+    return {"read": lambda a, b, c: c.__setitem__(0, a.sum() + b.sum()),
+            "write": lambda a, b, c: c.fill(1.5),
+            "copy": lambda a, b, c: np.copyto(c, a),
+            "scale": lambda a, b, c: np.multiply(a, 0.4, out=c),
+            "add": lambda a, b, c: np.add(a, b, out=c),
+            "triad": lambda a, b, c: np.add(a, 0.4 * b, out=c)}
+
+
 def cpu(quick: bool) -> dict:
     """cpu_bw_<pattern>_{one,all}_bytes_per_s: the fastest of a few passes over arrays of 64 MiB
-    each (16 MiB with --quick), several times a server's last-level cache per core."""
-    import numba
+    each (16 MiB with --quick), several times a server's last-level cache per core; one thread
+    with NumPy, all of Numba's threads with prange loops."""
     n = (2 << 20) if quick else (8 << 20)
     a = np.full(n, 1.25)
     b = np.full(n, 0.75)
     c = np.empty(n)
     out = {"cpu_bw_array_bytes": str(n * 8)}
-    threads = numba.get_num_threads()
-    for which, parallel in (("one", False), ("all", True)):
-        kernels = _cpu_kernels(parallel)
-        numba.set_num_threads(threads if parallel else 1)
-        try:
-            for p in PATTERNS:
-                k = kernels[p]
-                k(a, b, c)   # compiles
-                t = _best_of(lambda: k(a, b, c), 3 if quick else 10)
-                out[f"cpu_bw_{p}_{which}_bytes_per_s"] = str(
-                    (_READ[p] + _WRITTEN[p]) * 8.0 * n / t)
-        finally:
-            numba.set_num_threads(threads)
+    for which, kernels in (("one", _numpy_patterns()), ("all", _cpu_kernels(True))):
+        for p in PATTERNS:
+            k = kernels[p]
+            k(a, b, c)   # compiles, touches the pages
+            t = _best_of(lambda: k(a, b, c), 3 if quick else 10)
+            out[f"cpu_bw_{p}_{which}_bytes_per_s"] = str((_READ[p] + _WRITTEN[p]) * 8.0 * n / t)
     return out
 
 

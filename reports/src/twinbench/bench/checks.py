@@ -49,7 +49,7 @@ def compare(got: np.ndarray, ref: np.ndarray, scale_floor: float = 0.0) -> Error
             s.finite = False
             s.worst_index = start + int(np.argmax(bad))
             return s
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             abs_err = np.abs(g - r)
             rel_err = abs_err / np.maximum(np.abs(r), floor)
         abs_err = np.nan_to_num(abs_err, nan=0.0)   # NaN where the reference is NaN too

@@ -9,8 +9,8 @@ sweep with registers and occupancy, the memory check, skips with their reasons.
 
 Calling conventions (so that the article's code is the variant, unchanged):
   reference(*inputs) -> the output, or a tuple of them (NumPy arrays or scalars)
-  a CPU variant:  f(*inputs, *outputs); a variant that returns a value (NumPy's `a + b`) is
-                  checked on what it returns
+  a CPU variant:  f(*inputs, *outputs), or f(*inputs) where it takes only the inputs
+                  (NumPy's `lambda a, b: a + b`): it is checked on what it returns
   a GPU kernel:   kernel[grid, block](*device_inputs, *device_outputs)
   a GPU callable: f(*device_inputs, *device_outputs) (CuPy, a Numba ufunc, ...)
 """
@@ -100,6 +100,21 @@ class Cpu:
     def impl(self) -> str:
         family = "omp" if self.is_parallel else "serial"
         return f"{family}_{_slug(self.name or getattr(self.fn, '__name__', 'cpu'))}"
+
+
+def _takes_outputs(fn, n_inputs: int) -> bool:
+    """Whether fn is called with the outputs after the inputs: unless it takes exactly the
+    inputs (`lambda a, b: a + b`: it returns its result)."""
+    import inspect
+    target = getattr(fn, "py_func", fn)
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):   # a ufunc and the like: np.add(a, b, out)
+        return True
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) > n_inputs
 
 
 def _block_text(block) -> str:
@@ -272,7 +287,8 @@ class Workload:
     def cpu_case(self, row, data):
         from .timing import CpuCase
         fn = row.variant.fn
-        args = [*data.inputs, *data.outs]
+        args = [*data.inputs, *data.outs] if _takes_outputs(fn, len(data.inputs)) \
+            else list(data.inputs)
 
         def run():
             return fn(*args)
