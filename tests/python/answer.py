@@ -7,8 +7,10 @@ tests/python/answers/; `python tests/python/answer.py RUN... --write` writes the
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
+import os
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -70,20 +72,29 @@ def chart_data(figure) -> dict:
 
 @contextmanager
 def recording_charts():
-    """Every figure saved meanwhile, as chart_data, in the order saved."""
-    from matplotlib.figure import Figure
+    """Every figure written as PNG meanwhile, as chart_data, in the order written: drawn in this
+    process (TWINBENCH_REPORT_WORKERS=0), where FigureCanvasAgg.print_png, which savefig and the
+    package's own PNG writer both end in, sees each."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     saved: list[dict] = []
-    original = Figure.savefig
+    original = FigureCanvasAgg.print_png
+    workers = os.environ.get("TWINBENCH_REPORT_WORKERS")
 
-    def savefig(self, *args, **kwargs):
-        saved.append(chart_data(self))
+    @functools.wraps(original)  # savefig passes only the keywords its signature names
+    def print_png(self, *args, **kwargs):
+        saved.append(chart_data(self.figure))
         return original(self, *args, **kwargs)
 
-    Figure.savefig = savefig
+    FigureCanvasAgg.print_png = print_png
+    os.environ["TWINBENCH_REPORT_WORKERS"] = "0"
     try:
         yield saved
     finally:
-        Figure.savefig = original
+        FigureCanvasAgg.print_png = original
+        if workers is None:
+            os.environ.pop("TWINBENCH_REPORT_WORKERS")
+        else:
+            os.environ["TWINBENCH_REPORT_WORKERS"] = workers
 
 
 def _section_end(lines: list[str], start: int) -> int:

@@ -129,7 +129,7 @@ def test_h200_chart_and_table_sizes():
     run = load_run(H200_RUN)
     lines = su.summary_lines(run.rows, run.context, precisions=True)
     image, _ = fs.chart_block(lines, run.context, True, None)
-    width, height = _png_size(image.png)
+    width, height = _png_size(bytes(image.png))
     assert width <= 1300 and height <= 560, (width, height)
     table = fs.narrow_table(lines, run.context)
     longest = max(len(c) for row in table.rows for c in row)

@@ -47,9 +47,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def numba_missing() -> str | None:
+    """Why numba (with its CUDA target) does not import, in one line; None when it does."""
+    try:
+        from .compat import numpy_aliases
+        numpy_aliases()
+        import numba  # noqa: F401
+        import numba.cuda  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - any failure to import says the same
+        return (" ".join(f"{type(exc).__name__}: {exc}".split())
+                + "; install it with: pip install 'twinbench[numba]'")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
+        why = numba_missing()
+        if why:
+            raise BadInput(f"numba is not importable ({why})")
         workloads = load_file(args.file)
         if args.workload:
             wanted = [w for w in args.workload.split(",") if w]

@@ -76,6 +76,7 @@ class Kernel:
     grid: Callable[[Any, Any], Any] | None = None
     blocks: Sequence | None = None      # this kernel's own sweep (2D kernels: [(16, 16), ...])
     name: str | None = None             # the row's impl is cuda_<name>
+    impl_name: str | None = None        # the whole impl, where a family of its own is wanted
 
     @property
     def launched(self) -> bool:
@@ -83,14 +84,19 @@ class Kernel:
 
     @property
     def impl(self) -> str:
-        return "cuda_" + _slug(self.name or getattr(self.fn, "__name__", "kernel"))
+        return self.impl_name or \
+            "cuda_" + _slug(self.name or getattr(self.fn, "__name__", "kernel"))
 
 
 @dataclass
 class Cpu:
+    """A CPU variant: `fn` with its row's name (serial_<name> or omp_<name>, from whether it is
+    an @njit(parallel=True) function unless `parallel` says) or a whole impl name."""
+
     fn: Callable
     name: str | None = None
     parallel: bool | None = None
+    impl_name: str | None = None
 
     @property
     def is_parallel(self) -> bool:
@@ -98,6 +104,8 @@ class Cpu:
 
     @property
     def impl(self) -> str:
+        if self.impl_name:
+            return self.impl_name
         family = "omp" if self.is_parallel else "serial"
         return f"{family}_{_slug(self.name or getattr(self.fn, '__name__', 'cpu'))}"
 
@@ -208,6 +216,26 @@ class Workload:
                 out.append(_Row(self, size, k, k.impl + "_pageable", args + tail, "gpu", "e2e",
                                 e2e, pageable=True))
         return out
+
+    def row(self, impl: str, args, pageable: bool = False):
+        """The row of variant `impl` (the pageable e2e row's impl without its suffix) with these
+        name args (n:, w:/h:, threads:, block:, mode:): for a plan of rows made elsewhere (the
+        articles' peers follow the C++ rows' sizes)."""
+        variants = {v.impl: v for v in self.cpu_variants + self.gpu_variants}
+        if impl not in variants:
+            raise KeyError(f"{self.name} has no variant {impl} (it has {', '.join(variants)})")
+        v = variants[impl]
+        args = tuple(args)
+        named = dict(args)
+        dims = {k: int(x) for k, x in args if k not in ("threads", "block", "mode")}
+        size = dims["n"] if set(dims) == {"n"} else dims
+        block = named.get("block")
+        if block is not None:
+            parts = tuple(int(b) for b in block.split("x"))
+            block = parts[0] if len(parts) == 1 else parts
+        side = "gpu" if isinstance(v, Kernel) else "cpu"
+        return _Row(self, size, v, v.impl + ("_pageable" if pageable else ""), args, side,
+                    named.get("mode"), block, pageable)
 
     # ------------------------------------------------------------ the spec the engine calls
 

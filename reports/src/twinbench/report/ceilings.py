@@ -114,14 +114,14 @@ def _roof(context: dict, key: str, precision: str, kind: str, note: str = "") ->
     return [Roof(precision, value, kind, note)] if value else []
 
 
-def _text(context: dict, key: str) -> str:
+def context_text(context: dict, key: str) -> str:
     return str(context.get(key) or "").strip()
 
 
 def measured_at_active_isa(context: dict) -> bool:
     """Runs since run-time dispatch measure cpu_roof_fp32_flops with the ISA level the kernels
     run (cpu_roof_isa); before, with baseline SSE2 code, which dispatched kernels pass."""
-    return bool(_text(context, "cpu_roof_isa"))
+    return bool(context_text(context, "cpu_roof_isa"))
 
 
 def native_isa(context: dict) -> str:
@@ -151,13 +151,13 @@ def compute_roofs(context: dict, side: str) -> list[Roof]:
         return (_roof(context, "cpu_roof_fp32_one_flops", "FP32", "measured")
                 + _roof(context, "cpu_roof_fp64_one_flops", "FP64", "measured"))
     isa = native_isa(context)
-    level = _text(context, "cpu_roof_isa")
+    level = context_text(context, "cpu_roof_isa")
     return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured", level)
             + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured", level)
             + _roof(context, "cpu_roof_bf16_flops", "BF16", "measured",
-                    _text(context, "cpu_roof_bf16_isa"))
+                    context_text(context, "cpu_roof_bf16_isa"))
             + _roof(context, "cpu_roof_fp16_flops", "FP16", "measured",
-                    _text(context, "cpu_roof_fp16_isa"))
+                    context_text(context, "cpu_roof_fp16_isa"))
             + _roof(context, "cpu_roof_fp32_native_flops", "FP32", "native", isa)
             + _roof(context, "cpu_roof_fp64_native_flops", "FP64", "native", isa))
 

@@ -21,7 +21,7 @@ from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
 from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
 from .pairing import (  # noqa: E402,F401  (the speedup chart's pairing)
-    _GPU_FAMILIES, CPU_CONTENDERS, CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
+    CPU_CONTENDERS, CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
     SpeedupKind, algorithm_by_tags, algorithm_tags, impl_tokens, precision_group,
     speedup_comparisons)
 from .units import fmt_bytes, fmt_speedup, fmt_time  # noqa: E402
@@ -39,7 +39,7 @@ MAX_PANELS = 12
 MAX_GRID_HEIGHT = 40.0
 
 
-def _grid(count: int, width: float = 5.0, height: float = 3.6,
+def grid(count: int, width: float = 5.0, height: float = 3.6,
           max_cols: int = 3) -> tuple[Figure, list]:
     cols = min(count, max_cols)
     rows = math.ceil(count / cols)
@@ -55,7 +55,7 @@ def _time_formatter() -> FuncFormatter:
     return FuncFormatter(lambda v, _pos: fmt_time(v) if v > 0 else "")
 
 
-def _bytes_formatter() -> FuncFormatter:
+def bytes_formatter() -> FuncFormatter:
     return FuncFormatter(lambda v, _pos: fmt_bytes(v) if v > 0 else "")
 
 
@@ -331,7 +331,7 @@ def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | No
     if not sweeps:
         return None
     keys = list(sweeps)  # every swept kernel: a grid of up to 4 columns, as many rows as needed
-    fig, axes = _grid(len(keys), width=4.4, height=3.3, max_cols=4)
+    fig, axes = grid(len(keys), width=4.4, height=3.3, max_cols=4)
     for ax, key in zip(axes, keys):
         members = sorted(sweeps[key], key=lambda r: (_block_threads(r.args["block"]), r.args["block"]))
         labels = [r.args["block"] for r in members]
@@ -400,7 +400,7 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
     if not series:
         return None  # the host memcpy line alone (a CPU-only run) is no transfer chart
     directions = sorted(series)
-    fig, axes = _grid(len(directions), width=6.5, height=4.4)
+    fig, axes = grid(len(directions), width=6.5, height=4.4)
     for ax, direction in zip(axes, directions):
         for kind, points in sorted(series[direction].items()):
             points.sort()
@@ -410,7 +410,7 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
             ax.plot([p[0] for p in host_copy], [p[1] for p in host_copy], "--", color="grey",
                     label="host memcpy (CPU analog)", linewidth=1)
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(_bytes_formatter())
+        ax.xaxis.set_major_formatter(bytes_formatter())
         ax.tick_params(axis="x", labelrotation=45, labelsize=8)
         ax.set_xlabel("transfer size")
         ax.set_ylabel("bandwidth (GB/s)")
@@ -434,7 +434,7 @@ def chart_streams(rows: list[Row], context: dict | None = None) -> Figure | None
     if not lines:
         return None
     has_eff = any(r.counter("overlap_efficiency") is not None for m in lines.values() for r in m)
-    fig, axes = _grid(2 if has_eff else 1, width=6.0, height=4.2)
+    fig, axes = grid(2 if has_eff else 1, width=6.0, height=4.2)
     for label, members in sorted(lines.items()):
         members.sort(key=lambda r: float(r.args["streams"]))
         xs = [float(r.args["streams"]) for r in members]
@@ -612,7 +612,7 @@ def chart_crossover(rows: list[Row], context: dict | None = None) -> Figure | No
     if not data:
         return None
     keys = sorted(data)[:MAX_PANELS]
-    fig, axes = _grid(len(keys))
+    fig, axes = grid(len(keys))
     for ax, key in zip(axes, keys):
         workload, labels, axis_label = key
         for cat, points in data[key].items():

@@ -22,7 +22,6 @@ flagged); the threshold is what makes the verdict about the code rather than the
 
 from __future__ import annotations
 
-import io
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
 from .loader import Row, Run, load_run  # noqa: E402
+from .png import png_bytes  # noqa: E402
 from .machine import Difference, compared_count, setting_differences  # noqa: E402
 from .noise import (DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold,  # noqa: E402
                     median_log_halfwidth)
@@ -46,7 +46,7 @@ from .stats import mann_whitney_u  # noqa: E402,F401
 from .verdicts import (  # noqa: E402,F401
     DEFAULT_THRESHOLD, EXACT_LIMIT, FASTER, MIN_SAMPLES_FOR_U, NO_COMMON_ROW, NOT_COMPARABLE,
     ONLY_IN_A, ONLY_IN_B, SAME, SIGNIFICANCE, SIZES_DIFFER, SLOWER, VERDICT_COLORS, Comparison,
-    _row_threshold, compare_runs, gated, ratio_interval, regressions, slower_beyond,
+    row_threshold, compare_runs, gated, ratio_interval, regressions, slower_beyond,
     ungated_regressions, verdict_for)
 
 MAX_LISTED = 40
@@ -95,7 +95,7 @@ def _subject(a: SummaryLine, b: SummaryLine) -> tuple[str, Row, Row] | None:
 def _judge(label: str, row_a: Row, row_b: Row,
            threshold: float | NoiseModel) -> tuple[str, str, str]:
     """(verdict, which rows, method)."""
-    verdict, method = verdict_for(row_a, row_b, _row_threshold(threshold, row_a, row_b))
+    verdict, method = verdict_for(row_a, row_b, row_threshold(threshold, row_a, row_b))
     which = (f"{label} (A {_row_label(row_a)}, B {_row_label(row_b)})"
              if _row_label(row_a) != _row_label(row_b) else label)
     return verdict, which, method
@@ -431,13 +431,12 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     charted = charted_rows(comparisons)
     figure = chart_ratios(charted)
     if figure is not None:
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=110)
-        (out_dir / "compare_ratios.png").write_bytes(buffer.getvalue())
+        png = png_bytes(figure)
+        (out_dir / "compare_ratios.png").write_bytes(png)
         if len(charted) < len(comparisons):
             blocks.append(Paragraph(f"The chart shows the {len(charted)} largest changes beyond "
                                     f"noise of {len(comparisons)} benchmarks."))
-        blocks.append(Image("Time ratio B/A", "compare_ratios.png", buffer.getvalue()))
+        blocks.append(Image("Time ratio B/A", "compare_ratios.png", png))
     elif comparisons:
         blocks.append(Paragraph(f"chart ratios left out: no change beyond noise among "
                                 f"{len(comparisons)} benchmarks (too many to chart them all)"))

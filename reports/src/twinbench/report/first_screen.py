@@ -2,10 +2,10 @@
 cut to what a reader compares, narrow enough for a 1400 px window and plain Markdown; every other
 column of the summary follows per workload, folded in HTML (<details>) and listed in Markdown.
 
-Built from summary.py's SummaryLine objects and its cells (summary_cells, summary_headers), so
-the narrow table, the folded detail and the chart read the same numbers; summary.summary_blocks
-still says how the table is read (its notes, the crossover table, a CPU-only run's opening), and
-first_screen_blocks swaps its wide table for these.
+Built from the analysis' summary lines (analyze.Analysis.lines) and summary.py's cells, so the
+narrow table, the folded detail and the chart read the same numbers; summary.summary_blocks says
+how the table is read (its notes, the crossover table, a CPU-only run's opening) and sets these
+blocks where it would put its wide table.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import ceilings as ce
+from . import reference
 from . import summary as su
 from .document import Block, Detail, Details, Heading, Image, Paragraph, Table
 from .headline import gpu_headline
 from .loader import Row, Run
+from .png import PNG
 from .speedup_chart import (CPU_FILENAME, CPU_TITLE, FILENAME, TITLE, cpu_chart, limiter_sides,
                             line_label, own_limit, speedup_chart, without_brackets)
 from .units import fmt_time
@@ -117,66 +119,39 @@ DETAILS_TEXT = ("Each workload in full: the implementations and their block size
 
 # ----------------------------------------------------------------- the blocks
 
-def _png(figure) -> bytes:
-    from .render import _png_bytes  # render imports this module
-    return _png_bytes(figure)
-
-
 def chart_block(lines: list[su.SummaryLine], context: dict, gpu: bool,
                 out_dir: Path | None) -> tuple[Image | None, Path | None]:
     """The first screen's chart, written beside the report when out_dir is given."""
     figure = speedup_chart(lines) if gpu else cpu_chart(lines, context)
     if figure is None:
         return None, None
-    png = _png(figure)
     filename, title = (FILENAME, TITLE) if gpu else (CPU_FILENAME, CPU_TITLE)
-    path = None
-    if out_dir is not None:
-        path = Path(out_dir) / filename
-        path.write_bytes(png)
-    return Image(title, filename, png, caption=False), path
+    path = Path(out_dir) / filename if out_dir is not None else None
+    return Image(title, filename, PNG(figure, path), caption=False), path
 
 
-def _is_summary_table(block: Block, run: Run) -> bool:
-    gpu = su._has_gpu_rows(run.rows)
-    numba = gpu and su.has_numba_rows(run.rows)
-    return isinstance(block, Table) and block.headers == su.summary_headers(numba, gpu)
-
-
-def first_screen_blocks(run: Run, out_dir: Path | None = None,
+def first_screen_blocks(a, out_dir: Path | None = None,
                         charts: list[Path] | None = None) -> list[Block]:
-    """summary.summary_blocks with the headline and chart before its heading and its wide table
-    replaced by the narrow one and the folded detail. A run without GPU rows keeps its opening
-    (reference.no_gpu_blocks: no GPU and why, this machine's figures), the figures set as the
-    headline. charts: where to record the chart file written."""
-    from . import reference
-
-    blocks = su.summary_blocks(run, out_dir)
-    lines = su.summary_lines(run.rows, run.context, precisions=True)
+    """The summary of an analysis (analyze.Analysis) with the headline and chart before its
+    heading and, in place of its wide table, the narrow one and the folded detail. A run without
+    GPU rows keeps its opening (reference.no_gpu_blocks: no GPU and why, this machine's
+    figures), the figures set as the headline. charts: where to record the chart file written."""
+    lines, gpu = a.lines, a.gpu
+    # A run without GPU rows opens with that, this machine's figures (its headline) and the
+    # reference run, and sets its CPU rows beside the reference's GPU rows after the table.
+    no_gpu = [] if gpu or not a.run.rows else reference.no_gpu_blocks(a.run, out_dir, lines,
+                                                                      lead=bool(lines))
     if not lines:
-        return blocks
-    gpu = su._has_gpu_rows(run.rows)
-    numba = gpu and su.has_numba_rows(run.rows)
-    at = next((k for k, b in enumerate(blocks) if _is_summary_table(b, run)), None)
-    if at is not None:
-        narrow = narrow_table(lines, run.context, gpu)
-        blocks[at:at + 1] = [narrow, Paragraph(DETAILS_TEXT),
-                             Details(detail_items(lines, numba, gpu))]
+        return no_gpu
+    beside = [] if gpu else reference.two_machine_blocks(a.run, lines)
     opening: list[Block] = []
-    if gpu:
-        text = gpu_headline(lines, run.context)
-        if text:
-            opening.append(Paragraph(text, lead=True))
-    else:
-        figures = reference.cpu_figures(lines, run.context)
-        for block in blocks:
-            if isinstance(block, Paragraph) and block.text == figures:
-                block.lead = True
-    image, path = chart_block(lines, run.context, gpu, out_dir)
+    if a.headline:
+        opening.append(Paragraph(a.headline, lead=True))
+    image, path = chart_block(lines, a.context, gpu, out_dir)
     if image is not None:
         opening.append(image)
         if charts is not None and path is not None:
             charts.append(path)
-    heading = next((k for k, b in enumerate(blocks) if isinstance(b, Heading)), len(blocks))
-    blocks[heading:heading] = opening
-    return blocks
+    table = [narrow_table(lines, a.context, gpu), Paragraph(DETAILS_TEXT),
+             Details(detail_items(lines, a.numba, gpu))]
+    return no_gpu + su.summary_blocks(a, opening=opening, table=table, beside=beside)

@@ -381,7 +381,7 @@ def _is_error(entry: dict) -> bool:
     return bool(entry.get("error_occurred")) or bool(entry.get("skipped"))
 
 
-def _base_name(entry: dict) -> str:
+def base_name(entry: dict) -> str:
     if entry.get("run_name"):
         return entry["run_name"]
     name = entry["name"]
@@ -483,7 +483,7 @@ def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
 def rows_from_entries(entries: list[dict], source: str = "") -> tuple[list[Row], list[str]]:
     groups: dict[str, list[dict]] = {}
     for entry in entries:
-        groups.setdefault(_base_name(entry), []).append(entry)
+        groups.setdefault(base_name(entry), []).append(entry)
     rows, problems = [], []
     for base, group in groups.items():
         row, problem = _build_row(base, group, source)

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from .loader import _base_name, read_json
+from .loader import base_name, read_json
 
 # Context keys that differ between the parts of a merged run.
 PER_PART_KEYS = ("git_revision", "gpu_copy_bw_bytes_per_s", "cpu_triad_bw_bytes_per_s", "date",
@@ -32,7 +32,7 @@ def merge_files(paths: list[str | Path], drop: str | None = None) -> dict:
         for entry in raw:
             if dropper and dropper.search(entry["name"]):
                 continue
-            by_base.setdefault(_base_name(entry), []).append(entry)
+            by_base.setdefault(base_name(entry), []).append(entry)
         entries.update(by_base)  # a later part replaces every entry (and aggregate) of a name
         parts.append({"file": Path(path).name, "entries": len(raw), "kept": sum(map(len, by_base.values())),
                       "truncated": bool(problems),

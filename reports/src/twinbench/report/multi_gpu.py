@@ -10,11 +10,11 @@ Rows are told apart by their description's fields (workload, impl, axes), never 
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from .document import Block, Heading, Image, Paragraph, Table
 from .loader import Row, Run
+from .png import PNG
 from .multi_gpu_chart import FILENAME, OPS, TITLE, chart_collectives, ranks_of
 from .units import fmt_bytes, fmt_num, fmt_time
 
@@ -26,7 +26,6 @@ SECTION = "Several GPUs"
 LIMITER_WORDS = {"collectives": "NCCL over the links between devices",
                  "peer_copy": "the links between devices and the host",
                  "scaling": "the work spread over GPUs"}
-PNG_DPI = 110
 
 
 def is_multi_gpu(row: Row) -> bool:
@@ -143,21 +142,13 @@ def _one_rank_note(rows: list[Row]) -> Paragraph | None:
                      "the chart shows algbw.", note=True)
 
 
-def _png(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=PNG_DPI)
-    return buffer.getvalue()
-
-
 def collectives_chart(rows: list[Row], out_dir: Path | None) -> tuple[Image | None, Path | None]:
     """The chart as a block and the PNG written beside the report; nothing without out_dir."""
     figure = chart_collectives(rows) if out_dir is not None else None
     if figure is None:
         return None, None
-    png = _png(figure)
     path = Path(out_dir) / FILENAME
-    path.write_bytes(png)
-    return Image(TITLE, FILENAME, png), path
+    return Image(TITLE, FILENAME, PNG(figure, path)), path
 
 
 def collectives_blocks(rows: list[Row], out_dir: Path | None = None

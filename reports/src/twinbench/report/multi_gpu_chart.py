@@ -12,7 +12,7 @@ from collections import defaultdict
 from matplotlib.figure import Figure
 
 from .analysis import usable
-from .charts import _bytes_formatter, _grid, distinct_colors
+from .charts import bytes_formatter, grid, distinct_colors
 from .loader import Row
 
 TITLE = "Collectives: bandwidth against size"
@@ -72,7 +72,7 @@ def _draw_panel(ax, op: str, lines: dict[str, list[tuple[int, float]]], colors: 
                 color=colors[label], markersize=4)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.xaxis.set_major_formatter(_bytes_formatter())
+    ax.xaxis.set_major_formatter(bytes_formatter())
     ax.tick_params(axis="x", labelrotation=45, labelsize=8)
     ax.set_xlabel("size (nccl-tests' bytes)")
     ax.set_ylabel("GB/s")
@@ -88,7 +88,7 @@ def chart_collectives(rows: list[Row]) -> Figure | None:
         return None
     labels = sorted({label for op in ops for label in series[op]})
     colors = dict(zip(labels, distinct_colors(len(labels))))
-    fig, axes = _grid(len(ops), width=5.2, height=3.8)
+    fig, axes = grid(len(ops), width=5.2, height=3.8)
     for ax, op in zip(axes, ops):
         _draw_panel(ax, op, series[op], colors)
     fig.suptitle("Collectives: busbw against size (algbw where one rank: nothing crossed a link)")

@@ -132,7 +132,7 @@ class Contenders:
         return ", ".join(p for p in (self.algorithm or "plain", self.precision) if p)
 
 
-def _fastest_per_side(rows: list[Row], algorithm: str,
+def fastest_per_side(rows: list[Row], algorithm: str,
                       precision: str = DEFAULT_PRECISION) -> Contenders:
     sides: dict[str, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
@@ -157,7 +157,7 @@ def like_for_like(rows: list[Row], impls=None) -> dict[str, Contenders]:
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
         groups[(algorithm_of(row, names), precision_class(row))].append(row)
-    return {group_key(*key): _fastest_per_side(members, *key) for key, members in groups.items()}
+    return {group_key(*key): fastest_per_side(members, *key) for key, members in groups.items()}
 
 
 def headline(groups: dict) -> Contenders:
@@ -238,7 +238,7 @@ def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
 CPU_FAMILIES = ("serial", "omp")
 # The CPU rows a GPU row is compared with: the hand-written ones and the CPU libraries.
 CPU_CONTENDERS = CPU_FAMILIES + tuple(sorted(CPU_LIBRARY_FAMILIES))
-_GPU_FAMILIES = ("cuda", "thrust", "cublas")
+GPU_KERNEL_FAMILIES = ("cuda", "thrust", "cublas")
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,7 @@ def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | 
             return None, None
         return serial, omp
     cpu = an.fastest([r for r in members if r.family in CPU_CONTENDERS])
-    gpu = [r for r in members if r.family in _GPU_FAMILIES]
+    gpu = [r for r in members if r.family in GPU_KERNEL_FAMILIES]
     if kind == "e2e":
         return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
     return cpu, an.fastest([r for r in gpu if r.mode != "e2e"])
@@ -336,7 +336,7 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
         tokens = impl_tokens(row)
         if tokens and set(tokens) <= REFERENCE_TOKENS:
             continue
-        if row.family in CPU_CONTENDERS + _GPU_FAMILIES:
+        if row.family in CPU_CONTENDERS + GPU_KERNEL_FAMILIES:
             by_workload[row.workload].append(row)
     out: list[Comparison] = []
     for workload in sorted(by_workload):

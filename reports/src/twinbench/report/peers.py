@@ -12,7 +12,6 @@ Numba rows: its report only says, when the context does, that the peers were ski
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from . import analysis as an  # noqa: E402
 from .document import Block, Heading, Image, Paragraph, Table  # noqa: E402
 from .loader import Row, Run  # noqa: E402
+from .png import PNG  # noqa: E402
 from .summary import NumbaBeside, beside_numba, has_numba_rows, row_cell, speedup_cell  # noqa: E402
 from .tables import numba_versions  # noqa: E402
 from .units import fmt_time  # noqa: E402
@@ -35,7 +35,6 @@ from .units import fmt_time  # noqa: E402
 SECTION_TITLE = "The articles' Numba code beside the C++"
 CHART_FILENAME = "numba.png"
 CHART_TITLE = "C++ and the articles' Numba code: time per iteration"
-PNG_DPI = 110
 
 
 # ----------------------------------------------------------------- what is compared
@@ -190,12 +189,6 @@ def chart_numba(points: list[NumbaPoint]) -> Figure | None:
     return fig
 
 
-def _png(figure: Figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=PNG_DPI)
-    return buffer.getvalue()
-
-
 # ----------------------------------------------------------------- the section
 
 SECTION_TEXT = (
@@ -226,8 +219,6 @@ def numba_blocks(run: Run, out_dir: Path) -> tuple[list[Block], Path | None]:
                                 "measured at a size the C++ ran (skipped or failed rows are "
                                 "listed in the last section).", note=True))
         return blocks, None
-    png = _png(figure)
     path = Path(out_dir) / CHART_FILENAME
-    path.write_bytes(png)
-    blocks += [Image(CHART_TITLE, CHART_FILENAME, png), numba_table(points)]
+    blocks += [Image(CHART_TITLE, CHART_FILENAME, PNG(figure, path)), numba_table(points)]
     return blocks, path

@@ -103,9 +103,9 @@ def cpu_figures(lines: list[su.SummaryLine], context: dict) -> str:
 
 
 def no_gpu_blocks(run: Run, out_dir: str | Path | None,
-                  lines: list[su.SummaryLine]) -> list[Block]:
+                  lines: list[su.SummaryLine], lead: bool = False) -> list[Block]:
     """The opening of a report without GPU rows: there is no GPU and why, this machine's
-    figures, and where the answer with a GPU is."""
+    figures (lead: set as the headline), and where the answer with a GPU is."""
     status = run.context.get("gpu_status") or "not recorded"
     reference = load_reference()
     blocks: list[Block] = [Paragraph(
@@ -115,7 +115,7 @@ def no_gpu_blocks(run: Run, out_dir: str | Path | None,
         note=True, link=Link("results/nvidia-h200/2026-12-02b/report",
                              reference_href(out_dir),
                              reference_href(out_dir, REFERENCE_REPORT.with_suffix(".html"))))]
-    blocks.append(Paragraph(cpu_figures(lines, run.context)))
+    blocks.append(Paragraph(cpu_figures(lines, run.context), lead=lead))
     if reference is None:
         blocks.append(Paragraph(f"The reference run ({REFERENCE_RUN}) is not in this checkout: "
                                 "no comparison with its GPU rows.", note=True))

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
-from . import pairing
+from .analyze import Analysis, analyze
 from . import machine, multi_gpu, ncu, progress_table
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .loader import Row, Run, load_run, merge_runs
+from .png import PNG, wait_all
 from .peers import numba_blocks, numba_status_note
 from .first_screen import first_screen_blocks
 from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
                      cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
                      skipped_table, throttled_table)
 
-PNG_DPI = 110
 
 
 @dataclass
@@ -34,12 +33,6 @@ class RenderResult:
     @property
     def html(self) -> Path:
         return self.out_dir / "report.html"
-
-
-def _png_bytes(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=PNG_DPI)
-    return buffer.getvalue()
 
 
 def _left_out_reason(spec: ChartSpec, context: dict) -> str:
@@ -79,11 +72,10 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
         if figure is None:
             left_out.append(spec)
             continue
-        png = _png_bytes(figure)
         path = out_dir / spec.filename
-        path.write_bytes(png)
         result.charts.append(path)
-        blocks += [Heading(spec.title, 3), Image(spec.title, spec.filename, png, caption=False)]
+        blocks += [Heading(spec.title, 3),
+                   Image(spec.title, spec.filename, PNG(figure, path), caption=False)]
         note = spec.note(run.rows, run.context) if spec.note else None
         if note:
             blocks.append(Paragraph(note, note=True))
@@ -147,16 +139,17 @@ def _state_line(rows: list[Row], key: str, what: str, listed: list[Row]) -> str 
     return f"{what}: {len(listed)} of {len(carried)} rows (below)."
 
 
-def machine_state_blocks(run: Run) -> list[Block]:
+def machine_state_blocks(a: Analysis) -> list[Block]:
     """What telemetry and energy could be read, and the rows measured while the GPU was
     throttled or the host was busy: their times are not the machine's best."""
+    run = a.run
     blocks: list[Block] = [Heading("Machine state during the run", 3)]
     # The cache mode is said once, at the top, beside how times were taken.
     notes = [machine.cpu_isa_note(run.context, run.rows), machine.gpu_telemetry_note(run.context),
              machine.cpu_energy_note(run.context)]
     blocks += [Paragraph(n) for n in notes if n]
     rows = run.ok_rows
-    throttled, busy = machine.throttled_rows(rows), machine.busy_rows(rows)
+    throttled, busy = a.throttled, a.busy
     line = _state_line(rows, "gpu_throttled", "GPU rows measured while throttled", throttled)
     if line:
         blocks.append(Paragraph(line, note=bool(throttled)))
@@ -171,10 +164,10 @@ def machine_state_blocks(run: Run) -> list[Block]:
     return blocks
 
 
-def method_blocks(run: Run) -> list[Block]:
+def method_blocks(a: Analysis) -> list[Block]:
     return ([Heading("Method and machine"), Heading("Environment", 3),
-             environment_table(run.context)]
-            + ceiling_blocks(run.context) + machine_state_blocks(run))
+             environment_table(a.context)]
+            + ceiling_blocks(a.context) + machine_state_blocks(a))
 
 
 CPU_GPU_TEXT = (
@@ -185,22 +178,22 @@ CPU_GPU_TEXT = (
     "work.")
 
 
-def cpu_gpu_blocks(run: Run) -> list[Block]:
-    table = cpu_gpu_table(run.rows)
+def cpu_gpu_blocks(a: Analysis) -> list[Block]:
+    table = cpu_gpu_table(a.pairs)
     if table is None:
         return []
     blocks: list[Block] = [Heading("CPU vs GPU: time and energy"), Paragraph(CPU_GPU_TEXT)]
     # An energy column left empty says why, in the run's own words.
-    pairs = pairing.cpu_gpu_pairs(run.rows)
-    if not any(an.energy_per_iter_j(p.cpu) for p in pairs):
-        blocks.append(Paragraph(machine.cpu_energy_note(run.context), note=True))
-    if not any(an.energy_per_iter_j(p.gpu) for p in pairs):
-        blocks.append(Paragraph(machine.gpu_telemetry_note(run.context)
+    if not any(an.energy_per_iter_j(p.cpu) for p in a.pairs):
+        blocks.append(Paragraph(machine.cpu_energy_note(a.context), note=True))
+    if not any(an.energy_per_iter_j(p.gpu) for p in a.pairs):
+        blocks.append(Paragraph(machine.gpu_telemetry_note(a.context)
                                 or "GPU energy: not recorded in this run.", note=True))
     return blocks + [table]
 
 
-def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
+def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Block]:
+    run = a.run
     # A cut-short run says so before anything else: its first line.
     blocks: list[Block] = []
     if run.partial:
@@ -208,14 +201,14 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
     blocks.append(Heading("twinbench report", 1))
     # The answer first: the headline, its chart and the summary table fill a 1400x900
     # first screen; what was run and how it was timed come right after.
-    blocks += first_screen_blocks(run, out_dir, result.charts)
+    blocks += first_screen_blocks(a, out_dir, result.charts)
     # After the summary: the hardware counters' section (ncu: who named the limiters, why per
     # workload) and the live progress tables.
     blocks += ncu.report_blocks(run)
-    progress = progress_table.summary_text(an.usable(run.rows))
+    progress = progress_table.summary_text(a.rows)
     if progress:
         blocks.append(Paragraph("Progress: " + progress))
-    blocks += progress_table.progress_blocks(an.usable(run.rows))
+    blocks += progress_table.progress_blocks(a.rows)
     blocks.append(Paragraph(source_line(run)))
     cache = machine.cache_mode_note(run.context, run.rows)
     if cache:
@@ -230,9 +223,9 @@ def build_document(run: Run, out_dir: Path, result: RenderResult) -> list[Block]
         result.charts.append(chart)
     blocks += several
     blocks += [Heading("Run context"), context_table(run.context)]
-    blocks += method_blocks(run)
+    blocks += method_blocks(a)
     blocks += chart_blocks(run, out_dir, result)
-    blocks += cpu_gpu_blocks(run)
+    blocks += cpu_gpu_blocks(a)
     tables = result_tables(run.rows)
     blocks.append(Heading("Results per workload and size"))
     if tables:
@@ -269,12 +262,18 @@ def source_line(run: Run) -> str:
 
 
 def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
+    return render_analysis(analyze(run), out_dir, embed_images)
+
+
+def render_analysis(a: Analysis, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
+    """The report of an analysis: report.md, report.html and the charts, in out_dir."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = RenderResult(out_dir)
-    blocks = build_document(run, out_dir, result)
+    blocks = build_document(a, out_dir, result)
     result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
     result.html.write_text(to_html(blocks, "twinbench report", embed_images), encoding="utf-8")
+    wait_all()
     return result
 
 

@@ -27,7 +27,7 @@ from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
 from .pairing import (  # noqa: F401  (the summary's pairing, re-exported for its callers)
     DEFAULT_PRECISION, PLAIN, REFERENCE_WORDS, Contenders, algorithm_of, algorithms, group_key,
     headline, impl_words, is_reference, like_for_like, other_precisions, precision_class,
-    _fastest_per_side, shared_words, side_of)
+    fastest_per_side, shared_words, side_of)
 from .units import fmt_energy, fmt_speedup, fmt_time
 
 # ----------------------------------------------------------------- speedups with intervals
@@ -580,7 +580,7 @@ def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
 def _line(workload: str, size, best: Contenders, members: list[Row], context: dict,
           numba: NumbaBeside | None) -> SummaryLine:
     same = [r for r in members if precision_class(r) == best.precision]
-    everything = _fastest_per_side(same, "any")
+    everything = fastest_per_side(same, "any")
     ratio = hardware_ratio(best.gpu, best.cpu, context)
     line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
                        limiter_text(best, members, context), numba, ratio,
@@ -730,7 +730,7 @@ def summary_table(rows: list[Row], context: dict,
     lines = summary_lines(rows, context, precisions=True) if lines is None else lines
     if not lines:
         return None
-    gpu = _has_gpu_rows(rows)
+    gpu = has_gpu_rows(rows)
     numba = gpu and has_numba_rows(rows)
     return Table(summary_headers(numba, gpu), [summary_cells(line, numba, gpu) for line in lines])
 
@@ -869,32 +869,30 @@ def crossover_table(rows: list[Row]) -> Table | None:
 
 # ----------------------------------------------------------------- blocks
 
-def _has_gpu_rows(rows: list[Row]) -> bool:
+def has_gpu_rows(rows: list[Row]) -> bool:
     return any(side_of(r) in ("gpu", "e2e") for r in an.usable(rows))
 
 
-def summary_blocks(run: Run, out_dir=None) -> list[Block]:
-    """The summary heading, table and its reading notes, then the crossover table. A run without
-    GPU rows opens with that, this machine's figures and the reference run (reference.py), and
-    its CPU rows beside the reference's GPU rows after the table."""
-    from . import reference  # reference builds on this module's pairing
-
-    lines = summary_lines(run.rows, run.context, precisions=True)
-    table = summary_table(run.rows, run.context, lines)
-    gpu = _has_gpu_rows(run.rows)
-    blocks: list[Block] = [] if gpu or not run.rows else reference.no_gpu_blocks(run, out_dir,
-                                                                                 lines)
-    if table is None:
-        return blocks
-    blocks += [Heading("Summary: how much faster, and why" if gpu
-                       else "Summary: this machine's CPU"), table,
-               Paragraph(SUMMARY_TEXT if gpu else CPU_ONLY_SUMMARY_TEXT)]
-    if NUMBA_HEADER in table.headers:
+def summary_blocks(a, opening: list[Block] | None = None, table: list[Block] | None = None,
+                   beside: list[Block] | None = None) -> list[Block]:
+    """The summary of an analysis (analyze.Analysis): its heading, table and reading notes, then
+    the crossover table. opening: blocks set before the heading (the first screen's headline and
+    chart); table: blocks in the wide table's place; beside: blocks before the crossover table
+    (a run without GPU rows: its CPU rows beside the reference's GPU rows, reference.py)."""
+    run, lines, gpu = a.run, a.lines, a.gpu
+    if not lines:
+        return []
+    blocks: list[Block] = []
+    wide = Table(summary_headers(a.numba, gpu), [summary_cells(line, a.numba, gpu)
+                                                 for line in lines])
+    blocks += [*(opening or []), Heading("Summary: how much faster, and why" if gpu
+                                         else "Summary: this machine's CPU"),
+               *(table or [wide]), Paragraph(SUMMARY_TEXT if gpu else CPU_ONLY_SUMMARY_TEXT)]
+    if a.numba:
         blocks.append(Paragraph(NUMBA_COLUMN_TEXT))
     if not any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu):
         blocks.append(Paragraph(machine.cpu_energy_note(run.context)))
-    if not gpu:
-        blocks += reference.two_machine_blocks(run, lines)
+    blocks += beside or []
     crossover = crossover_table(run.rows)
     if crossover is not None:
         blocks += [Heading(CROSSOVER_TITLE, 3),

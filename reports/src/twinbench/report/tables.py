@@ -240,7 +240,7 @@ def roofs_note(context: dict) -> str | None:
         why = context.get(f"cpu_roof_{precision}_why_not")
         if why and not context.get(f"cpu_roof_{precision}_flops"):
             notes.append(f"CPU {precision.upper()} roof: not measured ({why}).")
-    level = ce._text(context, "cpu_roof_isa")
+    level = ce.context_text(context, "cpu_roof_isa")
     baseline = an.context_number(context, "cpu_roof_fp32_baseline_flops")
     if level and baseline:
         notes.append(f"The CPU roofs are measured at the ISA level the kernels run ({level}); "
@@ -273,8 +273,7 @@ def cpu_gpu_cells(pair: pairing.CpuGpuPair) -> list[str]:
     ]
 
 
-def cpu_gpu_table(rows: list[Row]) -> Table | None:
-    pairs = pairing.cpu_gpu_pairs(rows)
+def cpu_gpu_table(pairs: list[pairing.CpuGpuPair]) -> Table | None:
     if not pairs:
         return None
     return Table(CPU_GPU_HEADERS, [cpu_gpu_cells(p) for p in pairs])

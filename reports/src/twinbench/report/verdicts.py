@@ -114,7 +114,7 @@ def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT
             reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
             skipped.append((name, reason or "no time"))
             continue
-        limit = _row_threshold(threshold, a, b)
+        limit = row_threshold(threshold, a, b)
         verdict, method = verdict_for(a, b, limit)
         comparisons.append(Comparison(name, a, b, b.time_s / a.time_s, verdict, method, limit,
                                       ratio_interval(a.samples_s, b.samples_s)))
@@ -123,7 +123,7 @@ def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT
     return comparisons, only_a, only_b, skipped
 
 
-def _row_threshold(threshold: float | NoiseModel, a: Row, b: Row) -> Threshold:
+def row_threshold(threshold: float | NoiseModel, a: Row, b: Row) -> Threshold:
     if isinstance(threshold, NoiseModel):
         return threshold.threshold(a, b)
     return _as_threshold(threshold)

@@ -1,0 +1,72 @@
+"""`analyze(run)`: the facts a report states, computed once; every renderer (Markdown, HTML, the
+charts, the first screen) reads this object and computes none of them again.
+
+- `table`: the usable rows as a pandas DataFrame, one column per typed field the run wrote (the
+  description's workload, impl, side, mode, algorithm, precision; the size, median, samples and
+  the limit each row was held to), for grouping with pandas;
+- `lines`: the summary, per workload at its headline size: the pairs like for like and best vs
+  best, their speedups with intervals, the hardware ratios, the limiters and the flags
+  (summary.summary_lines);
+- `pairs`: per problem, the fastest CPU row against the fastest GPU kernel (pairing.cpu_gpu_pairs);
+- `headline`: the headline's sentence; `gpu` and `numba`: what the run holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from . import analysis as an
+from . import machine
+from . import summary as su
+from .headline import gpu_headline
+from .loader import Row, Run
+from .pairing import CpuGpuPair, cpu_gpu_pairs
+
+
+@dataclass
+class Analysis:
+    run: Run
+    rows: list[Row]
+    table: pd.DataFrame
+    lines: list[su.SummaryLine]
+    pairs: list[CpuGpuPair]
+    gpu: bool
+    numba: bool
+    headline: str | None
+    throttled: list[Row] = field(default_factory=list)
+    busy: list[Row] = field(default_factory=list)
+
+    @property
+    def context(self) -> dict:
+        return self.run.context
+
+    @property
+    def peers(self) -> int:
+        """Numba peer rows among the usable ones."""
+        return int(self.table["peer"].sum()) if len(self.table) else 0
+
+
+COLUMNS = ["name", "workload", "impl", "side", "mode", "algorithm", "precision", "size",
+           "median_s", "samples", "pct_ceiling", "ceiling_pattern", "gpu", "peer"]
+
+
+def rows_table(rows: list[Row]) -> pd.DataFrame:
+    """One row per benchmark, from the fields the run wrote for it."""
+    return pd.DataFrame(
+        [(r.name, r.workload, r.impl, r.fields.get("side", ""), r.mode or "",
+          r.fields.get("algorithm", ""), r.precision or "", r.size_label, r.time_s,
+          len(r.samples_s), r.counter("pct_ceiling"), r.fields.get("ceiling_pattern", ""),
+          r.is_gpu, r.is_peer) for r in rows], columns=COLUMNS)
+
+
+def analyze(run: Run) -> Analysis:
+    rows = an.usable(run.rows)
+    lines = su.summary_lines(run.rows, run.context, precisions=True)
+    gpu = su.has_gpu_rows(run.rows)
+    return Analysis(
+        run=run, rows=rows, table=rows_table(rows), lines=lines, pairs=cpu_gpu_pairs(run.rows),
+        gpu=gpu, numba=gpu and su.has_numba_rows(run.rows),
+        headline=gpu_headline(lines, run.context) if gpu and lines else None,
+        throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows))

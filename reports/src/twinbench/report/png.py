@@ -1,0 +1,112 @@
+"""Figures as PNG files, drawn once each with the Agg backend, in child processes while the
+report goes on.
+
+`Figure.savefig` on a constrained-layout figure draws it twice: a pass that runs the layout, then
+the drawing, which runs the layout again. Here the layout runs once at the PNG's resolution, is
+then fixed, and the figure is drawn once; the pixels are the same (checked on every chart of
+results/nvidia-h200/2026-12-04).
+
+Drawing is most of a render (results/nvidia-h200/2026-12-04: the charts 26 s of 30 s, on the
+2-core development machine while it was busy), and a drawn figure changes nothing the report
+reads: so each figure is drawn in a forked child, as many at once as the machine has cores,
+while the parent goes on building the next figure and the documents. TWINBENCH_REPORT_WORKERS=0
+draws in the process itself (where there is no fork, too).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+PNG_DPI = 110
+WORKERS_ENV = "TWINBENCH_REPORT_WORKERS"
+
+
+def png_bytes(figure: Figure, dpi: int = PNG_DPI) -> bytes:
+    """The figure drawn once, its layout (if any) run once at this dpi and then fixed."""
+    figure.set_dpi(dpi)
+    canvas = FigureCanvasAgg(figure)
+    engine = figure.get_layout_engine()
+    if engine is not None:
+        engine.execute(figure)
+        figure.set_layout_engine("none")
+    buffer = io.BytesIO()
+    canvas.print_png(buffer)
+    return buffer.getvalue()
+
+
+def workers() -> int:
+    """How many figures are drawn at once beside this process (0: none, drawn here)."""
+    text = os.environ.get(WORKERS_ENV)
+    if text is not None:
+        return max(0, int(text))
+    if not hasattr(os, "fork"):
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return cores if cores and cores > 1 else 0
+
+
+_drawing: list[PNG] = []
+
+
+class PNG:
+    """A figure's PNG, written to path (when given) by a child process; bytes(png) waits for it.
+    A child that fails leaves the drawing to this process, so a PNG is never missing."""
+
+    def __init__(self, figure: Figure, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else None
+        self._figure: Figure | None = figure
+        self._pid: int | None = None
+        self._data: bytes | None = None
+        limit = workers()
+        if self.path is None or limit < 1:
+            self._finish_here()
+            return
+        while len(_drawing) >= limit:
+            _drawing[0].wait()
+        pid = os.fork()
+        if pid == 0:  # the child: draw, write, leave without running the parent's cleanup
+            status = 1
+            try:
+                self.path.write_bytes(png_bytes(figure))
+                status = 0
+            finally:
+                os._exit(status)
+        self._pid = pid
+        _drawing.append(self)
+
+    def _finish_here(self) -> None:
+        assert self._figure is not None
+        self._data = png_bytes(self._figure)
+        if self.path is not None:
+            self.path.write_bytes(self._data)
+        self._figure = None
+
+    def wait(self) -> None:
+        if self._pid is None:
+            return
+        _, status = os.waitpid(self._pid, 0)
+        _drawing.remove(self)
+        self._pid = None
+        if status != 0 or not self.path.is_file():
+            self._finish_here()
+        self._figure = None
+
+    def __bytes__(self) -> bytes:
+        self.wait()
+        if self._data is None:
+            self._data = self.path.read_bytes()
+        return self._data
+
+
+def wait_all() -> None:
+    """Every PNG started is on disk."""
+    while _drawing:
+        _drawing[0].wait()
