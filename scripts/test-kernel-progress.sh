@@ -60,6 +60,7 @@ tests=$(ls -d "$work/sdist"/kernel_progress-*/tests)
 (cd "$work" && KERNEL_PROGRESS_TEST_INSTALLED=1 "$venv_python" -m pytest -q "$tests")
 
 step "the README's install command, from the checkout"
+# shellcheck disable=SC2016  # the backticks are the fence sed looks for, not a command
 readme_install=$(sed -n '/^```sh$/,/^```$/{/^```/d;p}' "$root/kernel-progress/README.md")
 [ "$readme_install" = "pip install ./kernel-progress" ] ||
   { echo "the README's install block is not the command tested here: $readme_install" >&2; exit 1; }

@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import sys
 import warnings
 
 import pytest

@@ -82,26 +82,6 @@ _ABANDONED: list = []
 
 
 class KernelProgressWarning(UserWarning):
-    pass
-
-
-@dataclass
-class PollStats:
-    polls: int = 0
-    distinct: int = 0      # distinct values read (the first read counts as one)
-    last: int = 0
-    first: int = 0
-    seconds: float = 0.0   # from start() to the final read
-
-
-
-
-# The slots of launches given up on (a timeout, Ctrl-C): a kernel that still runs writes them,
-# so their pinned memory is never freed, whatever happens to the LiveProgress.
-_ABANDONED: list = []
-
-
-class KernelProgressWarning(UserWarning):
     """The final count is not the total: the bar was wrong, and the warning says why."""
 
 
@@ -120,7 +100,7 @@ class _Quiet:
     def update(self, value: int, rate: float) -> None:
         pass
 
-    def close(self, value: int, rate: float, ok: bool = True) -> None:
+    def close(self, value: int, rate: float) -> None:
         pass
 
 
@@ -157,7 +137,7 @@ class _Tqdm:
             self.bar.refresh()
             self.refreshed = now
 
-    def close(self, value: int, rate: float, ok: bool = True) -> None:
+    def close(self, value: int, rate: float) -> None:
         if not self.bar.disable:
             self._set(value)
             self.bar.refresh()
@@ -188,7 +168,7 @@ class _Line:
             self.out.write(self.label + format_line(value, self.total, rate) + "\n")
             self.out.flush()
 
-    def close(self, value: int, rate: float, ok: bool = True) -> None:
+    def close(self, value: int, rate: float) -> None:
         self.update(value, rate, final=True)
 
 
@@ -431,7 +411,7 @@ class LiveProgress:
             self.stats.seconds = time.monotonic() - self._t0
             if self._display is not None:
                 display, self._display = self._display, None
-                display.close(value, self._rate(value), ok=not interrupted)
+                display.close(value, self._rate(value))
         return value
 
     def __enter__(self) -> "LiveProgress":
