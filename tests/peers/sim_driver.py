@@ -460,9 +460,9 @@ def cases():
     """(name, row, module attribute to replace, the broken replacement)."""
     yield ("vector_add/numba_cuda", make_row("vector_add", "numba_cuda", n=100, block=32,
                                              mode="kernel"),
-           (vector_add, "vector_add_kernel", vector_add_drops_last))
+           (vector_add.WORKLOAD.gpu_variants[0], "fn", vector_add_drops_last))
     yield ("vector_add/numba_cpu", make_row("vector_add", "numba_cpu", n=1000, threads=2),
-           (vector_add, "vector_add_parallel", vector_add_skips_first))
+           (vector_add.WORKLOAD.cpu_variants[0], "fn", vector_add_skips_first))
     broken_dot = dot_drops_last_block(32)
     yield ("dot/numba_cuda", make_row("dot", "numba_cuda", n=200, block=32, mode="kernel"),
            (dot, "dot_kernel_for", lambda block: broken_dot))
