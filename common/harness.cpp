@@ -39,26 +39,11 @@ struct Verdict {
   std::string detail;
 };
 
-std::map<std::string, Verdict>& verdicts() {
-  static std::map<std::string, Verdict> v;
-  return v;
-}
-int g_failures = 0;
-std::vector<std::string> g_names;
-std::set<std::string> g_gpu_names;  // registered with add_gpu_benchmark: timed with CUDA events
 // Each registered row's description and work model, by name.
 struct Registered {
   BenchSpec spec;
   WorkModel work;
 };
-std::map<std::string, Registered> g_registered;
-const Registered& registered(const std::string& name) {
-  static const Registered none{};
-  const auto it = g_registered.find(name);
-  return it == g_registered.end() ? none : it->second;
-}
-std::set<std::string> g_skipped_names;  // benchmarks that skipped (not failed)
-std::vector<std::function<void()>> g_releases;
 
 // Progress for the whole run, one line per benchmark on stderr (stdout belongs to Google
 // Benchmark's reporter). The denominator counts what will run: a benchmark that skips leaves
@@ -82,15 +67,68 @@ struct Progress {
   double expected_skipped = 0.0;
   bool planned_only = false;     // a plan was given: rows outside it are not counted
   bool current_counted = false;  // the row running now is in the counts
+  int measured = 0;              // rows that finished without an error or a skip
   double cost_of(const std::string& name) const {
     const auto it = cost.find(name);
     return it == cost.end() ? unplanned_cost : it->second;
   }
 };
-Progress g_progress;
-int g_measured = 0;  // benchmarks that finished without an error or a skip
-std::string g_running;  // the benchmark running now, whatever its progress accounting
 
+
+// The run's state, in one object per concern, owned by the one Harness of the process (Google
+// Benchmark's registration and its benchmark bodies are free functions, so the bodies reach it
+// through harness()).
+struct Registry {
+  std::vector<std::string> names;      // every registered row, in order
+  std::set<std::string> gpu_names;     // registered with add_gpu_benchmark: timed with CUDA events
+  std::map<std::string, Registered> rows;  // each row's description and work model
+  std::set<std::string> skipped;       // rows that skipped (not failed)
+  std::string running;                 // the row running now, whatever its progress accounting
+  std::string rank_skip_reason;        // set on MPI ranks other than 0
+};
+
+struct Verdicts {
+  std::map<std::string, Verdict> by_key;  // one verdict per row (kernel and e2e rows share one)
+  int failures = 0;
+};
+
+// Telemetry (on unless --no-telemetry): NVML opened once, its sampler running over each GPU
+// row's samples; RAPL's package energy read at both ends of each CPU row's samples.
+struct Telemetry {
+  bool on = false;
+  std::unique_ptr<telemetry::Source> nvml;
+  std::unique_ptr<telemetry::Sampler> gpu_sampler;
+  std::unique_ptr<rapl::Reader> rapl;
+  rapl::Snapshot rapl_start;
+  std::chrono::steady_clock::time_point window_start;
+};
+
+// A workload's buffers live as long as its rows (SingleSlot): what releases them, and the
+// groups of alternatives of which one is alive at a time.
+struct WorkloadMemory {
+  std::vector<std::function<void()>> releases;
+  std::map<std::string, std::vector<std::pair<const void*, std::function<void()>>>> groups;
+};
+
+struct Harness {
+  Registry registry;
+  Verdicts verdicts;
+  Progress progress;
+  Telemetry telemetry;
+  WorkloadMemory memory;
+};
+
+Harness& harness() {
+  static Harness h;
+  return h;
+}
+
+const Registered& registered(const std::string& name) {
+  static const Registered none{};
+  const auto& rows = harness().registry.rows;
+  const auto it = rows.find(name);
+  return it == rows.end() ? none : it->second;
+}
 
 double seconds_between(std::chrono::steady_clock::time_point a,
                        std::chrono::steady_clock::time_point b) {
@@ -99,67 +137,67 @@ double seconds_between(std::chrono::steady_clock::time_point a,
 
 // The previous row is done: its wall time feeds the estimate of the time left.
 void finish_current() {
-  if (g_progress.current.empty()) return;
-  if (!g_progress.current_counted) {  // outside the plan: not in the counts
-    g_progress.current.clear();
+  if (harness().progress.current.empty()) return;
+  if (!harness().progress.current_counted) {  // outside the plan: not in the counts
+    harness().progress.current.clear();
     return;
   }
-  g_progress.measured_s += seconds_between(g_progress.current_start, std::chrono::steady_clock::now());
-  g_progress.expected_done += g_progress.cost_of(g_progress.current);
-  ++g_progress.finished;
-  g_progress.current.clear();
+  harness().progress.measured_s += seconds_between(harness().progress.current_start, std::chrono::steady_clock::now());
+  harness().progress.expected_done += harness().progress.cost_of(harness().progress.current);
+  ++harness().progress.finished;
+  harness().progress.current.clear();
 }
 
 void announce(const std::string& name) {
-  g_running = name;
+  harness().registry.running = name;
   const auto now = std::chrono::steady_clock::now();
-  if (!g_progress.current.empty() && g_progress.current != name) finish_current();
-  if (g_progress.current == name) return;  // a repetition of the same row
-  if (const std::string& w = registered(name).spec.workload; w != g_progress.workload) {
+  if (!harness().progress.current.empty() && harness().progress.current != name) finish_current();
+  if (harness().progress.current == name) return;  // a repetition of the same row
+  if (const std::string& w = registered(name).spec.workload; w != harness().progress.workload) {
     release_workload_memory();
-    g_progress.workload = w;
+    harness().progress.workload = w;
   }
-  g_progress.current = name;
-  g_progress.current_start = now;
+  harness().progress.current = name;
+  harness().progress.current_start = now;
   // A row outside the plan (common/run_main.cpp leaves out the GPU rows where there is no GPU, some
   // of which are timed on the host and skip in their body) runs without a progress line and
   // outside the counts.
-  g_progress.current_counted = !g_progress.planned_only || g_progress.cost.count(name) > 0;
-  if (!g_progress.current_counted) return;
-  if (!g_progress.seen.insert(name).second) return;
-  ++g_progress.started;
-  const double elapsed = seconds_between(g_progress.start, now);
+  harness().progress.current_counted = !harness().progress.planned_only || harness().progress.cost.count(name) > 0;
+  if (!harness().progress.current_counted) return;
+  if (!harness().progress.seen.insert(name).second) return;
+  ++harness().progress.started;
+  const double elapsed = seconds_between(harness().progress.start, now);
   std::string eta;
-  const int left = g_progress.total - g_progress.started + 1;  // this row included
+  const int left = harness().progress.total - harness().progress.started + 1;  // this row included
   if (left > 0) {
     const double expected_left = std::max(
-        0.0, g_progress.expected_total - g_progress.expected_done - g_progress.expected_skipped);
+        0.0, harness().progress.expected_total - harness().progress.expected_done - harness().progress.expected_skipped);
     eta = progress_eta::format_left(
-        progress_eta::seconds_left(g_progress.measured_s, g_progress.expected_done,
-                                   g_progress.finished, expected_left),
+        progress_eta::seconds_left(harness().progress.measured_s, harness().progress.expected_done,
+                                   harness().progress.finished, expected_left),
         true);
   }
-  if (g_progress.total > 0)
-    std::fprintf(stderr, "[%d/%d %s%s] %s\n", g_progress.started, g_progress.total,
+  if (harness().progress.total > 0)
+    std::fprintf(stderr, "[%d/%d %s%s] %s\n", harness().progress.started, harness().progress.total,
                  progress::format_eta(elapsed).c_str(), eta.c_str(), name.c_str());
   else
-    std::fprintf(stderr, "[%d %s] %s\n", g_progress.started,
+    std::fprintf(stderr, "[%d %s] %s\n", harness().progress.started,
                  progress::format_eta(elapsed).c_str(), name.c_str());
   std::fflush(stderr);
 }
 
 // A skipped row leaves the progress counts (it is neither done nor to do).
 void uncount_current() {
-  if (g_progress.current.empty()) return;
-  if (!g_progress.current_counted) {  // never counted (its skip is main()'s "without GPU")
-    g_progress.current.clear();
+  if (harness().progress.current.empty()) return;
+  if (!harness().progress.current_counted) {  // never counted (its skip is main()'s "without GPU")
+    harness().progress.current.clear();
     return;
   }
-  --g_progress.started;
-  --g_progress.total;
-  ++g_progress.skipped;
-  g_progress.expected_skipped += g_progress.cost_of(g_progress.current);
-  g_progress.current.clear();
+  --harness().progress.started;
+  --harness().progress.total;
+  ++harness().progress.skipped;
+  harness().progress.expected_skipped += harness().progress.cost_of(harness().progress.current);
+  harness().progress.current.clear();
 }
 
 // Tests of the failure path (exit code, skip message) set TWINBENCH_INJECT_VALIDATION_FAILURE to
@@ -191,15 +229,6 @@ void run_guarded(benchmark::State& state, const BenchBody& body) {
   }
 }
 
-// Telemetry (on unless --no-telemetry): NVML opened once, its sampler running over each GPU
-// row's samples; RAPL's package energy read at both ends of each CPU row's samples.
-bool g_telemetry = false;
-std::string g_rank_skip_reason;  // set on MPI ranks other than 0
-std::unique_ptr<telemetry::Source> g_nvml;
-std::unique_ptr<telemetry::Sampler> g_gpu_sampler;
-std::unique_ptr<rapl::Reader> g_rapl;
-rapl::Snapshot g_rapl_start;
-std::chrono::steady_clock::time_point g_window_start;
 constexpr auto kTelemetryInterval = std::chrono::milliseconds(10);
 
 // Energy to solution: the mean power while the samples ran times the median time of one
@@ -240,12 +269,12 @@ void record_gpu_telemetry(benchmark::State& state, const telemetry::Summary& t,
 
 void cpu_energy_window(benchmark::State& state, const SampleStats* done) {
   if (!done) {
-    g_rapl_start = g_rapl->snapshot();
-    g_window_start = std::chrono::steady_clock::now();
+    harness().telemetry.rapl_start = harness().telemetry.rapl->snapshot();
+    harness().telemetry.window_start = std::chrono::steady_clock::now();
     return;
   }
-  const double window_s = seconds_between(g_window_start, std::chrono::steady_clock::now());
-  const double joules = g_rapl->joules_between(g_rapl_start, g_rapl->snapshot());
+  const double window_s = seconds_between(harness().telemetry.window_start, std::chrono::steady_clock::now());
+  const double joules = harness().telemetry.rapl->joules_between(harness().telemetry.rapl_start, harness().telemetry.rapl->snapshot());
   if (window_s > 0) state.counters["cpu_power_w_mean"] = joules / window_s;
   record_energy(state, rapl::energy_per_iteration(joules, window_s, done->median));
 }
@@ -253,18 +282,18 @@ void cpu_energy_window(benchmark::State& state, const SampleStats* done) {
 // Runs at the start (done = nullptr) and the end of each row's samples.
 void sample_window(benchmark::State& state, const SampleStats* done) {
   if (is_gpu_benchmark(current_benchmark())) {
-    if (!g_gpu_sampler) return;
+    if (!harness().telemetry.gpu_sampler) return;
     if (!done) {
-      g_gpu_sampler->start();
+      harness().telemetry.gpu_sampler->start();
       return;
     }
-    record_gpu_telemetry(state, g_gpu_sampler->stop(), *done);
-  } else if (g_rapl) {
+    record_gpu_telemetry(state, harness().telemetry.gpu_sampler->stop(), *done);
+  } else if (harness().telemetry.rapl) {
     try {
       cpu_energy_window(state, done);
     } catch (const std::exception& e) {  // a counter that stopped being readable: no energy
       std::fprintf(stderr, "twinbench: CPU energy no longer readable (%s): off\n", e.what());
-      g_rapl.reset();
+      harness().telemetry.rapl.reset();
     }
   }
 }
@@ -287,9 +316,9 @@ void record_host_state(benchmark::State& state, const telemetry::HostState& befo
 bool skip_interrupted(benchmark::State& state, const std::string& name) {
   const int sig = stop_requested();
   if (!sig) return false;
-  g_running = name;
-  ++g_progress.skipped;
-  g_skipped_names.insert(name);
+  harness().registry.running = name;
+  ++harness().progress.skipped;
+  harness().registry.skipped.insert(name);
   state.SkipWithError(("not run: the run was interrupted (signal " + std::to_string(sig) + ")").c_str());
   return true;
 }
@@ -336,12 +365,12 @@ void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel&
 // `clock`: Side::cpu for the host's wall clock, Side::gpu for CUDA events.
 void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
   const Registered& row = registered(current_benchmark());
-  if (!g_rank_skip_reason.empty() && !row.spec.in_step) {
-    skip(state, g_rank_skip_reason);
+  if (!harness().registry.rank_skip_reason.empty() && !row.spec.in_step) {
+    skip(state, harness().registry.rank_skip_reason);
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const bool host_watch = g_telemetry && clock == Side::cpu;
+  const bool host_watch = harness().telemetry.on && clock == Side::cpu;
   const telemetry::HostState before =
       host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   // The ISA the hand-written CPU kernels ran (common/cpu_isa.hpp); a library row replaces it with
@@ -353,7 +382,7 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
   const double probe_before = host_watch ? host::probe_fma_rate(0) : 0.0;
   run_guarded(state, body);
   if (state.error_occurred()) return;
-  ++g_measured;
+  ++harness().progress.measured;
   apply_work(state, row.spec, row.work);
   record_energy_per_item(state, row.work);
   state.counters["row_wall_s"] = seconds_between(t0, std::chrono::steady_clock::now());
@@ -379,8 +408,8 @@ benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
 // The description's fields go into the row of the results file (common/run_main.cpp).
 void register_spec(const BenchSpec& spec, const WorkModel& work) {
   const std::string name = spec.name();
-  g_names.push_back(name);
-  g_registered[name] = {spec, work};
+  harness().registry.names.push_back(name);
+  harness().registry.rows[name] = {spec, work};
   for (const auto& [key, value] : spec.fields()) set_row_field(name, key, value);
 }
 
@@ -401,11 +430,11 @@ benchmark::internal::Benchmark* add_gpu_benchmark(const RunConfig&, BenchSpec sp
   spec.side = Side::gpu;
   const std::string name = spec.name();
   register_spec(spec, work);
-  g_gpu_names.insert(name);
+  harness().registry.gpu_names.insert(name);
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [name, body](benchmark::State& state) {
     if (!gpu_info().available) {  // not in the progress counts either (see count_selected)
-      g_running = name;
-      g_skipped_names.insert(name);
+      harness().registry.running = name;
+      harness().registry.skipped.insert(name);
       state.SkipWithError(gpu_info().status.c_str());
       return;
     }
@@ -424,18 +453,18 @@ bool validate_once(benchmark::State& state, const Tolerance& tol,
 bool validate_once(benchmark::State& state, const std::string& key, const Tolerance& tol,
                    const std::function<ErrorStats()>& check) {
   const std::string& name = current_benchmark();
-  auto it = verdicts().find(key);
-  if (it == verdicts().end()) {
+  auto it = harness().verdicts.by_key.find(key);
+  if (it == harness().verdicts.by_key.end()) {
     Verdict v;
     v.stats = validate_poisoned(check, tol);
     if (fault_injected(name)) v.stats.max_rel = std::numeric_limits<double>::infinity();
     v.pass = passes(v.stats, tol);
     v.detail = describe(v.stats, tol);
     if (!v.pass) {
-      ++g_failures;
+      ++harness().verdicts.failures;
       std::fprintf(stderr, "VALIDATION FAILED: %s: %s\n", name.c_str(), v.detail.c_str());
     }
-    it = verdicts().emplace(key, v).first;
+    it = harness().verdicts.by_key.emplace(key, v).first;
   }
   const Verdict& v = it->second;
   state.counters["max_abs_err"] = v.stats.max_abs;
@@ -446,26 +475,26 @@ bool validate_once(benchmark::State& state, const std::string& key, const Tolera
 
 void skip(benchmark::State& state, const std::string& why) {
   uncount_current();
-  g_skipped_names.insert(g_running);
+  harness().registry.skipped.insert(harness().registry.running);
   state.SkipWithError(why.c_str());
 }
 
-void set_rank_skip_reason(std::string why) { g_rank_skip_reason = std::move(why); }
+void set_rank_skip_reason(std::string why) { harness().registry.rank_skip_reason = std::move(why); }
 
-bool was_skipped(const std::string& name) { return g_skipped_names.count(name) > 0; }
+bool was_skipped(const std::string& name) { return harness().registry.skipped.count(name) > 0; }
 
-const std::string& current_benchmark() { return g_running; }
-const BenchSpec& current_spec() { return registered(g_running).spec; }
+const std::string& current_benchmark() { return harness().registry.running; }
+const BenchSpec& current_spec() { return registered(harness().registry.running).spec; }
 const BenchSpec& registered_spec(const std::string& name) { return registered(name).spec; }
 
 int omp_threads() { return omp_get_max_threads(); }
 
-int validation_failures() { return g_failures; }
-const std::vector<std::string>& registered_names() { return g_names; }
-bool is_gpu_benchmark(const std::string& name) { return g_gpu_names.count(name) > 0; }
+int validation_failures() { return harness().verdicts.failures; }
+const std::vector<std::string>& registered_names() { return harness().registry.names; }
+bool is_gpu_benchmark(const std::string& name) { return harness().registry.gpu_names.count(name) > 0; }
 void set_progress_total(int total) {
-  g_progress.total = total;
-  g_progress.expected_total = total * g_progress.unplanned_cost;
+  harness().progress.total = total;
+  harness().progress.expected_total = total * harness().progress.unplanned_cost;
 }
 
 // TWINBENCH_PREVIOUS_RESULTS: a results file whose row_wall_s weigh the rows (scripts/run.sh
@@ -481,59 +510,53 @@ void set_progress_plan(const std::vector<std::string>& names) {
       std::fprintf(stderr, "twinbench: progress estimates weigh each row by its time in %s\n", path);
   }
   const std::vector<double> costs = progress_eta::expected_costs(names, model);
-  g_progress.cost.clear();
-  g_progress.expected_total = 0.0;
+  harness().progress.cost.clear();
+  harness().progress.expected_total = 0.0;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    g_progress.cost[names[i]] = costs[i];
-    g_progress.expected_total += costs[i];
+    harness().progress.cost[names[i]] = costs[i];
+    harness().progress.expected_total += costs[i];
   }
-  g_progress.unplanned_cost = names.empty() ? 1.0 : g_progress.expected_total / names.size();
-  g_progress.total = static_cast<int>(names.size());
-  g_progress.planned_only = true;
+  harness().progress.unplanned_cost = names.empty() ? 1.0 : harness().progress.expected_total / names.size();
+  harness().progress.total = static_cast<int>(names.size());
+  harness().progress.planned_only = true;
 }
-int skipped_count() { return g_progress.skipped; }
-int measured_count() { return g_measured; }
+int skipped_count() { return harness().progress.skipped; }
+int measured_count() { return harness().progress.measured; }
 
 TelemetryStatus enable_telemetry() {
-  g_telemetry = true;
+  harness().telemetry.on = true;
   TelemetryStatus status;
   if (gpu_info().available) {
-    g_nvml = telemetry::open_nvml(status.gpu_why, gpu_info().pci_bus_id);
-    if (g_nvml) {
-      g_gpu_sampler = std::make_unique<telemetry::Sampler>(
-          *g_nvml, std::chrono::duration_cast<std::chrono::microseconds>(kTelemetryInterval));
-      status.gpu_environment = g_nvml->environment();
+    harness().telemetry.nvml = telemetry::open_nvml(status.gpu_why, gpu_info().pci_bus_id);
+    if (harness().telemetry.nvml) {
+      harness().telemetry.gpu_sampler = std::make_unique<telemetry::Sampler>(
+          *harness().telemetry.nvml, std::chrono::duration_cast<std::chrono::microseconds>(kTelemetryInterval));
+      status.gpu_environment = harness().telemetry.nvml->environment();
     }
   } else {
     status.gpu_why = "no GPU: no GPU telemetry";
   }
   std::string why;
-  g_rapl = rapl::Reader::open(why);
-  status.cpu_energy = g_rapl ? g_rapl->describe() : why;
+  harness().telemetry.rapl = rapl::Reader::open(why);
+  status.cpu_energy = harness().telemetry.rapl ? harness().telemetry.rapl->describe() : why;
   set_sample_window_hook(sample_window);
   return status;
 }
 
-void on_workload_release(std::function<void()> release) { g_releases.push_back(std::move(release)); }
+void on_workload_release(std::function<void()> release) { harness().memory.releases.push_back(std::move(release)); }
 
-namespace {
-std::map<std::string, std::vector<std::pair<const void*, std::function<void()>>>>& groups() {
-  static std::map<std::string, std::vector<std::pair<const void*, std::function<void()>>>> g;
-  return g;
-}
-}  // namespace
 
 void join_group(const std::string& group, const void* slot, std::function<void()> release) {
-  groups()[group].emplace_back(slot, std::move(release));
+  harness().memory.groups[group].emplace_back(slot, std::move(release));
 }
 
 void release_group(const std::string& group, const void* except) {
-  for (auto& [slot, release] : groups()[group])
+  for (auto& [slot, release] : harness().memory.groups[group])
     if (slot != except) release();
 }
 
 void release_workload_memory() {
-  for (auto& release : g_releases) release();
+  for (auto& release : harness().memory.releases) release();
 }
 
 double host_memory_available() {

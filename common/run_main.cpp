@@ -565,33 +565,22 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
 
 }  // namespace
 
-namespace tb {
+namespace {
 
-int run_main(int argc, char** argv) {
-  // Threads pinned before the OpenMP runtime reads its settings (common/cpu_pinning.hpp): may
-  // start this program again with OMP_PROC_BIND and OMP_PLACES set.
-  tb::pin_openmp_threads_or_reexec(argv);
-  const std::vector<std::string> given(argv, argv + argc);  // before our flags are taken out
-  Options opts;
-  try {
-    opts = parse_our_flags(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "twinbench: %s\n", e.message.c_str());
-    return kExitBadInput;
-  }
+// The options that end the program before anything is registered (help, a run per device,
+// the workload list, the progress demo, bad input), or nothing to go on. MPI is initialized here
+// (finalized by run_main's guard); a rank other than 0 follows rank 0's options.
+std::optional<int> exit_before_registering(Options& opts, int* argc, char*** argv,
+                                           const std::vector<std::string>& given) {
   if (opts.help) {
     print_usage();
     return 0;
   }
   if (opts.several) return tb::run_each_device(*opts.several, given);
-  // Under mpirun: MPI for the whole run, finalized on every way out of main.
-  if (const std::string alone = tb::mpi::init(&argc, &argv); !alone.empty()) {
+  if (const std::string alone = tb::mpi::init(argc, argv); !alone.empty()) {
     if (tb::mpi::launcher_rank() > 0) return 0;  // rank 0 runs alone and says why
     std::fprintf(stderr, "twinbench: %s\n", alone.c_str());
   }
-  struct MpiFinalize {
-    ~MpiFinalize() { tb::mpi::finalize(); }
-  } mpi_finalize;
   if (tb::mpi::rank() > 0) follow_rank_zero(opts);
   if (opts.list_workloads) {
     print_workloads(stdout);
@@ -623,19 +612,12 @@ int run_main(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  return std::nullopt;
+}
 
-  const auto run_start = std::chrono::steady_clock::now();
-  // Google Benchmark's own loop when its minimum time is asked for: decided before registering,
-  // since it changes how benchmarks are registered (common/sampler.hpp).
-  std::vector<char*> args(argv, argv + argc);
-  if (tb::mpi::rank() > 0) drop_results_file(args);
-  if (const std::string bad = check_benchmark_flags(args); !bad.empty()) {
-    std::fprintf(stderr, "twinbench: %s\n", bad.c_str());
-    return kExitBadInput;
-  }
-  tb::set_classic_loop(has_flag(args, "--benchmark_min_time"));
-  tb::set_stopping_rule(rule_from(opts));
-
+// Registers the rows of the selected workloads (all where none is named). Bad input (a value of
+// a workload's own axis, an --axis no selected workload declares) is exit 2.
+std::optional<int> register_selected(const Options& opts) {
   try {
     for (const auto& w : tb::workloads()) {
       const bool selected = opts.workloads.empty() ||
@@ -651,51 +633,68 @@ int run_main(int argc, char** argv) {
                  unknown.c_str());
     return kExitBadInput;
   }
+  return std::nullopt;
+}
 
+// Google Benchmark's side of the command line, once the rows are registered.
+struct BenchmarkRun {
+  std::vector<char*> args;
+  std::string out_path;        // --benchmark_out
+  std::string display_format;  // --benchmark_format
+  bool listing = false;        // --benchmark_list_tests
+  std::string filter;
+  int planned = 0;             // rows that will run (GPU rows left out without a GPU)
+};
+
+// Hands the remaining flags to Google Benchmark and checks them and the filter.
+std::optional<int> initialize_benchmark(BenchmarkRun& run) {
   // One Google Benchmark iteration per benchmark, holding all its samples: any minimum time
   // below one sample's does that (a 1.7 flag in seconds; later versions read it the same).
   static char one_iteration[] = "--benchmark_min_time=0.000000001";
-  if (!tb::classic_loop()) args.push_back(one_iteration);
+  if (!tb::classic_loop()) run.args.push_back(one_iteration);
   // Read before Initialize, which takes the flags it knows out of argv.
-  const std::string out_path = flag_argument(args, "--benchmark_out");
-  const std::string display_format = flag_argument(args, "--benchmark_format");
+  run.out_path = flag_argument(run.args, "--benchmark_out");
+  run.display_format = flag_argument(run.args, "--benchmark_format");
   // Google Benchmark finds an unwritable results file only when it opens it, and exits 1 (our
   // code for a failed validation): check first, and say which path and why.
-  if (!out_path.empty()) {
-    if (const std::string why = results_file_unwritable(out_path); !why.empty()) {
-      std::fprintf(stderr, "twinbench: cannot write the results file %s: %s\n", out_path.c_str(),
-                   why.c_str());
+  if (!run.out_path.empty()) {
+    if (const std::string why = results_file_unwritable(run.out_path); !why.empty()) {
+      std::fprintf(stderr, "twinbench: cannot write the results file %s: %s\n",
+                   run.out_path.c_str(), why.c_str());
       return kExitResultsNotWritten;
     }
   }
-  const std::string list_value = flag_argument(args, "--benchmark_list_tests");
-  const bool listing = has_flag(args, "--benchmark_list_tests") && list_value != "false" &&
-                       list_value != "0";
-  int bench_argc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  argv = args.data();
-  argc = bench_argc;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return kExitBadInput;
+  const std::string list_value = flag_argument(run.args, "--benchmark_list_tests");
+  run.listing = has_flag(run.args, "--benchmark_list_tests") && list_value != "false" &&
+                list_value != "0";
+  int bench_argc = static_cast<int>(run.args.size());
+  run.args.push_back(nullptr);
+  benchmark::Initialize(&bench_argc, run.args.data());
+  if (benchmark::ReportUnrecognizedArguments(bench_argc, run.args.data())) return kExitBadInput;
 
-  const std::string filter = benchmark::GetBenchmarkFilter();
-  if (const std::string why = filter_regex_error(filter); !why.empty()) {
+  run.filter = benchmark::GetBenchmarkFilter();
+  if (const std::string why = filter_regex_error(run.filter); !why.empty()) {
     std::fprintf(stderr, "twinbench: --benchmark_filter '%s' is not a valid regex (POSIX extended, "
-                         "as Google Benchmark reads it): %s\n", filter.c_str(), why.c_str());
+                         "as Google Benchmark reads it): %s\n", run.filter.c_str(), why.c_str());
     return kExitBadInput;
   }
-  if (count_matching(filter) == 0) {
-    std::fprintf(stderr, "twinbench: no benchmark matches the filter '%s'\n", filter.c_str());
+  if (count_matching(run.filter) == 0) {
+    std::fprintf(stderr, "twinbench: no benchmark matches the filter '%s'\n", run.filter.c_str());
     print_workloads(stderr);
     return kExitBadInput;
   }
-  const std::vector<std::string> plan = selected_names(filter, tb::gpu_info().available);
-  const int planned = static_cast<int>(plan.size());
+  const std::vector<std::string> plan = selected_names(run.filter, tb::gpu_info().available);
+  run.planned = static_cast<int>(plan.size());
   tb::set_progress_plan(plan);
+  return std::nullopt;
+}
 
+// The run's context: the machine, the ceilings measured now (not for a listing), the stopping
+// rule and the telemetry.
+void record_context(const Options& opts, const BenchmarkRun& run) {
   tb::set_cold_caches(!opts.warm);
   tb::record_run_context(opts.machine, opts.cfg);
-  if (!listing) {
+  if (!run.listing) {
     if (opts.ceilings)
       tb::measure_and_record_ceilings(opts.cfg);
     else
@@ -713,8 +712,12 @@ int run_main(int argc, char** argv) {
     benchmark::AddCustomContext("gpu_telemetry", "off (--no-telemetry)");
     benchmark::AddCustomContext("cpu_energy", "off (--no-telemetry)");
   }
-  benchmark::AddCustomContext("benchmarks_planned", std::to_string(planned));
+  benchmark::AddCustomContext("benchmarks_planned", std::to_string(run.planned));
+}
 
+// Runs the rows and says how the run ended: the exit status (docs/command-line.md).
+int run_rows(const Options& opts, const BenchmarkRun& run,
+             std::chrono::steady_clock::time_point run_start) {
   install_stop_handlers();
   // The console table shows skips as skips (common/console_reporter.hpp); other formats are
   // Google Benchmark's own.
@@ -722,22 +725,22 @@ int run_main(int argc, char** argv) {
       isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
                             : benchmark::ConsoleReporter::OO_None,
       opts.console);
-  const bool own_console = display_format.empty() || display_format == "console";
+  const bool own_console = run.display_format.empty() || run.display_format == "console";
   const std::size_t ran = own_console ? benchmark::RunSpecifiedBenchmarks(&console)
                                       : benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (listing) return ran > 0 ? 0 : kExitBadInput;
+  if (run.listing) return ran > 0 ? 0 : kExitBadInput;
   tb::release_workload_memory();
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-  const int without_gpu = count_matching(filter) - planned;  // skipped at once: no GPU
+  const int without_gpu = count_matching(run.filter) - run.planned;  // skipped at once: no GPU
   std::fprintf(stderr, "twinbench: %d benchmarks measured, %d skipped, in %.0f s\n",
                tb::measured_count(), tb::skipped_count() + without_gpu, wall_s);
   if (ran == 0) {
     std::fprintf(stderr, "twinbench: no benchmark ran\n");
     return kExitBadInput;
   }
-  if (!out_path.empty() && !finalize_results(out_path, wall_s, planned, without_gpu))
+  if (!run.out_path.empty() && !finalize_results(run.out_path, wall_s, run.planned, without_gpu))
     return kExitResultsNotWritten;
   if (const int sig = tb::stop_requested()) {
     std::fprintf(stderr, "twinbench: interrupted by signal %d: the results file holds the %d "
@@ -755,6 +758,46 @@ int run_main(int argc, char** argv) {
     return kExitNoGpuCode;
   }
   return 0;
+}
+
+}  // namespace
+
+namespace tb {
+
+int run_main(int argc, char** argv) {
+  // Threads pinned before the OpenMP runtime reads its settings (common/cpu_pinning.hpp): may
+  // start this program again with OMP_PROC_BIND and OMP_PLACES set.
+  pin_openmp_threads_or_reexec(argv);
+  const std::vector<std::string> given(argv, argv + argc);  // before our flags are taken out
+  Options opts;
+  try {
+    opts = parse_our_flags(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "twinbench: %s\n", e.message.c_str());
+    return kExitBadInput;
+  }
+  // Under mpirun: MPI for the whole run, finalized on every way out.
+  struct MpiFinalize {
+    ~MpiFinalize() { mpi::finalize(); }
+  } mpi_finalize;
+  if (const auto status = exit_before_registering(opts, &argc, &argv, given)) return *status;
+
+  const auto run_start = std::chrono::steady_clock::now();
+  BenchmarkRun run;
+  run.args.assign(argv, argv + argc);
+  if (mpi::rank() > 0) drop_results_file(run.args);
+  if (const std::string bad = check_benchmark_flags(run.args); !bad.empty()) {
+    std::fprintf(stderr, "twinbench: %s\n", bad.c_str());
+    return kExitBadInput;
+  }
+  // Google Benchmark's own loop when its minimum time is asked for: decided before registering,
+  // since it changes how benchmarks are registered (common/sampler.hpp).
+  set_classic_loop(has_flag(run.args, "--benchmark_min_time"));
+  set_stopping_rule(rule_from(opts));
+  if (const auto status = register_selected(opts)) return *status;
+  if (const auto status = initialize_benchmark(run)) return *status;
+  record_context(opts, run);
+  return run_rows(opts, run, run_start);
 }
 
 }  // namespace tb

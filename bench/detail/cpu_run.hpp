@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "common/bench_spec.hpp"
@@ -28,6 +29,27 @@ struct CpuKernel {
     return threaded ? s.on_threads(omp_threads()) : s;
   }
 };
+
+// A row body with a check of its own (a scalar result, several outputs, a workload's own
+// comparison): `check` runs the variant into its poisoned outputs and compares, under the
+// harness's poison rule (common/validate.hpp: twice for outputs without a NaN), once per row;
+// `body` takes the samples only where the check passed. `key` shares one verdict between rows
+// that run the identical check (a GPU variant's kernel and e2e modes).
+template <class Check, class Body>
+void run_checked(benchmark::State& state, const Tolerance& tol, Check&& check, Body&& body) {
+  if (validate_once(state, tol, check)) body();
+}
+template <class Check, class Body>
+void run_checked(benchmark::State& state, const std::string& key, const Tolerance& tol,
+                 Check&& check, Body&& body) {
+  if (validate_once(state, key, tol, check)) body();
+}
+
+// The same for a CPU row timed on the host's clock: `timed` is one call of the variant.
+template <class Check, class Timed>
+void run_cpu_checked(benchmark::State& state, const Tolerance& tol, Check&& check, Timed&& timed) {
+  run_checked(state, tol, check, [&] { measure_cpu(state, timed); });
+}
 
 // The usual CPU row body: once per row, `run` writes `out` (poisoned with NaN first, so an
 // element it skips fails) and `out` is compared with `ref` against `tol`, its floor included;

@@ -179,6 +179,14 @@ inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t strea
       mode == Mode::kernel ? s.kernel_timing : Timing::inline_launch);
 }
 
+// A GPU row with a check of its own (run_checked, bench/detail/cpu_run.hpp), timed with CUDA
+// events around `timed`, which only enqueues work on `stream`.
+template <class Check, class Timed>
+void run_gpu_checked(benchmark::State& state, cudaStream_t stream, const Tolerance& tol,
+                     Check&& check, Timed&& timed, Timing timing = Timing::gated) {
+  run_checked(state, tol, check, [&] { time_gpu(state, stream, timed, timing); });
+}
+
 // The usual row of a kernel: the block size (block > 0; 0 where the launcher picks its own) and
 // the capability it needs, validation once, the mode's timing, and the launch statistics of
 // `kernel.stats(stats_args...)` as the row's counters (none where the kernel has no stats).
