@@ -158,7 +158,8 @@ def test_the_ceilings_come_from_the_twinbench_binary_where_given(tmp_path):
     fake = tmp_path / "twinbench"
     context = {"cpu_bw_add_all_bytes_per_s": "3e10", "cpu_bw_add_one_bytes_per_s": "1e10",
                "gpu_bw_add_bytes_per_s": "4e12", "gpu_roof_fp32_flops": "6e13", "other": "x"}
-    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --benchmark_out=*) "
+    fake.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path}/args\n"
+                    "for a in \"$@\"; do case $a in --benchmark_out=*) "
                     f"printf '%s' '{json.dumps({'context': context, 'benchmarks': []})}' "
                     "> \"${a#--benchmark_out=}\";; esac; done\n")
     fake.chmod(0o755)
@@ -169,6 +170,9 @@ def test_the_ceilings_come_from_the_twinbench_binary_where_given(tmp_path):
     assert ctx["ceilings_source"] == f"the twinbench binary ({fake})"
     assert ctx["gpu_roof_fp32_flops"] == "6e13" and "other" not in ctx
     assert result.rows()["vector_add/serial_add_serial/n:64"]["ceiling_bytes_per_s"] == 1e10
+    # One tiny row of the binary's (it refuses a filter that selects none).
+    assert "--benchmark_filter=^vector_add/serial/n:4096(/|$) --size=4096" in \
+        (tmp_path / "args").read_text()
 
 
 def test_without_the_binary_the_ceilings_are_measured_in_python():
