@@ -4,13 +4,14 @@
 // Every device variant does the same tiny work per iteration (one one-warp kernel that writes the
 // first and last word of the buffer, then a stream synchronize), so cuda_reuse is the baseline
 // and the other rows minus it are the cost of allocating.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/alloc.hpp"
 
 #include <cstdint>
 #include <cstdlib>
 #include <new>
 
-#include "common/harness.hpp"
 #include "common/host_api_timing.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
@@ -35,13 +36,14 @@ void add_malloc(const RunConfig& cfg, std::size_t bytes) {
   const auto spec = bench_spec("alloc", "serial_malloc", {{"bytes", bytes}}).of_algorithm("malloc");
   add_cpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
     // A failed malloc is out of memory (a skip), not a wrong result (a validation failure).
-    if (!validate_once(state, kExact, [&] {
-          if (!malloc_free(bytes)) throw std::bad_alloc();
-          return count_errors(0);
-        }))
-      return;
-    timed_loop(state, "us_per_alloc", 1, [&] { malloc_free(bytes); });
-    finish(state, bytes);
+    const auto check = [&] {
+      if (!malloc_free(bytes)) throw std::bad_alloc();
+      return count_errors(0);
+    };
+    run_checked(state, kExact, check, [&] {
+      timed_loop(state, "us_per_alloc", 1, [&] { malloc_free(bytes); });
+      finish(state, bytes);
+    });
   });
 }
 
@@ -55,17 +57,18 @@ void add_malloc_touch(const RunConfig& cfg, std::size_t bytes) {
   const auto spec =
       bench_spec("alloc", "serial_malloc_touch", {{"bytes", bytes}}).of_algorithm("malloc");
   add_cpu_benchmark(cfg, spec, kOneAlloc, [bytes](benchmark::State& state) {
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       auto* p = static_cast<unsigned char*>(std::malloc(bytes));
       if (!p) throw std::bad_alloc();  // out of memory: a skip, not a validation failure
       touch_pages(p, bytes);
       const auto bad = untouched_pages(p, bytes);
       std::free(p);
       return count_errors(static_cast<double>(bad));
+    };
+    run_checked(state, kExact, check, [&] {
+      timed_loop(state, "us_per_alloc", 1, [&] { malloc_touch_free(bytes); });
+      finish(state, bytes);
     });
-    if (!ok) return;
-    timed_loop(state, "us_per_alloc", 1, [&] { malloc_touch_free(bytes); });
-    finish(state, bytes);
   });
 }
 
@@ -143,14 +146,16 @@ void add_cuda_malloc_free(const RunConfig& cfg, std::size_t bytes) {
     if (!check_size(state, bytes)) return;
     Stream s;
     ErrorStats err;
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       malloc_free_iteration(bytes, s, true, &err);
       return err;
+    };
+    run_checked(state, kExact, check, [&] {
+      malloc_free_iteration(bytes, s, false, nullptr);  // warm-up
+      timed_loop(state, "us_per_alloc", 1,
+                 [&] { malloc_free_iteration(bytes, s, false, nullptr); });
+      finish(state, bytes);
     });
-    if (!ok) return;
-    malloc_free_iteration(bytes, s, false, nullptr);  // warm-up
-    timed_loop(state, "us_per_alloc", 1, [&] { malloc_free_iteration(bytes, s, false, nullptr); });
-    finish(state, bytes);
   });
 }
 
@@ -162,14 +167,16 @@ void add_cuda_malloc_async(const RunConfig& cfg, std::size_t bytes) {
     KeepPoolMemory keep;
     Stream s;
     ErrorStats err;
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       malloc_async_iteration(bytes, s, true, &err);
       return err;
+    };
+    run_checked(state, kExact, check, [&] {
+      malloc_async_iteration(bytes, s, false, nullptr);  // warm-up: the pool now holds the block
+      timed_loop(state, "us_per_alloc", 1,
+                 [&] { malloc_async_iteration(bytes, s, false, nullptr); });
+      finish(state, bytes);
     });
-    if (!ok) return;
-    malloc_async_iteration(bytes, s, false, nullptr);  // warm-up: the pool now holds the block
-    timed_loop(state, "us_per_alloc", 1, [&] { malloc_async_iteration(bytes, s, false, nullptr); });
-    finish(state, bytes);
   });
 }
 
@@ -179,21 +186,22 @@ void add_cuda_reuse(const RunConfig& cfg, std::size_t bytes) {
     if (!check_size(state, bytes)) return;
     Stream s;
     DeviceBuffer<unsigned char> buf(bytes);
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       // On s, not the legacy stream: a non-blocking stream is not ordered after cudaMemset.
       CUDA_CHECK(cudaMemsetAsync(buf.data(), 0, bytes, s));
       gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);
       s.synchronize();
       return check_ends(buf.data(), bytes);
-    });
-    if (!ok) return;
-    gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);  // warm-up
-    s.synchronize();
-    timed_loop(state, "us_per_alloc", 1, [&] {
-      gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);
+    };
+    run_checked(state, kExact, check, [&] {
+      gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);  // warm-up
       s.synchronize();
+      timed_loop(state, "us_per_alloc", 1, [&] {
+        gpu::alloc_touch_ends(buf.data(), bytes, kValue, s);
+        s.synchronize();
+      });
+      finish(state, bytes);  // us_per_alloc here is the baseline: the same work, no allocation
     });
-    finish(state, bytes);  // us_per_alloc here is the baseline: the same work, no allocation
   });
 }
 
@@ -216,11 +224,12 @@ void add_cuda_host_alloc(const RunConfig& cfg, std::size_t bytes) {
       CUDA_CHECK(cudaFreeHost(p));
       return bad;
     };
-    if (!validate_once(state, kExact,
-                       [&] { return count_errors(static_cast<double>(iteration(true))); }))
-      return;
-    timed_loop(state, "us_per_alloc", 1, [&] { iteration(false); });
-    finish(state, bytes);
+    run_checked(
+        state, kExact, [&] { return count_errors(static_cast<double>(iteration(true))); },
+        [&] {
+          timed_loop(state, "us_per_alloc", 1, [&] { iteration(false); });
+          finish(state, bytes);
+        });
   });
 }
 #endif

@@ -3,18 +3,15 @@
 // CUB reductions, and the CPU's serial loop, OpenMP atomic and OpenMP reduction. Bytes model:
 // each input read once (4 B/element); items = elements. ns_per_element is the time per element
 // and atomics_per_iter the atomic operations one run issues (what the contention scales with).
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/atomics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/atomics.hpp"
 #endif
 
@@ -61,11 +58,11 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, std::si
     HostData& d = inputs<HostData>(n, n_atomic);
     const std::size_t used = prefix ? d.n_atomic : d.n;
     const std::int64_t ref = prefix ? d.ref_atomic : d.ref;
-    const bool ok =
-        validate_once(state, kExact, [&] { return compare_exact(impl(d.in.data(), used), ref); });
-    if (!ok) return;
-    measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.in.data(), used)); });
-    add_counters(state, used, atomics_per_element * static_cast<double>(used));
+    const auto check = [&] { return compare_exact(impl(d.in.data(), used), ref); };
+    run_checked(state, kExact, check, [&] {
+      measure_cpu(state, [&] { benchmark::DoNotOptimize(impl(d.in.data(), used)); });
+      add_counters(state, used, atomics_per_element * static_cast<double>(used));
+    });
   });
 }
 
@@ -119,11 +116,12 @@ void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, std:
     const std::int64_t ref = inputs<HostData>(n, n_atomic).ref;
     DeviceData& d = inputs<DeviceData>(n, n_atomic);
     const auto run = [&] { launch(d.in.data(), n, d.sum.data(), block, d.stream); };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
-      return;
-    time_gpu(state, d.stream, run);
-    record_kernel(state, stats(n, block));
-    add_counters(state, n, atomics);
+    const auto check = [&] { return compare_exact(d.checked_run(run), ref); };
+    run_checked(state, kExact, check, [&] {
+      time_gpu(state, d.stream, run);
+      record_kernel(state, stats(n, block));
+      add_counters(state, n, atomics);
+    });
   });
 }
 
@@ -139,12 +137,13 @@ void add_spread(const RunConfig& cfg, std::size_t n, std::size_t n_atomic, int b
       gpu::atomics_cuda_atomic_spread(d.in.data(), n, d.partials.data(), addrs, d.sum.data(), block,
                                       d.stream);
     };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
-      return;
-    time_gpu(state, d.stream, run);
-    record_kernel(state, gpu::atomics_cuda_atomic_spread_stats(n, block));
-    add_counters(state, n, static_cast<double>(n));
-    state.counters["addrs"] = addrs;
+    const auto check = [&] { return compare_exact(d.checked_run(run), ref); };
+    run_checked(state, kExact, check, [&] {
+      time_gpu(state, d.stream, run);
+      record_kernel(state, gpu::atomics_cuda_atomic_spread_stats(n, block));
+      add_counters(state, n, static_cast<double>(n));
+      state.counters["addrs"] = addrs;
+    });
   });
 }
 
@@ -156,15 +155,16 @@ void add_thrust(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
         const auto check = [&] {
           return compare_exact(gpu::atomics_thrust(d.in.data(), n, d.stream), ref);
         };
-        if (!validate_once(state, kExact, check)) return;
         // thrust::reduce hands the sum back to the host: each run ends with a stream sync and an
         // 8-byte copy, which the events include (and the launch latency: a call that waits for
         // the GPU cannot be queued behind a gate).
-        time_gpu(
-            state, d.stream,
-            [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); },
-            Timing::inline_launch);
-        add_counters(state, n, 0.0);
+        run_checked(state, kExact, check, [&] {
+          time_gpu(
+              state, d.stream,
+              [&] { benchmark::DoNotOptimize(gpu::atomics_thrust(d.in.data(), n, d.stream)); },
+              Timing::inline_launch);
+          add_counters(state, n, 0.0);
+        });
       });
 }
 
@@ -177,11 +177,12 @@ void add_cub(const RunConfig& cfg, std::size_t n, std::size_t n_atomic) {
       gpu::atomics_cub(d.in.data(), n, d.sum.data(), d.cub_temp.data(), d.cub_temp.bytes(),
                        d.stream);
     };
-    if (!validate_once(state, kExact, [&] { return compare_exact(d.checked_run(run), ref); }))
-      return;
-    time_gpu(state, d.stream, run);
-    add_counters(state, n, 0.0);
-    state.counters["temp_bytes"] = static_cast<double>(d.cub_temp.bytes());
+    const auto check = [&] { return compare_exact(d.checked_run(run), ref); };
+    run_checked(state, kExact, check, [&] {
+      time_gpu(state, d.stream, run);
+      add_counters(state, n, 0.0);
+      state.counters["temp_bytes"] = static_cast<double>(d.cub_temp.bytes());
+    });
   });
 }
 #endif

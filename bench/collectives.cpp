@@ -20,6 +20,8 @@
 // broadcast, ncclCommInitRank on every rank), timed and stopped in step as the MPI rows are.
 // Every rank first agrees whether all of them have a GPU and NCCL, so that none waits in NCCL's
 // bootstrap for a rank that skipped.
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -28,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/twinbench.hpp"
 #include "common/collectives.hpp"
 #include "common/host_api_timing.hpp"
 #include "common/mpi_run.hpp"
@@ -118,21 +119,21 @@ void add_nccl(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     if (const std::string why = too_small(op, bytes, ranks); !why.empty()) return skip(state, why);
     const nccl::Comms& comms = inputs<CommData>().comms;
     auto& b = inputs<BufferData>(op, bytes, ranks).buffers;
-    if (!validate_once(state, Tolerance{0.0},
-                       [&] { return count_errors(static_cast<double>(b.mismatches(comms))); }))
-      return;
-    b.launch(comms);  // warm-up
-    b.synchronize();
-    timed_loop(state, "us_per_op", 1.0, [&] {
-      b.launch(comms);
+    const auto check = [&] { return count_errors(static_cast<double>(b.mismatches(comms))); };
+    run_checked(state, Tolerance{0.0}, check, [&] {
+      b.launch(comms);  // warm-up
       b.synchronize();
+      timed_loop(state, "us_per_op", 1.0, [&] {
+        b.launch(comms);
+        b.synchronize();
+      });
+      const double seconds = state.counters["us_per_op"] * 1e-6;
+      const double algbw = seconds > 0 ? moved / seconds / 1e9 : 0.0;
+      state.counters["algbw_GBps"] = algbw;
+      state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
+      state.counters["ranks"] = ranks;
+      state.counters["nccl_version"] = nccl::api().version;
     });
-    const double seconds = state.counters["us_per_op"] * 1e-6;
-    const double algbw = seconds > 0 ? moved / seconds / 1e9 : 0.0;
-    state.counters["algbw_GBps"] = algbw;
-    state.counters["busbw_GBps"] = algbw * bus_factor(op, ranks);
-    state.counters["ranks"] = ranks;
-    state.counters["nccl_version"] = nccl::api().version;
   });
 }
 
@@ -194,15 +195,16 @@ void add_nccl_ranks(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
     const auto bad = [&] {
       return count_errors(mpi::sum_over_ranks(static_cast<double>(b.mismatches(*rc.comms))));
     };
-    if (!validate_once(state, Tolerance{0.0}, bad)) return;
-    b.launch(*rc.comms);  // warm-up
-    b.synchronize();
-    const SampleStats st = measure_in_step(state, [&] {
-      b.launch(*rc.comms);
+    run_checked(state, Tolerance{0.0}, bad, [&] {
+      b.launch(*rc.comms);  // warm-up
       b.synchronize();
+      const SampleStats st = measure_in_step(state, [&] {
+        b.launch(*rc.comms);
+        b.synchronize();
+      });
+      record_bandwidth(state, op, moved, ranks, st.median);
+      state.counters["nccl_version"] = nccl::api().version;
     });
-    record_bandwidth(state, op, moved, ranks, st.median);
-    state.counters["nccl_version"] = nccl::api().version;
   });
 }
 #endif
@@ -239,12 +241,13 @@ void add_mpi(const RunConfig& cfg, Op op, std::size_t bytes, int ranks) {
   add_cpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
     if (const std::string why = too_small(op, bytes, ranks); !why.empty()) return skip(state, why);
     HostData& d = inputs<HostData>(op, bytes, ranks);
-    if (!validate_once(state, Tolerance{0.0}, [&] { return count_errors(d.mismatches(op)); }))
-      return;
-    mpi::collective(op, d.send.data(), d.recv.data(), d.c);  // warm-up
-    const SampleStats st = measure_in_step(
-        state, [&] { mpi::collective(op, d.send.data(), d.recv.data(), d.c); });
-    record_bandwidth(state, op, moved, ranks, st.median);
+    const auto check = [&] { return count_errors(d.mismatches(op)); };
+    run_checked(state, Tolerance{0.0}, check, [&] {
+      mpi::collective(op, d.send.data(), d.recv.data(), d.c);  // warm-up
+      const SampleStats st = measure_in_step(
+          state, [&] { mpi::collective(op, d.send.data(), d.recv.data(), d.c); });
+      record_bandwidth(state, op, moved, ranks, st.median);
+    });
   });
 }
 

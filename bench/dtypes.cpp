@@ -5,18 +5,15 @@
 // instruction), 8 per dp4a (int8; the flop_per_s counter then counts integer ops).
 // What to expect on an H200 is in cpu/dtypes.hpp: axpy at the same GB/s for every type; fma at
 // fp64 : fp32 : fp16 : int8 ~ 1 : 2 : 4 : 8 by the published rates.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/dtypes.hpp"
 
 #include <algorithm>
 #include <type_traits>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #include "common/row_fields.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/dtypes.hpp"
 #endif
 
@@ -93,14 +90,8 @@ void add_cpu_axpy(const RunConfig& cfg, bool omp, std::size_t n,
     // The fp16 omp path is F16C or AVX512_FP16 where the host has them: say which ran.
     if (omp) set_row_field(current_benchmark(), "cpu_isa", axpy_omp_path<T>());
     AxpyHost<T>& d = inputs<AxpyHost<T>>(n);
-    const bool ok = validate_once(state, axpy_tolerance<T>(), [&] {
-      std::copy(d.y0.begin(), d.y0.end(), d.y.begin());
-      fn(d.x.data(), d.y.data(), n);
-      return compare(std::span<const T>(d.y.span()), std::span<const T>(d.ref.span()),
-                     axpy_tolerance<T>().scale_floor);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { fn(d.x.data(), d.y.data(), n); });
+    run_cpu_in_place(state, axpy_tolerance<T>(), d.y.span(), std::span<const T>(d.y0.span()),
+                     d.ref.span(), [&] { fn(d.x.data(), d.y.data(), n); });
   });
 }
 
@@ -147,23 +138,14 @@ BenchSpec fma_spec(bool omp, std::string_view dtype, std::size_t n) {
 template <class T>
 void add_cpu_fma(const RunConfig& cfg, bool omp, std::size_t n,
                  void (*fn)(const T*, typename Dtype<T>::fma_out*, std::size_t, int)) {
-  using Out = typename Dtype<T>::fma_out;
   add_cpu_benchmark(cfg, fma_spec(omp, dtype_name<T>(), n), fma_work<T>(n),
                     [n, fn, omp](benchmark::State& state) {
-                      // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has
-                      // them.
-                      if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
-                      FmaHost<T>& d = inputs<FmaHost<T>>(n);
-                      const bool ok = validate_once(state, fma_tolerance<T>(), [&] {
-                        poison(d.out.span());
-                        fn(d.x.data(), d.out.data(), n, kChainLength);
-                        return compare(std::span<const Out>(d.out.span()),
-                                       std::span<const Out>(d.ref.span()),
-                                       fma_tolerance<T>().scale_floor);
-                      });
-                      if (!ok) return;
-                      measure_cpu(state, [&] { fn(d.x.data(), d.out.data(), n, kChainLength); });
-                    });
+    // The fp16 / int8 omp paths are AVX512_FP16 / AVX512_VNNI where the host has them.
+    if (omp) set_row_field(current_benchmark(), "cpu_isa", fma_omp_path<T>());
+    FmaHost<T>& d = inputs<FmaHost<T>>(n);
+    run_cpu(state, fma_tolerance<T>(), d.out.span(), d.ref.span(),
+            [&] { fn(d.x.data(), d.out.data(), n, kChainLength); });
+  });
 }
 
 #if TWINBENCH_HAVE_CUDA

@@ -13,13 +13,14 @@
 // on its own stream, host-timed: the host's own limit (its PCIe root ports and memory) when
 // several GPUs pull at once, beside the transfers workload's one-device h2d rows. Runs with one
 // GPU too.
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "bench/twinbench.hpp"
 #include "cpu/transfers.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_context.hpp"
@@ -138,21 +139,22 @@ void add_pair(const RunConfig& cfg, Pair p, std::size_t bytes, bool peer_access,
     if (!require_gpus(state, 2)) return;
     set_peer_access(p.src, p.dst, peer_access);
     DeviceData& d = inputs<DeviceData>(bytes, devices);
-    if (!validate_once(state, transfers::kExact, [&] { return d.check_copy(p); })) return;
-    d.copy(p);  // warm-up
-    d.streams[p.src].synchronize();
-    const DeviceScope scope(p.src);  // the events belong to the device of the source's stream
-    Event start, stop;
-    measure(state, [&] {
-      start.record(d.streams[p.src]);
-      d.copy(p);
-      stop.record(d.streams[p.src]);
-      stop.synchronize();
-      return stop.seconds_since(start);
+    run_checked(state, transfers::kExact, [&] { return d.check_copy(p); }, [&] {
+      d.copy(p);  // warm-up
+      d.streams[p.src].synchronize();
+      const DeviceScope scope(p.src);  // the events belong to the device of the source's stream
+      Event start, stop;
+      measure(state, [&] {
+        start.record(d.streams[p.src]);
+        d.copy(p);
+        stop.record(d.streams[p.src]);
+        stop.synchronize();
+        return stop.seconds_since(start);
+      });
+      state.counters["us_per_transfer"] = benchmark::Counter(
+          1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+      record_link(state, p);
     });
-    state.counters["us_per_transfer"] = benchmark::Counter(
-        1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    record_link(state, p);
   });
 }
 
@@ -176,20 +178,21 @@ void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
     }
     // Each pair copies into the destination's one buffer: concurrent pairs into one device
     // write the same bytes, so the check is each pair's own copy, one after another.
-    if (!validate_once(state, transfers::kExact, [&] {
-          ErrorStats worst;
-          for (Pair p : pairs) {
-            const ErrorStats e = d.check_copy(p);
-            if (e.max_abs > worst.max_abs) worst = e;
-          }
-          return worst;
-        }))
-      return;
-    timed_loop(state, "us_per_round", 1.0, [&] {
-      for (std::size_t i = 0; i < pairs.size(); ++i) d.copy(pairs[i], streams[i]);
-      for (auto& s : streams) s.synchronize();
+    const auto check = [&] {
+      ErrorStats worst;
+      for (Pair p : pairs) {
+        const ErrorStats e = d.check_copy(p);
+        if (e.max_abs > worst.max_abs) worst = e;
+      }
+      return worst;
+    };
+    run_checked(state, transfers::kExact, check, [&] {
+      timed_loop(state, "us_per_round", 1.0, [&] {
+        for (std::size_t i = 0; i < pairs.size(); ++i) d.copy(pairs[i], streams[i]);
+        for (auto& s : streams) s.synchronize();
+      });
+      state.counters["pairs"] = static_cast<double>(pairs.size());
     });
-    state.counters["pairs"] = static_cast<double>(pairs.size());
   });
 }
 
@@ -244,10 +247,11 @@ void add_host_to_all(const RunConfig& cfg, std::size_t bytes) {
   const double total = static_cast<double>(bytes) * devices;
   add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
     HostToAll& d = inputs<HostToAll>(bytes, devices);
-    if (!validate_once(state, transfers::kExact, [&] { return d.check_all(); })) return;
-    d.copy_all();  // warm-up
-    timed_loop(state, "us_per_round", 1.0, [&] { d.copy_all(); });
-    state.counters["devices"] = devices;
+    run_checked(state, transfers::kExact, [&] { return d.check_all(); }, [&] {
+      d.copy_all();  // warm-up
+      timed_loop(state, "us_per_round", 1.0, [&] { d.copy_all(); });
+      state.counters["devices"] = devices;
+    });
   });
 }
 #endif

@@ -26,6 +26,8 @@
 // far the twin is from it. Every live row is validated as the others: the slots must sum to
 // exactly the items, and the output must match the reference (sgemm: sampled elements against
 // float64, and the uncounted kernel's C bit for bit).
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,7 +37,6 @@
 
 #include "bench/progress_rows.hpp"
 #include "bench/progress_targets.hpp"
-#include "bench/twinbench.hpp"
 
 namespace tb::progress {
 namespace {
@@ -151,10 +152,11 @@ void add_cuda(const RunConfig& cfg, TargetKind kind, std::size_t n, Strategy str
         .stream = stream,
         .expected_count = strategy == Strategy::none ? 0 : t.items(),
     };
-    if (!validate_once(state, t.tolerance(), [&] { return validate(t, s, [&] { ctr.reset(s.stream); }); }))
-      return;
-    measure_pair(state, s);
-    record_kernel(state, t.stats(strategy));
+    const auto check = [&] { return validate(t, s, [&] { ctr.reset(s.stream); }); };
+    run_checked(state, t.tolerance(), check, [&] {
+      measure_pair(state, s);
+      record_kernel(state, t.stats(strategy));
+    });
   });
 }
 
@@ -174,9 +176,8 @@ void add_article(const RunConfig& cfg, TargetKind kind, std::size_t n) {
         .gated = false,
         .article = true,
     };
-    if (!validate_once(state, t.tolerance(), [&] { return validate(t, s, [&] { ctr.reset(s.stream); }); }))
-      return;
-    measure_pair(state, s);
+    const auto check = [&] { return validate(t, s, [&] { ctr.reset(s.stream); }); };
+    run_checked(state, t.tolerance(), check, [&] { measure_pair(state, s); });
   });
 }
 
@@ -208,12 +209,12 @@ void add_live(const RunConfig& cfg, TargetKind kind, std::size_t n, LiveRow row)
             .expected_count = row.strategy == Strategy::none ? 0 : t.items(),
             .poll = std::chrono::microseconds(50),
         };
-        if (!validate_once(state, t.tolerance(),
-                           [&] { return validate(t, s, [&] { b.reset(s.stream); }); }))
-          return;
-        measure_pair(state, s);
-        state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
-        state.counters["slot_bytes"] = 8.0 * row.stride_words;
+        const auto check = [&] { return validate(t, s, [&] { b.reset(s.stream); }); };
+        run_checked(state, t.tolerance(), check, [&] {
+          measure_pair(state, s);
+          state.counters["slots"] = static_cast<double>(t.live_writers(row.impl, row.strategy));
+          state.counters["slot_bytes"] = 8.0 * row.stride_words;
+        });
       });
 }
 

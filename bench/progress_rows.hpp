@@ -2,6 +2,8 @@
 // progress's rows (bench/progress.cpp, its only includer): the targets' sizes, which strategy and
 // counter placement each target runs by default and why, and the descriptions and work models of
 // the rows. No CUDA here: a CPU-only build lists the same rows.
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -11,10 +13,7 @@
 #include <vector>
 
 #include "common/gpu_context.hpp"
-#include "common/harness.hpp"
-#include "common/host_array.hpp"
 #include "common/progress.hpp"
-#include "common/random.hpp"
 #include "cpu/black_scholes.hpp"
 #include "cpu/nested_loop.hpp"
 #include "cpu/poisson.hpp"

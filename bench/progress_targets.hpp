@@ -3,6 +3,8 @@
 // progress rows instrument, its buffers, the instrumented and uninstrumented launches, and the
 // check of its output; made and released as the harness's inputs.
 #if TWINBENCH_HAVE_CUDA
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,10 +14,7 @@
 #include <vector>
 
 #include "common/gpu_context.hpp"
-#include "common/harness.hpp"
-#include "common/host_array.hpp"
 #include "common/progress.hpp"
-#include "common/random.hpp"
 #include "cpu/black_scholes.hpp"
 #include "cpu/nested_loop.hpp"
 #include "cpu/poisson.hpp"
@@ -23,7 +22,6 @@
 #include "cpu/vector_add.hpp"
 
 #include "bench/progress_rows.hpp"
-#include "bench/twinbench.hpp"
 #include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
 #include "gpu/progress_live.hpp"

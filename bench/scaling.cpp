@@ -12,6 +12,8 @@
 // t1 / (G tG); weak: t1 / tG), 1 on the one-GPU row by definition. gpus runs 1, 2, 4, ... and
 // the count of GPUs the process sees (CUDA_VISIBLE_DEVICES narrows it). Validated once per
 // row: every share against the CPU sampler (omp, bit-identical to serial) for its seed.
+#include <twinbench/twinbench.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -20,7 +22,6 @@
 #include <tuple>
 #include <vector>
 
-#include "bench/twinbench.hpp"
 #include "cpu/poisson.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/gpu_context.hpp"
@@ -223,12 +224,13 @@ void add_sgemm(const RunConfig& cfg, Mode m, std::size_t n, int gpus) {
     if (!gpu::cublas_unavailable_reason().empty())
       return skip(state, gpu::cublas_unavailable_reason());
     GemmDevices& d = inputs<GemmDevices>(m, n, gpus);
-    if (!validate_once(state, sgemm::tolerance(n), [&] { return d.check(m); })) return;
-    timed_loop(state, "us_per_run", 1.0, [&] {
-      d.launch_all();
-      d.wait_all();
+    run_checked(state, sgemm::tolerance(n), [&] { return d.check(m); }, [&] {
+      timed_loop(state, "us_per_run", 1.0, [&] {
+        d.launch_all();
+        d.wait_all();
+      });
+      record_efficiency(state, {"sgemm", m, n}, gpus, state.counters["us_per_run"] * 1e-6);
     });
-    record_efficiency(state, {"sgemm", m, n}, gpus, state.counters["us_per_run"] * 1e-6);
   });
 }
 
@@ -242,12 +244,13 @@ void add_poisson(const RunConfig& cfg, Mode m, std::size_t total, int gpus) {
   add_host_timed_gpu_benchmark(cfg, spec, w, [=](benchmark::State& state) {
     if (!require_gpus(state, gpus)) return;
     DeviceData& d = inputs<DeviceData>(m, total, gpus);
-    if (!validate_once(state, poisson::kTolerance, [&] { return d.check(); })) return;
-    timed_loop(state, "us_per_run", 1.0, [&] {
-      d.launch_all();
-      d.wait_all();
+    run_checked(state, poisson::kTolerance, [&] { return d.check(); }, [&] {
+      timed_loop(state, "us_per_run", 1.0, [&] {
+        d.launch_all();
+        d.wait_all();
+      });
+      record_efficiency(state, {"poisson", m, total}, gpus, state.counters["us_per_run"] * 1e-6);
     });
-    record_efficiency(state, {"poisson", m, total}, gpus, state.counters["us_per_run"] * 1e-6);
   });
 }
 #endif

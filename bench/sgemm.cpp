@@ -5,21 +5,18 @@
 // tolerance that grows with n (see cpu/sgemm.hpp). Every row records its `precision` (fp32,
 // tf32, bf16): the report pairs CPU and GPU rows of the same precision, and holds each to the
 // roof of its own.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/sgemm.hpp"
 
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #include "common/row_fields.hpp"
 #include "cpu/blas.hpp"
 #include "cpu/sgemm_libs.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/sgemm.hpp"
 #endif
 
@@ -49,13 +46,14 @@ using CpuImpl = void (*)(const float*, const float*, float*, std::size_t);
 void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, CpuImpl impl) {
   add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, tolerance(n), [&] {
-      poison(d.out.span());
-      impl(d.a.data(), d.b.data(), d.out.data(), n);
-      return check(d.out.span(), d.ref);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(d.a.data(), d.b.data(), d.out.data(), n); });
+    run_cpu_checked(
+        state, tolerance(n),
+        [&] {
+          poison(d.out.span());
+          impl(d.a.data(), d.b.data(), d.out.data(), n);
+          return check(d.out.span(), d.ref);
+        },
+        [&] { impl(d.a.data(), d.b.data(), d.out.data(), n); });
   });
 }
 
@@ -73,13 +71,14 @@ void add_openblas(const RunConfig& cfg, std::size_t n) {
     }
     set_row_field(current_benchmark(), "cpu_isa", "openblas " + lib->corename);
     HostData& d = inputs<HostData>(n);
-    const bool ok = validate_once(state, tolerance(n), [&] {
-      poison(d.out.span());
-      openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n);
-      return check(d.out.span(), d.ref);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n); });
+    run_cpu_checked(
+        state, tolerance(n),
+        [&] {
+          poison(d.out.span());
+          openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n);
+          return check(d.out.span(), d.ref);
+        },
+        [&] { openblas(*lib, d.a.data(), d.b.data(), d.out.data(), n); });
   });
 }
 
@@ -133,13 +132,14 @@ void add_onednn(const RunConfig& cfg, std::size_t n, bool bf16) {
     set_row_field(current_benchmark(), "cpu_isa", "onednn " + d.matmul.impl());
     const void* a = bf16 ? static_cast<const void*>(d.a16.data()) : h.a.data();
     const void* b = bf16 ? static_cast<const void*>(d.b16.data()) : h.b.data();
-    const bool ok = validate_once(state, bf16 ? tolerance_bf16(n) : tolerance(n), [&] {
-      poison(h.out.span());
-      d.matmul.run(a, b, h.out.data());
-      return bf16 ? check_bf16(h.out.span(), h.ref) : check(h.out.span(), h.ref);
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { d.matmul.run(a, b, h.out.data()); });
+    run_cpu_checked(
+        state, bf16 ? tolerance_bf16(n) : tolerance(n),
+        [&] {
+          poison(h.out.span());
+          d.matmul.run(a, b, h.out.data());
+          return bf16 ? check_bf16(h.out.span(), h.ref) : check(h.out.span(), h.ref);
+        },
+        [&] { d.matmul.run(a, b, h.out.data()); });
   });
 }
 

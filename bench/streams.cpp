@@ -6,18 +6,15 @@
 // three stages' times) / (the longest stage's time), the best overlap_efficiency possible;
 // fraction_of_ideal = their ratio. The serial and stage times are measured once per size.
 // CPU variants (fma:16 only: the CPU needs seconds per 2048-FMA pass) run the compute stage.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/streams.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
-#include "common/random.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/streams.hpp"
 #endif
 
@@ -94,14 +91,8 @@ void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n, int fma
   add_cpu_benchmark(cfg, spec, work(n, fma), [=](benchmark::State& state) {
     HostData& h = inputs<HostData>(n, fma);
     h.ensure_full_reference();
-    const bool ok = validate_once(state, kTolerance, [&] {
-      poison(h.out.span());
-      impl(h.in.data(), h.out.data(), n, fma);
-      return compare(std::span<const float>(h.out.span()),
-                     std::span<const float>(h.full_ref.span()));
-    });
-    if (!ok) return;
-    measure_cpu(state, [&] { impl(h.in.data(), h.out.data(), n, fma); });
+    run_cpu(state, kTolerance, h.out.span(), h.full_ref.span(),
+            [&] { impl(h.in.data(), h.out.data(), n, fma); });
   });
 }
 
@@ -201,7 +192,7 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
   add_gpu_benchmark(cfg, spec, pipeline_work(n, fma), [=](benchmark::State& state) {
     const HostData& h = inputs<HostData>(n, fma);
     DeviceData& d = inputs<DeviceData>(n, fma);
-    const bool ok = validate_once(state, kTolerance, [&] {
+    const auto check = [&] {
       poison(d.h_out.span());
       poison_device(d.d_out, d.streams[0]);
       d.enqueue(nstreams, chunks);
@@ -209,32 +200,33 @@ void add_cuda(const RunConfig& cfg, std::size_t n, int fma, int nstreams, int ch
       const ErrorStats vs_baseline = compare(std::span<const float>(d.h_out.span()),
                                              std::span<const float>(d.baseline.span()));
       return worse(worse(vs_baseline, h.check_samples(d.h_out.data())), d.baseline_check);
-    });
-    if (!ok) return;
-    // Inline: the gate holds one stream only, and at tens of milliseconds per pipeline the
-    // launch latency is noise.
-    time_gpu(state, d.streams[0], [&] { d.enqueue(nstreams, chunks); }, Timing::inline_launch);
+    };
+    run_checked(state, kTolerance, check, [&] {
+      // Inline: the gate holds one stream only, and at tens of milliseconds per pipeline the
+      // launch latency is noise.
+      time_gpu(state, d.streams[0], [&] { d.enqueue(nstreams, chunks); }, Timing::inline_launch);
 
-    // Side::cpu leaves out pct_copy_bw: HBM bandwidth is not this pipeline's ceiling.
-    const std::size_t len = chunk_len(n, chunks);
-    record_kernel(state, gpu::streams_compute_stats(len, kBlock));
-    state.counters["streams"] = nstreams;
-    state.counters["chunks"] = chunks;
-    state.counters["chunk_bytes"] = static_cast<double>(len * sizeof(float));
-    state.counters["fma"] = fma;
-    state.counters["serial_ms"] = d.serial_s * 1e3;
-    state.counters["h2d_ms"] = d.h2d_s * 1e3;
-    state.counters["kernel_ms"] = d.kernel_s * 1e3;
-    state.counters["d2h_ms"] = d.d2h_s * 1e3;
-    const double stage_sum = d.h2d_s + d.kernel_s + d.d2h_s;
-    const double longest = std::max({d.h2d_s, d.kernel_s, d.d2h_s});
-    const double ideal = longest > 0 ? stage_sum / longest : 1.0;
-    state.counters["ideal_overlap"] = ideal;
-    // serial seconds x iterations / elapsed seconds = serial time / time per iteration.
-    state.counters["overlap_efficiency"] =
-        benchmark::Counter(d.serial_s, benchmark::Counter::kIsIterationInvariantRate);
-    state.counters["fraction_of_ideal"] =
-        benchmark::Counter(d.serial_s / ideal, benchmark::Counter::kIsIterationInvariantRate);
+      // Side::cpu leaves out pct_copy_bw: HBM bandwidth is not this pipeline's ceiling.
+      const std::size_t len = chunk_len(n, chunks);
+      record_kernel(state, gpu::streams_compute_stats(len, kBlock));
+      state.counters["streams"] = nstreams;
+      state.counters["chunks"] = chunks;
+      state.counters["chunk_bytes"] = static_cast<double>(len * sizeof(float));
+      state.counters["fma"] = fma;
+      state.counters["serial_ms"] = d.serial_s * 1e3;
+      state.counters["h2d_ms"] = d.h2d_s * 1e3;
+      state.counters["kernel_ms"] = d.kernel_s * 1e3;
+      state.counters["d2h_ms"] = d.d2h_s * 1e3;
+      const double stage_sum = d.h2d_s + d.kernel_s + d.d2h_s;
+      const double longest = std::max({d.h2d_s, d.kernel_s, d.d2h_s});
+      const double ideal = longest > 0 ? stage_sum / longest : 1.0;
+      state.counters["ideal_overlap"] = ideal;
+      // serial seconds x iterations / elapsed seconds = serial time / time per iteration.
+      state.counters["overlap_efficiency"] =
+          benchmark::Counter(d.serial_s, benchmark::Counter::kIsIterationInvariantRate);
+      state.counters["fraction_of_ideal"] =
+          benchmark::Counter(d.serial_s / ideal, benchmark::Counter::kIsIterationInvariantRate);
+    });
   });
 }
 #endif

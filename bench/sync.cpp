@@ -4,6 +4,8 @@
 // is done; CUDA events would only see the device side (see common/host_api_timing.hpp). Bytes
 // model: none; items = launches. Validation: every kernel adds 1 to a device counter, which must
 // equal the number of launches, once before timing and again after the timed loop.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/sync.hpp"
 
 #include <cstdint>
@@ -11,7 +13,6 @@
 #include <memory>
 #include <string>
 
-#include "common/harness.hpp"
 #include "common/host_api_timing.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "common/cuda_raii.hpp"
@@ -38,13 +39,12 @@ double count_error(std::uint64_t got, std::uint64_t expected) {
 void add_serial(const RunConfig& cfg) {
   const auto spec = bench_spec("sync", "serial_call", {{"launches", kLaunches}});
   add_cpu_benchmark(cfg, spec, launches_work(kLaunches), [](benchmark::State& state) {
-    if (!validate_once(state, kExact, [] {
-          return count_errors(count_error(serial_calls(kLaunches), kLaunches));
-        }))
-      return;
-    timed_loop(state, "us_per_launch", kLaunches,
-               [] { benchmark::DoNotOptimize(serial_calls(kLaunches)); });
-    finish(state, kLaunches);
+    const auto check = [] { return count_errors(count_error(serial_calls(kLaunches), kLaunches)); };
+    run_checked(state, kExact, check, [&] {
+      timed_loop(state, "us_per_launch", kLaunches,
+                 [] { benchmark::DoNotOptimize(serial_calls(kLaunches)); });
+      finish(state, kLaunches);
+    });
   });
 }
 
@@ -53,13 +53,14 @@ void add_omp(const RunConfig& cfg) {
   const auto spec =
       bench_spec("sync", "omp_fork_join", {{"launches", kLaunches}}).on_threads(omp_threads());
   add_cpu_benchmark(cfg, spec, launches_work(kLaunches), [](benchmark::State& state) {
-    if (!validate_once(state, kExact, [] {
-          return count_errors(count_error(omp_fork_join(kLaunches), kLaunches));
-        }))
-      return;
-    timed_loop(state, "us_per_launch", kLaunches,
-               [] { benchmark::DoNotOptimize(omp_fork_join(kLaunches)); });
-    finish(state, kLaunches);
+    const auto check = [] {
+      return count_errors(count_error(omp_fork_join(kLaunches), kLaunches));
+    };
+    run_checked(state, kExact, check, [&] {
+      timed_loop(state, "us_per_launch", kLaunches,
+                 [] { benchmark::DoNotOptimize(omp_fork_join(kLaunches)); });
+      finish(state, kLaunches);
+    });
   });
 }
 
@@ -132,27 +133,28 @@ void add_cuda(const RunConfig& cfg, const char* impl, int launches, MakeIteratio
   add_host_timed_gpu_benchmark(cfg, spec, launches_work(launches), [=](benchmark::State& state) {
     SyncData d;
     const Iteration iteration = make(d);
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       d.reset();
       iteration();
       return count_errors(count_error(d.read(), static_cast<std::uint64_t>(launches)));
+    };
+    run_checked(state, kExact, check, [&] {
+      d.reset();  // the check may have skipped its run (a later repetition): a defined count
+      iteration();  // warm-up
+      d.reset();
+      const long long calls = timed_loop(state, "us_per_launch", launches, iteration);
+      // Every timed launch must have run: the counter wraps at 2^32 like the device's.
+      const auto expected = static_cast<unsigned>(static_cast<std::uint64_t>(calls) *
+                                                  static_cast<std::uint64_t>(launches));
+      const unsigned got = d.read();
+      if (got != expected) {
+        skip(state, "counter after the timed loop is " + std::to_string(got) + ", expected " +
+                        std::to_string(expected));
+        return;
+      }
+      finish(state, launches);
+      record_kernel_shape(state);
     });
-    if (!ok) return;
-    d.reset();  // validate_once may have skipped its run (a later repetition): a defined count
-    iteration();  // warm-up
-    d.reset();
-    const long long calls = timed_loop(state, "us_per_launch", launches, iteration);
-    // Every timed launch must have run: the counter wraps at 2^32 like the device's.
-    const auto expected = static_cast<unsigned>(static_cast<std::uint64_t>(calls) *
-                                                static_cast<std::uint64_t>(launches));
-    const unsigned got = d.read();
-    if (got != expected) {
-      skip(state, "counter after the timed loop is " + std::to_string(got) + ", expected " +
-                      std::to_string(expected));
-      return;
-    }
-    finish(state, launches);
-    record_kernel_shape(state);
   });
 }
 

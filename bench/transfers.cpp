@@ -5,6 +5,8 @@
 // (cudaMemPrefetchAsync moves them in bulk), beside serial_memcpy, a host memcpy of the same
 // size. Bytes model: the bytes transferred, once (a link's GB/s); items = transfers; the
 // us_per_transfer counter is the latency that dominates the small sizes.
+#include <twinbench/twinbench.hpp>
+
 #include "cpu/transfers.hpp"
 
 #include <unistd.h>
@@ -15,11 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "common/harness.hpp"
-#include "common/sampler.hpp"
-#include "common/host_array.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "bench/twinbench.hpp"
 #include "gpu/transfers.hpp"
 #endif
 
@@ -49,17 +47,18 @@ void add_memcpy(const RunConfig& cfg, std::size_t bytes) {
   const auto spec = bench_spec("transfers", "serial_memcpy", {{"bytes", bytes}});
   add_cpu_benchmark(cfg, spec, work(bytes), [bytes](benchmark::State& state) {
     HostData& h = inputs<HostData>(bytes);
-    const bool ok = validate_once(state, kExact, [&] {
+    const auto check = [&] {
       std::memset(h.check.data(), kPoison, bytes);
       serial_memcpy(h.check.data(), h.pattern.data(), bytes);
       return compare_bytes(h.check.data(), h.pattern.data(), bytes);
+    };
+    run_checked(state, kExact, check, [&] {
+      measure_cpu(state, [&] {
+        serial_memcpy(h.check.data(), h.pattern.data(), bytes);
+        benchmark::DoNotOptimize(h.check.data());
+      });
+      add_counters(state);
     });
-    if (!ok) return;
-    measure_cpu(state, [&] {
-      serial_memcpy(h.check.data(), h.pattern.data(), bytes);
-      benchmark::DoNotOptimize(h.check.data());
-    });
-    add_counters(state);
   });
 }
 
@@ -299,27 +298,29 @@ void add_transfer(const RunConfig& cfg, Kind kind, Dir dir, std::size_t bytes) {
   add_gpu_benchmark(cfg, spec, work(bytes), [=](benchmark::State& state) {
     HostData& h = inputs<HostData>(bytes);
     DeviceData& d = inputs<DeviceData>(kind, bytes);
-    if (!validate_once(state, kExact, [&] { return check_once(d, dir, h); })) return;
-    Event start, stop;
-    prepare(d, dir, h);  // warm-up
-    transfer(d, dir);
-    d.stream.synchronize();
-    measure(state, [&] {
-      prepare(d, dir, h);  // untimed
-      if (host_timed(kind, dir)) {
-        const auto t0 = std::chrono::steady_clock::now();
-        transfer(d, dir);
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      }
-      start.record(d.stream);
+    run_checked(state, kExact, [&] { return check_once(d, dir, h); }, [&] {
+      Event start, stop;
+      prepare(d, dir, h);  // warm-up
       transfer(d, dir);
-      stop.record(d.stream);
-      stop.synchronize();
-      return stop.seconds_since(start);
+      d.stream.synchronize();
+      measure(state, [&] {
+        prepare(d, dir, h);  // untimed
+        if (host_timed(kind, dir)) {
+          const auto t0 = std::chrono::steady_clock::now();
+          transfer(d, dir);
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+        start.record(d.stream);
+        transfer(d, dir);
+        stop.record(d.stream);
+        stop.synchronize();
+        return stop.seconds_since(start);
+      });
+      add_counters(state);
+      if (kernel_timed(kind, dir))
+        record_kernel(state, gpu::transfers_copy_stats(bytes, kCopyBlock));
+      state.counters["host_timed"] = host_timed(kind, dir) ? 1 : 0;
     });
-    add_counters(state);
-    if (kernel_timed(kind, dir)) record_kernel(state, gpu::transfers_copy_stats(bytes, kCopyBlock));
-    state.counters["host_timed"] = host_timed(kind, dir) ? 1 : 0;
   });
 }
 #endif
