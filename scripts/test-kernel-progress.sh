@@ -22,6 +22,9 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] &&
 fi
 work=$(mktemp -d "$tmp/kernel-progress-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# pip's build folders and pytest's tmp_path go there too, and with it.
+mkdir "$work/tmp"
+export TMPDIR="$work/tmp"
 step() { printf '\n== %s (%ss)\n' "$1" "$(($(date +%s) - start))"; }
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 # The notebook's kernel is this venv's python3, not a kernel spec of the user's.
