@@ -71,7 +71,8 @@ step "tests/pyapi against the installed package"
   "$root/tests/pyapi")
 
 step "the docs' install command, from the copy of the checkout"
-install=$(sed -n '/^```sh$/,/^```$/{/^```/d;p}' "$root/docs/python.md" | head -1)
+# shellcheck disable=SC2016  # the backticks are a Markdown fence, not an expansion
+install=$(awk '/^```sh$/{getline; print; exit}' "$root/docs/python.md")
 [ "$install" = 'pip install "./reports[numba]"' ] ||
   { echo "the docs' install block is not the command tested here: $install" >&2; exit 1; }
 (cd "$work/checkout" && "$work/venv/bin/pip" install -q --force-reinstall --no-deps "./reports[numba]")

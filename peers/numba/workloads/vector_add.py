@@ -36,7 +36,7 @@ WORKLOAD = tb.Workload(
     inputs=lambda n, seed: (tb.uniform(n, seed), tb.uniform(n, seed + 1)),
     cpu=[tb.Cpu(vector_add_parallel, impl_name="numba_cpu")],
     gpu=[tb.Kernel(vector_add_kernel, impl_name="numba_cuda")],
-    seed=SEED, tolerance=1e-6, flops=lambda n: n,
+    seed=SEED, tolerance=1e-6, bytes=lambda n: (8 * n, 4 * n), flops=lambda n: n,
 )
 
 

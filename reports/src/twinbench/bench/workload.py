@@ -17,13 +17,8 @@ Calling conventions (so that the article's code is the variant, unchanged):
 
 from __future__ import annotations
 
-import importlib.util
-import math
-import os
 import re
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
@@ -191,9 +186,12 @@ class Workload:
             return (("n", str(int(size))),)
         raise TypeError(f"{self.name}: a size is an int or a dict of ints (got {size!r})")
 
-    def rows(self, quick: bool = False, cpu_threads: int = 0, gpu: bool = True) -> list:
+    def rows(self, quick: bool = False, cpu_threads: int = 0) -> list:
         sizes = list(self.quick_sizes or [min(self.sizes, key=_volume)]) if quick \
             else list(self.sizes)
+        if cpu_threads <= 0 and any(v.is_parallel for v in self.cpu_variants):
+            import numba   # its threads: what a parallel row runs with
+            cpu_threads = numba.config.NUMBA_NUM_THREADS
         out = []
         for size in sizes:
             args = self.size_args(size)
@@ -273,7 +271,9 @@ class Workload:
                 share = read / total if total else 0.5
                 read, written = float(declared) * share, float(declared) * (1 - share)
         flops = float(self.flops(row.size)) if self.flops is not None else 0.0
-        return Work(read_bytes=read, written_bytes=written, flops=flops, items=float(items))
+        # Items: the outputs' elements, or the size's own count before the data is made.
+        return Work(read_bytes=read, written_bytes=written, flops=flops,
+                    items=float(items or _volume(row.size)))
 
     def _declared_bytes(self, row) -> float:
         if self.bytes is None:
