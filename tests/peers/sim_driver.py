@@ -470,12 +470,12 @@ def cases():
            (dot, "dot_parallel", dot_skips_first))
     yield ("grayscale/numba_cuda", make_row("grayscale", "numba_cuda", w=12, h=10, block="8x8",
                                             mode="kernel"),
-           (grayscale, "grayscale_kernel", grayscale_drops_one))
+           (grayscale.WORKLOAD.gpu_variants[0], "fn", grayscale_drops_one))
     yield ("grayscale/numba_cuda_coalesced",
            make_row("grayscale", "numba_cuda_coalesced", w=12, h=10, block="8x8", mode="kernel"),
-           (grayscale, "grayscale_coalesced_kernel", grayscale_coalesced_wrong_weight))
+           (grayscale.WORKLOAD.gpu_variants[1], "fn", grayscale_coalesced_wrong_weight))
     yield ("grayscale/numba_cpu", make_row("grayscale", "numba_cpu", w=40, h=24, threads=2),
-           (grayscale, "grayscale_parallel", grayscale_skips_row))
+           (grayscale.WORKLOAD.cpu_variants[0], "fn", grayscale_skips_row))
     yield ("sgemm/numba_cuda", make_row("sgemm", "numba_cuda", n=16, block="8x8", mode="kernel"),
            (sgemm, "matmul_kernel", matmul_drops_a_term))
     broken_tile = fast_matmul_drops_last_tile(8)

@@ -6,26 +6,23 @@ by pixel (r, g, b interleaved, rows in order), which is NumPy's (h, w, 3) layout
 is computed in float64 with the suite's float32 weights; the kernels write the article's
 Python-float weights (float64 arithmetic, one rounding to float32), within a few 1e-8 of it.
 Tolerance as the suite's: 1e-5 relative to max(|ref|, 1e-3).
+Declared as a twinbench.bench.Workload (docs/python.md): the article's kernel and the coalesced
+one are two GPU variants of one declaration, each with its grid.
+
 The article's kernel takes `row, col = cuda.grid(2)`: the row from threadIdx.x, so a warp's 32
 threads touch 32 rows (strided by a whole row); the coalesced kernel swaps the two.
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 from numba import cuda, prange
 
-from twinbench.bench import Tolerance, compare
-from twinbench.bench import CpuCase, GpuCase, Skip, blocks_for, check_block, parse_block
-from twinbench.bench import fill_uniform
-from twinbench.bench import Work
-from twinbench.bench import Buffers, poison
+import twinbench.bench as tb
 from .common import cpu_jit
 
 SEED = 0x5EED0003
-TOLERANCE = Tolerance(1e-5, 1e-3)
+TOLERANCE = tb.Tolerance(1e-5, 1e-3)
 WEIGHTS = np.array([0.299, 0.587, 0.114], dtype=np.float32).astype(np.float64)
 MAX_GRID_Y = 65535
 
@@ -58,10 +55,44 @@ def dims(row) -> tuple[int, int]:
     return int(row.arg("w")), int(row.arg("h"))
 
 
-def work(row) -> Work:
-    w, h = dims(row)
-    px = float(w) * h
-    return Work(read_bytes=12.0 * px, written_bytes=4.0 * px, flops=5.0 * px, items=px)
+def _grid(rows_on_x: bool):
+    """The launch's grid for a (bx, by) block: x over rows (the article's row, col = grid(2))
+    or over columns (the coalesced kernel); a y extent above CUDA's limit is a skip."""
+    def grid(size, block):
+        bx, by = block
+        w, h = size["w"], size["h"]
+        g = ((tb.blocks_for(h, bx), tb.blocks_for(w, by)) if rows_on_x
+             else (tb.blocks_for(w, bx), tb.blocks_for(h, by)))
+        if g[1] > MAX_GRID_Y:
+            raise tb.Skip(f"a grid of {g[1]} blocks in y is above CUDA's limit of {MAX_GRID_Y}")
+        return g
+    return grid
+
+
+def _pixels(size) -> float:
+    return float(size["w"]) * size["h"]
+
+
+WORKLOAD = tb.Workload(
+    "grayscale",
+    reference=lambda rgb: rgb.astype(np.float64) @ WEIGHTS,
+    inputs=lambda s, seed: tb.uniform((s["h"], s["w"], 3), seed, 0.0, 1.0),
+    outputs=np.float32,
+    cpu=[tb.Cpu(grayscale_parallel, impl_name="numba_cpu")],
+    gpu=[tb.Kernel(grayscale_kernel, grid=_grid(True), impl_name="numba_cuda"),
+         tb.Kernel(grayscale_coalesced_kernel, grid=_grid(False),
+                   impl_name="numba_cuda_coalesced")],
+    seed=SEED, tolerance=TOLERANCE,
+    bytes=lambda s: (12.0 * _pixels(s), 4.0 * _pixels(s)), flops=lambda s: 5.0 * _pixels(s),
+)
+
+
+def _row(row):
+    return WORKLOAD.row(row.base_impl, row.args, row.pageable)
+
+
+def work(row) -> tb.Work:
+    return WORKLOAD.work(_row(row))
 
 
 def data_key(row):
@@ -79,52 +110,18 @@ def device_bytes(row) -> float:
 
 
 def make_data(row):
-    w, h = dims(row)
-    rgb = fill_uniform(3 * w * h, SEED, 0.0, 1.0).reshape(h, w, 3)
-    ref = rgb.astype(np.float64) @ WEIGHTS
-    return SimpleNamespace(rgb=rgb, ref=ref, out=np.empty((h, w), dtype=np.float32))
+    return WORKLOAD.make_data(_row(row))
 
 
 def make_device(row, data):
-    return Buffers({"rgb": data.rgb}, {"gray": (data.out.shape, np.float32)})
+    return WORKLOAD.make_device(_row(row), data)
 
 
-def cpu_case(row, data) -> CpuCase:
-    def run():
-        grayscale_parallel(data.rgb, data.out)
-
-    def validate():
-        poison(data.out)
-        run()
-        return compare(data.out, data.ref, TOLERANCE.scale_floor)
-
-    return CpuCase(run, validate, TOLERANCE)
+def cpu_case(row, data) -> tb.CpuCase:
+    return WORKLOAD.cpu_case(_row(row), data)
 
 
-def gpu_case(row, data, dev: Buffers, gpu) -> GpuCase:
-    bx, by = parse_block(row.arg("block"))
-    check_block(bx * by, gpu.max_threads_per_block)
-    w, h = dims(row)
-    coalesced = row.peer.impl == "numba_cuda_coalesced"
-    grid = ((blocks_for(w, bx), blocks_for(h, by)) if coalesced
-            else (blocks_for(h, bx), blocks_for(w, by)))
-    if grid[1] > MAX_GRID_Y:
-        raise Skip(f"a grid of {grid[1]} blocks in y is above CUDA's limit of {MAX_GRID_Y}")
-
-    def launch(rgb, gray):
-        kernel = grayscale_coalesced_kernel if coalesced else grayscale_kernel
-        kernel[grid, (bx, by)](rgb, gray)
-
-    def pageable():
-        d_rgb = cuda.to_device(data.rgb)
-        d_gray = cuda.device_array((h, w), dtype=np.float32)
-        launch(d_rgb, d_gray)
-        return d_gray.copy_to_host()
-
-    return GpuCase(dev.poison, dev.upload, lambda: launch(dev.d["rgb"], dev.d["gray"]),
-                   dev.download,
-                   lambda: compare(dev.h["gray"], data.ref, TOLERANCE.scale_floor), TOLERANCE,
-                   pageable,
-                   kernel=grayscale_coalesced_kernel if coalesced else grayscale_kernel,
-                   block=bx * by, grid_blocks=grid[0] * grid[1],
-                   counters={"block_x": bx, "block_y": by})
+def gpu_case(row, data, dev, gpu) -> tb.GpuCase:
+    case = WORKLOAD.gpu_case(_row(row), data, dev, gpu)
+    case.occupancy = False   # the rows as the committed runs have them
+    return case

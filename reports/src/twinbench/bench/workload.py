@@ -139,6 +139,8 @@ class Workload:
     sizes       the size axis: ints (an `n:` arg) or dicts ({"w": 640, "h": 480})
     quick_sizes what --quick runs (default: the smallest size)
     blocks      the block sweep of the GPU kernels
+    outputs     the outputs' types where they differ from the reference's (a float64
+                reference of float32 outputs): one dtype, or one per output
     tolerance   relative (|got - ref| / max(|ref|, scale_floor)), or a Tolerance
     bytes       bytes(size) -> (read, written) of one call; default: the inputs' and outputs'
     flops       flops(size) -> FLOPs of one call (default 0: a memory-bound workload)
@@ -152,6 +154,7 @@ class Workload:
     sizes: Sequence = (1 << 20,)
     quick_sizes: Sequence | None = None
     blocks: Sequence = DEFAULT_BLOCKS
+    outputs: Any = None
     tolerance: float | Tolerance = 1e-6
     bytes: Callable | None = None
     flops: Callable | None = None
@@ -249,11 +252,21 @@ class Workload:
         inputs = self.inputs(row.size, self.seed)
         inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
         refs = self._refs(inputs)
+        outs = [np.empty(r.shape, dtype=d) for r, d in zip(refs, self._out_types(refs))]
         self._facts[row.args_of_size] = (
-            float(sum(np.asarray(a).nbytes for a in inputs)), float(sum(r.nbytes for r in refs)),
-            int(refs[0].size), _precision(refs))
-        return SimpleNamespace(inputs=inputs, refs=refs,
-                               outs=[np.empty_like(r) for r in refs])
+            float(sum(np.asarray(a).nbytes for a in inputs)), float(sum(o.nbytes for o in outs)),
+            int(refs[0].size), _precision(outs))
+        return SimpleNamespace(inputs=inputs, refs=refs, outs=outs)
+
+    def _out_types(self, refs) -> list:
+        if self.outputs is None:
+            return [r.dtype for r in refs]
+        types = list(self.outputs) if isinstance(self.outputs, (list, tuple)) \
+            else [self.outputs] * len(refs)
+        if len(types) != len(refs):
+            raise ValueError(f"{self.name}: {len(types)} output types for the reference's "
+                             f"{len(refs)} outputs")
+        return [np.dtype(t) for t in types]
 
     def _made(self, row) -> tuple[float, float, int, str]:
         """(input bytes, output bytes, output elements, precision) of the row's size, known once
@@ -294,7 +307,7 @@ class Workload:
     def make_device(self, row, data):
         from .buffers import Buffers
         return Buffers({f"in{i}": a for i, a in enumerate(data.inputs)},
-                       {f"out{i}": (r.shape, r.dtype) for i, r in enumerate(data.refs)})
+                       {f"out{i}": (o.shape, o.dtype) for i, o in enumerate(data.outs)})
 
     def check(self, outs, refs) -> ErrorStats:
         worst = None
@@ -353,13 +366,15 @@ class Workload:
                 raise Skip(f"grid {grid} for a 1D block {block}: give the kernel 2D blocks")
             launch_block = block
             grid_blocks = int(np.prod(grid)) if isinstance(grid, tuple) else int(grid)
+            if isinstance(block, tuple):   # a 2D or 3D block's sides, as the suite records them
+                counters.update(zip(("block_x", "block_y", "block_z"), block))
 
             def compute():
                 k.fn[grid, launch_block](*d_args)
 
             def pageable():
                 d_in = [cuda.to_device(a) for a in data.inputs]
-                d_out = [cuda.device_array(r.shape, r.dtype) for r in data.refs]
+                d_out = [cuda.device_array(o.shape, o.dtype) for o in data.outs]
                 k.fn[grid, launch_block](*d_in, *d_out)
                 return [d.copy_to_host() for d in d_out]
         else:
@@ -370,11 +385,11 @@ class Workload:
 
             def pageable():
                 d_in = [cuda.to_device(a) for a in data.inputs]
-                d_out = [cuda.device_array(r.shape, r.dtype) for r in data.refs]
+                d_out = [cuda.device_array(o.shape, o.dtype) for o in data.outs]
                 k.fn(*d_in, *d_out)
                 return [d.copy_to_host() for d in d_out]
 
-        passes = self._passes(data.refs)
+        passes = self._passes(data.outs)
         state = {"pass": 0}
 
         def poison():
