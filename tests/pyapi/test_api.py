@@ -17,7 +17,7 @@ import pytest
 from numba import cuda, njit
 
 import twinbench.bench as tb
-from conftest import command, env, run_command
+from conftest import REPO, command, env, run_command
 
 TINY = dict(sizes=[64], blocks=[32])
 
@@ -242,3 +242,17 @@ def test_importing_the_package_imports_no_numba():
             "assert 'Workload' in dir(tb)")
     r = subprocess.run([sys.executable, "-c", code], env=env(), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+BUILT = REPO / "build" / "twinbench"
+
+
+@pytest.mark.skipif(not BUILT.is_file(), reason="no twinbench binary built in build/")
+def test_the_ceilings_of_the_built_binary():
+    w = tb.Workload("vector_add", reference=lambda a, b: a + b, inputs=inputs2,
+                    cpu=[add_serial], sizes=[64])
+    result = quiet_run(w, ceilings="binary", twinbench=str(BUILT))
+    ctx = result.doc["context"]
+    assert ctx["ceilings_source"] == f"the twinbench binary ({BUILT})"
+    assert float(ctx["cpu_bw_add_one_bytes_per_s"]) > 0 and "cpu_roof_fp32_flops" in ctx
+    assert result.rows()["vector_add/serial_add_serial/n:64"]["ceiling_bytes_per_s"] > 0
