@@ -229,6 +229,28 @@ std::string row(const Run& run, std::size_t name_width) {
 
 }  // namespace console
 
+namespace {
+
+// `text` without the lines that end in `said` (the context's "gpu_status: <reason>"); all of it
+// when `said` is empty.
+std::string without_lines_ending_in(const std::string& text, const std::string& said) {
+  if (said.empty()) return text;
+  std::string kept;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string_view line(text.data() + start, end - start);
+    const std::string_view body = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
+    if (!(body.size() >= said.size() && body.substr(body.size() - said.size()) == said))
+      kept.append(line);
+    start = end;
+  }
+  return kept;
+}
+
+}  // namespace
+
 SkipAwareConsoleReporter::SkipAwareConsoleReporter(OutputOptions options, ConsoleStyle style,
                                                    std::function<bool(const std::string&)> is_skip)
     : benchmark::ConsoleReporter(options), style_(style), is_skip_(std::move(is_skip)) {
@@ -241,7 +263,7 @@ bool SkipAwareConsoleReporter::ReportContext(const Context& context) {
   const std::string text = captured(
       err, [this](std::ostream* s) { SetErrorStream(s); },
       [&] { ok = benchmark::ConsoleReporter::ReportContext(context); });
-  err << without_debug_warning(text);
+  err << without_lines_ending_in(without_debug_warning(text), said_at_start_);
   name_width_ = console::name_width_for(context.name_field_width);
   return ok;
 }
@@ -283,7 +305,7 @@ void SkipAwareConsoleReporter::ReportRuns(const std::vector<Run>& reports) {
       rest.push_back(r);
       continue;
     }
-    if (skipped_[r.error_message]++ == 0)
+    if (skipped_[r.error_message]++ == 0 && r.error_message != said_at_start_)
       GetOutputStream() << r.benchmark_name() << "  SKIPPED: " << r.error_message << "\n";
   }
   if (rest.empty()) return;
@@ -296,7 +318,9 @@ void SkipAwareConsoleReporter::ReportRuns(const std::vector<Run>& reports) {
 
 void SkipAwareConsoleReporter::Finalize() {
   for (const auto& [reason, rows] : skipped_)
-    GetOutputStream() << "SKIPPED " << rows << (rows == 1 ? " row: " : " rows: ") << reason << "\n";
+    GetOutputStream() << "SKIPPED " << rows << (rows == 1 ? " row: " : " rows: ")
+                      << (reason == said_at_start_ ? "the reason given at the start" : reason)
+                      << "\n";
   benchmark::ConsoleReporter::Finalize();
 }
 

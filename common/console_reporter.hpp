@@ -54,6 +54,10 @@ class SkipAwareConsoleReporter : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& reports) override;
   void Finalize() override;
   bool ReportContext(const Context& context) override;
+  // A skip reason the run printed once at its start (why the GPU rows skip): rows skipped for it
+  // are counted and not printed, the context's lines holding it are left out, and the count at
+  // the end points back to the start instead of saying it again.
+  void said_at_start(std::string reason) { said_at_start_ = std::move(reason); }
 
  protected:
   void PrintRunData(const Run& report) override;
@@ -66,6 +70,7 @@ class SkipAwareConsoleReporter : public benchmark::ConsoleReporter {
   std::size_t name_width_ = 0;  // the compact table's name column, set by ReportContext
   bool compact_header_printed_ = false;
   std::map<std::string, int> skipped_;  // reason -> rows
+  std::string said_at_start_;
 };
 
 // The context text without Google Benchmark's DEBUG-build warning, and with the note on why it

@@ -725,6 +725,8 @@ int run_rows(const Options& opts, const BenchmarkRun& run,
       isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
                             : benchmark::ConsoleReporter::OO_None,
       opts.console);
+  // Why the GPU rows skip was printed once at the start (common/run_context.cpp).
+  if (!tb::gpu_info().available) console.said_at_start(tb::gpu_info().status);
   const bool own_console = run.display_format.empty() || run.display_format == "console";
   const std::size_t ran = own_console ? benchmark::RunSpecifiedBenchmarks(&console)
                                       : benchmark::RunSpecifiedBenchmarks();
@@ -753,8 +755,8 @@ int run_rows(const Options& opts, const BenchmarkRun& run,
                  tb::validation_failures());
     return kExitValidationFailed;
   }
-  if (tb::gpu_info().no_code) {
-    std::fprintf(stderr, "twinbench: %s\n", tb::gpu_info().status.c_str());
+  if (tb::gpu_info().no_code) {  // its reason and the rebuild command were printed at the start
+    std::fprintf(stderr, "twinbench: this build has no code for the GPU (see the start of the run)\n");
     return kExitNoGpuCode;
   }
   return 0;

@@ -49,6 +49,11 @@ fi
 step "aarch64: cross-build and C++ tests under qemu (scripts/test-aarch64.sh)"
 bash "$root/scripts/test-aarch64.sh"
 
+# twinbench as another project uses it: installed to a prefix and found with find_package, and
+# through FetchContent (the code blocks of docs/using-twinbench.md, run as written).
+step "the example project against the installed library and with FetchContent (scripts/test-example.sh)"
+bash "$root/scripts/test-example.sh"
+
 export TWINBENCH_BIN="$root/build/twinbench" TWINBENCH_CPU_BIN="$cpu_bin"
 export TWINBENCH_TESTS_BIN="$root/build/tests/twinbench_tests"
 # deps.sh --tests installed chromium: the browser tests fail rather than skip without it.
@@ -63,4 +68,8 @@ step "Python: the Numba peers' runner (pytest tests/peers)"
 # (kernel-progress/tests/conftest.py imports the package from its src/, installed or not).
 step "Python: the Numba live-progress helper (pytest kernel-progress/tests)"
 "$root/.venv/bin/python" -m pytest -q kernel-progress/tests
+# And as a user gets it: its wheel and sdist built, checked by twine, the wheel installed by its
+# plain command into a fresh venv outside the checkout, its tests run against it (needs PyPI).
+step "Python: kernel-progress as a user installs it (scripts/test-kernel-progress.sh)"
+bash "$root/scripts/test-kernel-progress.sh"
 step "all tests passed"

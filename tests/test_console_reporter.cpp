@@ -54,7 +54,7 @@ struct Printed {
 
 // What the reporter prints for `runs` (one ReportRuns call each), from context to end.
 Printed report(ConsoleStyle style, const std::vector<BRun>& runs,
-               const std::set<std::string>& skipped = {}) {
+               const std::set<std::string>& skipped = {}, const std::string& said_at_start = "") {
   std::ostringstream out, err;
   SkipAwareConsoleReporter reporter(benchmark::ConsoleReporter::OO_None, style,
                                     [skipped](const std::string& name) {
@@ -62,6 +62,7 @@ Printed report(ConsoleStyle style, const std::vector<BRun>& runs,
                                     });
   reporter.SetOutputStream(&out);
   reporter.SetErrorStream(&err);
+  reporter.said_at_start(said_at_start);
   benchmark::BenchmarkReporter::Context context;
   for (const BRun& r : runs)
     context.name_field_width = std::max(context.name_field_width, r.benchmark_name().size());
@@ -211,6 +212,22 @@ TEST(ConsoleReporter, SkipsPrintOncePerReasonInBothStyles) {
     EXPECT_NE(p.out.find("SKIPPED 2 rows: no CUDA device: none found\n"), std::string::npos);
     EXPECT_EQ(p.out.find("ERROR OCCURRED"), std::string::npos);
   }
+}
+
+// The run-wide reason (why the GPU rows skip) is printed once, at the start of the run: its
+// rows are only counted, and the count points back to it.
+TEST(ConsoleReporter, AReasonSaidAtTheStartIsNotRepeated) {
+  BRun a = sampled_run("vector_add/cuda/n:8/block:256", 0);
+  BRun b = sampled_run("vector_add/cuda/n:8/block:512", 0);
+  a.error_occurred = b.error_occurred = true;
+  const std::string why = "no CUDA device: none found";
+  a.error_message = b.error_message = why;
+  const Printed p = report(ConsoleStyle::compact, {cpu_row("vector_add/serial/n:8"), a, b},
+                           {a.run_name.function_name, b.run_name.function_name}, why);
+  EXPECT_EQ(p.out.find(why), std::string::npos) << p.out;
+  EXPECT_EQ(p.err.find(why), std::string::npos) << p.err;
+  EXPECT_NE(p.out.find("SKIPPED 2 rows: the reason given at the start\n"), std::string::npos)
+      << p.out;
 }
 
 TEST(ConsoleReporter, FullStyleIsGoogleBenchmarksLineWithEveryCounter) {
