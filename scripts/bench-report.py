@@ -17,6 +17,7 @@ import functools
 import io
 import os
 import pstats
+import subprocess
 import sys
 import tempfile
 import time
@@ -119,6 +120,7 @@ def module_changes(run_path: Path) -> None:
     prefix = "twinbench.report"
     changes = calls = data_calls = 0
     entered: dict[str, int] = {}
+    sequence: list[str] = []
 
     def module(frame) -> str:
         return frame.f_globals.get("__name__", "") if frame is not None else ""
@@ -133,10 +135,15 @@ def module_changes(run_path: Path) -> None:
         changes += 1
         if event == "call":
             calls += 1
-            values = frame.f_locals.values()
-            if any(id(v) in data_ids or type(v).__name__ == "Analysis" for v in values):
+            values = list(frame.f_locals.values())
+            for v in values:
+                if type(v).__name__ == "Analysis":  # what it holds is the run's data too
+                    data_ids.update(id(getattr(v, k)) for k in ("run", "rows", "lines", "pairs"))
+                    data_ids.add(id(v))
+            if any(id(v) in data_ids for v in values):
                 data_calls += 1
                 entered[here] = entered.get(here, 0) + 1
+                sequence.append(here)
 
     saved = (Figure.savefig, FigureCanvasAgg.print_png, ConstrainedLayoutEngine.execute)
     Figure.savefig = lambda self, target, *a, **k: None
@@ -155,8 +162,12 @@ def module_changes(run_path: Path) -> None:
         os.environ.pop("TWINBENCH_REPORT_WORKERS", None)
     print(f"module changes within {prefix} during one render: {changes} "
           f"({calls} calls into another module and their returns)")
-    print(f"  calls into another module carrying the run's data (the Run, its rows or the "
-          f"analysis): {data_calls}, in {len(entered)} modules:")
+    print(f"  calls into another module carrying the run's data (the Run or its rows; the "
+          f"analysis, its rows, summary lines or pairs): {data_calls}, in {len(entered)} "
+          f"modules:")
+    moves = sum(1 for a, b in zip(sequence, sequence[1:]) if a != b)
+    print(f"  followed as the run's data, call after call: the module changes {moves} times "
+          f"over those {len(sequence)} calls")
     for name, count in sorted(entered.items(), key=lambda kv: -kv[1]):
         print(f"    {name.removeprefix(prefix + '.')}: {count}")
 
@@ -217,6 +228,19 @@ def main() -> int:
         wall, cpu = user["total"]
         print(f"  {f'total as run (charts drawn {png.workers()} at once beside it)':<66} "
               f"{wall:6.2f}s {cpu:6.2f}s")
+    # The command as a user runs it: a fresh interpreter, its imports included.
+    command = [sys.executable, "-m", "twinbench.report", "render", str(args.run)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(args.src), os.environ.get("PYTHONPATH")])))
+    walls = []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as out:
+            clock = _Clock()
+            subprocess.run([*command, "--out", out], env=env, check=True, capture_output=True)
+            walls.append(clock.lap())
+    wall, cpu = min(walls)
+    print(f"  {'the command (python -m twinbench.report render), imports included':<66} "
+          f"{wall:6.2f}s {cpu:6.2f}s")
     if args.profile:
         profiler = cProfile.Profile()
         with tempfile.TemporaryDirectory() as out:

@@ -28,7 +28,11 @@ from .pairing import CpuGpuPair, cpu_gpu_pairs
 @dataclass
 class Analysis:
     run: Run
+    context: dict
     rows: list[Row]
+    # Rows with a time (the source line's count; `rows` also drops times of zero) and skipped.
+    measured: list[Row]
+    skipped: list[Row]
     table: pd.DataFrame
     lines: list[su.SummaryLine]
     pairs: list[CpuGpuPair]
@@ -37,10 +41,6 @@ class Analysis:
     headline: str | None
     throttled: list[Row] = field(default_factory=list)
     busy: list[Row] = field(default_factory=list)
-
-    @property
-    def context(self) -> dict:
-        return self.run.context
 
     @property
     def peers(self) -> int:
@@ -66,7 +66,8 @@ def analyze(run: Run) -> Analysis:
     lines = su.summary_lines(run.rows, run.context, precisions=True)
     gpu = su.has_gpu_rows(run.rows)
     return Analysis(
-        run=run, rows=rows, table=rows_table(rows), lines=lines, pairs=cpu_gpu_pairs(run.rows),
+        run=run, context=run.context, rows=rows, measured=run.ok_rows, skipped=run.skipped_rows,
+        table=rows_table(rows), lines=lines, pairs=cpu_gpu_pairs(run.rows),
         gpu=gpu, numba=gpu and su.has_numba_rows(run.rows),
         headline=gpu_headline(lines, run.context) if gpu and lines else None,
         throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows))

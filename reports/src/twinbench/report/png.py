@@ -6,11 +6,12 @@ the drawing, which runs the layout again. Here the layout runs once at the PNG's
 then fixed, and the figure is drawn once; the pixels are the same (checked on every chart of
 results/nvidia-h200/2026-12-04).
 
-Drawing is most of a render (results/nvidia-h200/2026-12-04: the charts 26 s of 30 s, on the
-2-core development machine while it was busy), and a drawn figure changes nothing the report
-reads: so each figure is drawn in a forked child, as many at once as the machine has cores,
-while the parent goes on building the next figure and the documents. TWINBENCH_REPORT_WORKERS=0
-draws in the process itself (where there is no fork, too).
+Drawing is most of a render (results/nvidia-h200/2026-12-04: 13 of 18 CPU seconds, on the
+2-core development machine; building the figures 2.3), and a drawn figure changes nothing the
+report reads: so each figure is drawn in a forked child, as many at once as the machine has
+cores, while the parent goes on building the next figure and the documents without waiting (a
+figure waits for a free core, not the parent). TWINBENCH_REPORT_WORKERS=0 draws in the process
+itself (where there is no fork, too).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def workers() -> int:
     return cores if cores and cores > 1 else 0
 
 
-_drawing: list[PNG] = []
+_running: list[PNG] = []  # drawn by a child now
+_pending: list[PNG] = []  # waiting for a core: this process goes on meanwhile
 
 
 class PNG:
@@ -65,48 +67,76 @@ class PNG:
         self._figure: Figure | None = figure
         self._pid: int | None = None
         self._data: bytes | None = None
-        limit = workers()
-        if self.path is None or limit < 1:
+        self._done = False
+        if self.path is None or workers() < 1:
             self._finish_here()
             return
-        while len(_drawing) >= limit:
-            _drawing[0].wait()
+        _pending.append(self)
+        _pump(block=False)
+
+    def _start(self) -> None:
+        assert self._figure is not None and self.path is not None
         pid = os.fork()
         if pid == 0:  # the child: draw, write, leave without running the parent's cleanup
             status = 1
             try:
-                self.path.write_bytes(png_bytes(figure))
+                self.path.write_bytes(png_bytes(self._figure))
                 status = 0
             finally:
                 os._exit(status)
         self._pid = pid
-        _drawing.append(self)
+        _running.append(self)
+
+    def _reap(self, block: bool) -> None:
+        assert self._pid is not None and self.path is not None
+        pid, status = os.waitpid(self._pid, 0 if block else os.WNOHANG)
+        if pid == 0:
+            return
+        _running.remove(self)
+        self._pid = None
+        if status != 0 or not self.path.is_file():
+            self._finish_here()
+        self._figure, self._done = None, True
 
     def _finish_here(self) -> None:
         assert self._figure is not None
         self._data = png_bytes(self._figure)
         if self.path is not None:
             self.path.write_bytes(self._data)
-        self._figure = None
+        self._figure, self._done = None, True
 
     def wait(self) -> None:
-        if self._pid is None:
-            return
-        _, status = os.waitpid(self._pid, 0)
-        _drawing.remove(self)
-        self._pid = None
-        if status != 0 or not self.path.is_file():
-            self._finish_here()
-        self._figure = None
+        while not self._done:
+            if self._pid is not None:
+                self._reap(block=True)
+            else:
+                _pump(block=True)
 
     def __bytes__(self) -> bytes:
         self.wait()
         if self._data is None:
+            assert self.path is not None
             self._data = self.path.read_bytes()
         return self._data
 
 
+def _pump(block: bool) -> None:
+    """Reaps the children that are done and starts the figures waiting, as many at once as
+    workers(); block: waits for a core until none is waiting."""
+    for png in list(_running):
+        png._reap(block=False)
+    while _pending:
+        if len(_running) < max(1, workers()):
+            _pending.pop(0)._start()
+        elif block:
+            _running[0]._reap(block=True)
+        else:
+            return
+
+
 def wait_all() -> None:
     """Every PNG started is on disk."""
-    while _drawing:
-        _drawing[0].wait()
+    while _pending or _running:
+        _pump(block=True)
+        for png in list(_running):
+            png._reap(block=True)

@@ -85,8 +85,9 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
     return blocks
 
 
-def status_blocks(run: Run) -> list[Block]:
+def status_blocks(a: Analysis) -> list[Block]:
     """Everything that makes the numbers below incomplete, said up front."""
+    run = a.run
     blocks: list[Block] = []
     if not run.rows:
         blocks.append(Paragraph("This run holds no benchmarks: nothing was measured "
@@ -94,15 +95,15 @@ def status_blocks(run: Run) -> list[Block]:
                                 note=True))
     gpu_note = an.gpu_status_note(run.context)
     # A run without GPU rows opened with that and why (summary_blocks): said once.
-    if gpu_note and (not run.rows or any(r.is_gpu for r in run.ok_rows)):
+    if gpu_note and (not run.rows or any(r.is_gpu for r in a.measured)):
         blocks.append(Paragraph(gpu_note, note=True))
     numba_note = numba_status_note(run.context)
     if numba_note:
         blocks.append(Paragraph(numba_note, note=True))
-    timing = an.timing_note(run.ok_rows)
+    timing = an.timing_note(a.measured)
     if timing:
         blocks.append(Paragraph(timing))
-    skipped = len(run.skipped_rows)
+    skipped = len(a.skipped)
     if skipped:
         blocks.append(Paragraph(f"{skipped} benchmark(s) were skipped or failed; "
                                 "see the last section for reasons.", note=True))
@@ -148,7 +149,7 @@ def machine_state_blocks(a: Analysis) -> list[Block]:
     notes = [machine.cpu_isa_note(run.context, run.rows), machine.gpu_telemetry_note(run.context),
              machine.cpu_energy_note(run.context)]
     blocks += [Paragraph(n) for n in notes if n]
-    rows = run.ok_rows
+    rows = a.measured
     throttled, busy = a.throttled, a.busy
     line = _state_line(rows, "gpu_throttled", "GPU rows measured while throttled", throttled)
     if line:
@@ -209,11 +210,11 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     if progress:
         blocks.append(Paragraph("Progress: " + progress))
     blocks += progress_table.progress_blocks(a.rows)
-    blocks.append(Paragraph(source_line(run)))
+    blocks.append(Paragraph(source_line(a)))
     cache = machine.cache_mode_note(run.context, run.rows)
     if cache:
         blocks.append(Paragraph(cache))
-    blocks += status_blocks(run)
+    blocks += status_blocks(a)
     numba, chart = numba_blocks(run, out_dir)
     if chart is not None:
         result.charts.append(chart)
@@ -251,14 +252,14 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     return blocks
 
 
-def source_line(run: Run) -> str:
+def source_line(a: Analysis) -> str:
     """"Source: run.json. 848 measured benchmark(s) (673 C++, 175 Numba peers), 0 skipped, in
     8 min 19 s (...)": the time covers every row counted."""
-    peers = sum(1 for r in run.ok_rows if r.is_peer)
-    split = f" ({len(run.ok_rows) - peers} C++, {peers} Numba peers)" if peers else ""
-    return (f"Source: {run.path}. {len(run.ok_rows)} measured benchmark(s){split}, "
-            f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context, bool(peers))}. "
-            f"{an.stopping_note(run.context)}")
+    peers = sum(1 for r in a.measured if r.is_peer)
+    split = f" ({len(a.measured) - peers} C++, {peers} Numba peers)" if peers else ""
+    return (f"Source: {a.run.path}. {len(a.measured)} measured benchmark(s){split}, "
+            f"{len(a.skipped)} skipped{an.wall_time_note(a.context, bool(peers))}. "
+            f"{an.stopping_note(a.context)}")
 
 
 def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
@@ -270,10 +271,13 @@ def render_analysis(a: Analysis, out_dir: str | Path, embed_images: bool = True)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = RenderResult(out_dir)
-    blocks = build_document(a, out_dir, result)
-    result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
-    result.html.write_text(to_html(blocks, "twinbench report", embed_images), encoding="utf-8")
-    wait_all()
+    try:
+        blocks = build_document(a, out_dir, result)
+        result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
+        result.html.write_text(to_html(blocks, "twinbench report", embed_images),
+                               encoding="utf-8")
+    finally:
+        wait_all()  # every chart on disk, and none left drawing for the next render
     return result
 
 
