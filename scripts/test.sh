@@ -72,4 +72,8 @@ step "Python: the Numba live-progress helper (pytest kernel-progress/tests)"
 # plain command into a fresh venv outside the checkout, its tests run against it (needs PyPI).
 step "Python: kernel-progress as a user installs it (scripts/test-kernel-progress.sh)"
 bash "$root/scripts/test-kernel-progress.sh"
+# The Python API for a user's own Numba pairs, from its wheel in a fresh venv: the docs' example
+# under the CUDA simulator, its report, a planted bug refused, tests/pyapi against the package.
+step "Python: twinbench.bench as a user installs it (scripts/test-pyapi.sh)"
+bash "$root/scripts/test-pyapi.sh"
 step "all tests passed"
