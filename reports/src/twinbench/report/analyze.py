@@ -14,8 +14,8 @@ charts, the first screen) reads this object and computes none of them again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import pandas as pd
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from . import analysis as an
 from . import machine
@@ -23,6 +23,9 @@ from . import summary as su
 from .headline import gpu_headline
 from .loader import Row, Run
 from .pairing import CpuGpuPair, cpu_gpu_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -33,7 +36,6 @@ class Analysis:
     # Rows with a time (the source line's count; `rows` also drops times of zero) and skipped.
     measured: list[Row]
     skipped: list[Row]
-    table: pd.DataFrame
     lines: list[su.SummaryLine]
     pairs: list[CpuGpuPair]
     gpu: bool
@@ -42,10 +44,11 @@ class Analysis:
     throttled: list[Row] = field(default_factory=list)
     busy: list[Row] = field(default_factory=list)
 
-    @property
-    def peers(self) -> int:
-        """Numba peer rows among the usable ones."""
-        return int(self.table["peer"].sum()) if len(self.table) else 0
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """The usable rows as a DataFrame, built on first use: pandas' import alone is 0.3 s of
+        a render on the 2-core development machine, where no section reads it."""
+        return rows_table(self.rows)
 
 
 COLUMNS = ["name", "workload", "impl", "side", "mode", "algorithm", "precision", "size",
@@ -54,6 +57,8 @@ COLUMNS = ["name", "workload", "impl", "side", "mode", "algorithm", "precision",
 
 def rows_table(rows: list[Row]) -> pd.DataFrame:
     """One row per benchmark, from the fields the run wrote for it."""
+    import pandas as pd
+
     return pd.DataFrame(
         [(r.name, r.workload, r.impl, r.fields.get("side", ""), r.mode or "",
           r.fields.get("algorithm", ""), r.precision or "", r.size_label, r.time_s,
@@ -67,7 +72,7 @@ def analyze(run: Run) -> Analysis:
     gpu = su.has_gpu_rows(run.rows)
     return Analysis(
         run=run, context=run.context, rows=rows, measured=run.ok_rows, skipped=run.skipped_rows,
-        table=rows_table(rows), lines=lines, pairs=cpu_gpu_pairs(run.rows),
+ lines=lines, pairs=cpu_gpu_pairs(run.rows),
         gpu=gpu, numba=gpu and su.has_numba_rows(run.rows),
         headline=gpu_headline(lines, run.context) if gpu and lines else None,
         throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows))

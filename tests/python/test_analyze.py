@@ -1,0 +1,41 @@
+"""analyze(run) computes the report's facts once; a render reads them and computes none again."""
+
+from __future__ import annotations
+
+from twinbench.report import pairing, render
+from twinbench.report import summary as su
+from twinbench.report.analyze import COLUMNS, analyze
+from twinbench.report.loader import load_run
+
+from conftest import REPO_ROOT
+
+
+def test_the_rows_as_a_table_of_their_fields():
+    a = analyze(load_run(REPO_ROOT / "results" / "nvidia-h200" / "2026-12-04" / "run.json.gz"))
+    assert list(a.table.columns) == COLUMNS and len(a.table) == len(a.rows)
+    described = [r for r in a.rows if r.described]
+    assert described, "the run's rows carry their description"
+    by_name = a.table.set_index("name")
+    for row in described:
+        assert by_name.loc[row.name, "side"] == row.fields["side"]
+    assert a.lines and a.pairs and a.headline and a.gpu
+
+
+def test_a_render_analyses_once(gpu_run, tmp_path, monkeypatch):
+    calls = {"summary_lines": 0, "cpu_gpu_pairs": 0}
+
+    def counted(module, name):
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return original(*args, **kwargs)
+        monkeypatch.setattr(module, name, wrapper)
+
+    counted(su, "summary_lines")
+    counted(pairing, "cpu_gpu_pairs")
+    # analyze.py imported cpu_gpu_pairs by name: count it there too.
+    from twinbench.report import analyze as analyze_module
+    monkeypatch.setattr(analyze_module, "cpu_gpu_pairs", pairing.cpu_gpu_pairs)
+    render.render_run(gpu_run, tmp_path)
+    assert calls == {"summary_lines": 1, "cpu_gpu_pairs": 1}
