@@ -252,14 +252,18 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     return blocks
 
 
-def source_line(a: Analysis) -> str:
+def source_line(run: Run | Analysis) -> str:
     """"Source: run.json. 848 measured benchmark(s) (673 C++, 175 Numba peers), 0 skipped, in
-    8 min 19 s (...)": the time covers every row counted."""
-    peers = sum(1 for r in a.measured if r.is_peer)
-    split = f" ({len(a.measured) - peers} C++, {peers} Numba peers)" if peers else ""
-    return (f"Source: {a.run.path}. {len(a.measured)} measured benchmark(s){split}, "
-            f"{len(a.skipped)} skipped{an.wall_time_note(a.context, bool(peers))}. "
-            f"{an.stopping_note(a.context)}")
+    8 min 19 s (...)": the time covers every row counted. From the analysis, or a run alone."""
+    a = run if isinstance(run, Analysis) else None
+    measured = a.measured if a else run.ok_rows
+    skipped = a.skipped if a else run.skipped_rows
+    path, context = (a.run.path, a.context) if a else (run.path, run.context)
+    peers = sum(1 for r in measured if r.is_peer)
+    split = f" ({len(measured) - peers} C++, {peers} Numba peers)" if peers else ""
+    return (f"Source: {path}. {len(measured)} measured benchmark(s){split}, "
+            f"{len(skipped)} skipped{an.wall_time_note(context, bool(peers))}. "
+            f"{an.stopping_note(context)}")
 
 
 def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
