@@ -22,8 +22,11 @@ step "build and twine in $work/tools"
 "$python" -m venv "$work/tools"
 "$work/tools/bin/python" -m pip install "${pip_quiet[@]}" build twine
 
-step "wheel and sdist from reports/"
-"$work/tools/bin/python" -m build --outdir "$work/dist" "$root/reports" >"$work/build.log" 2>&1 || {
+step "wheel and sdist from a copy of reports/ (the build writes nothing into the checkout)"
+mkdir -p "$work/reports"
+tar -C "$root/reports" --exclude=build --exclude=dist --exclude='*.egg-info' --exclude=__pycache__ \
+  -cf - . | tar -C "$work/reports" -xf -
+"$work/tools/bin/python" -m build --outdir "$work/dist" "$work/reports" >"$work/build.log" 2>&1 || {
   cat "$work/build.log" >&2; exit 1; }
 wheel=$(ls "$work"/dist/twinbench-*.whl)
 sdist=$(ls "$work"/dist/twinbench-*.tar.gz)
