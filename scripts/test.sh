@@ -64,16 +64,17 @@ step "Python: reports, the twinbench CLI and report.html in Chromium (pytest tes
 # A process of its own: tests/peers and tests/python each have a conftest.py.
 step "Python: the Numba peers' runner (pytest tests/peers)"
 "$root/.venv/bin/python" -m pytest -q tests/peers
-# Another process: the helper's tests choose Numba's CUDA simulator before numba is imported
-# (kernel-progress/tests/conftest.py imports the package from its src/, installed or not).
-step "Python: the Numba live-progress helper (pytest kernel-progress/tests)"
-"$root/.venv/bin/python" -m pytest -q kernel-progress/tests
-# And as a user gets it: its wheel and sdist built, checked by twine, the wheel installed by its
-# plain command into a fresh venv outside the checkout, its tests run against it (needs PyPI).
+# The Numba live-progress helper as a user gets it: its wheel and sdist built, checked by twine,
+# the wheel installed by its plain command into a fresh venv outside the checkout, and its tests
+# (which choose Numba's CUDA simulator before numba is imported) run against it (needs PyPI).
 step "Python: kernel-progress as a user installs it (scripts/test-kernel-progress.sh)"
 bash "$root/scripts/test-kernel-progress.sh"
 # The Python API for a user's own Numba pairs, from its wheel in a fresh venv: the docs' example
 # under the CUDA simulator, its report, a planted bug refused, tests/pyapi against the package.
 step "Python: twinbench.bench as a user installs it (scripts/test-pyapi.sh)"
 bash "$root/scripts/test-pyapi.sh"
+# The reports as a user installs them: wheel and sdist (twine check --strict), installed into a
+# fresh venv outside the checkout, a committed run rendered by its own twinbench-report.
+step "Python: the reports as a user installs them (scripts/test-reports-package.sh)"
+bash "$root/scripts/test-reports-package.sh"
 step "all tests passed"
