@@ -270,11 +270,14 @@ def test_gpu_variants_skip_with_reason_without_device(tmp_path):
         assert b.get("error_occurred")
         assert b["error_message"].startswith("no CUDA device: ")
     assert "GPU benchmarks skipped" in proc.stderr
-    # A skip is shown as a skip, once per reason with a count, not as an error per row.
+    # A skip is shown as a skip, with a count, not as an error per row; the reason the GPU rows
+    # skip is said once in the run, at its start.
     console = run("--quick", "--workload=vector_add")
     assert "ERROR OCCURRED" not in console.stdout
-    assert console.stdout.count("SKIPPED: no CUDA device") == 1
-    assert f"SKIPPED {len(gpu)} rows: no CUDA device" in console.stdout
+    reason = data["context"]["gpu_status"]
+    assert (console.stdout + console.stderr).count(reason) == 1
+    assert f"twinbench: GPU benchmarks skipped: {reason}" in console.stderr
+    assert f"SKIPPED {len(gpu)} rows: the reason given at the start" in console.stdout
 
 
 def test_an_unwritable_results_file_exits_3_before_running(tmp_path):

@@ -127,7 +127,8 @@ def render_answer(run: str | Path) -> dict:
     with tempfile.TemporaryDirectory() as out, recording_charts() as charts:
         result = render([REPO_ROOT / run], out)
         markdown = result.markdown.read_text(encoding="utf-8")
-    return answer_of(markdown, charts)
+    # A report names a run it reads beside this one by its path: the same answer from any clone.
+    return answer_of(markdown.replace(str(REPO_ROOT), "<repo>"), charts)
 
 
 def answer_path(run: str) -> Path:
