@@ -256,7 +256,7 @@ def test_each_chart_caption_appears_once_in_html(gpu_report):
 
 def test_left_out_charts_are_listed_once(cpu_only_report):
     markdown = cpu_only_report.markdown.read_text()
-    reason = "no data in this run (gpu_status: not built: TWINBENCH_WITH_CUDA=OFF)"
+    reason = "no data in this run (no GPU in this run: the note at the top says why)"
     assert markdown.count(reason) == 1
     section = markdown[markdown.index("### Charts left out"):]
     assert section.splitlines()[2] == f"- occupancy, transfers, streams, progress, crossover: {reason}"

@@ -233,6 +233,11 @@ def crossover_size(points: dict[str, list[tuple[float, float]]],
     return answer
 
 
+# What a table or a list says where a run has no GPU: why is said once, in the report's opening
+# note (reference.no_gpu_blocks), not again wherever gpu_status would appear.
+NO_GPU_SAID_ABOVE = "no GPU in this run: the note at the top says why"
+
+
 def gpu_status_note(context: dict) -> str | None:
     """A sentence for the report when GPU variants did not run, else None."""
     status = (context or {}).get("gpu_status")

@@ -223,11 +223,18 @@ def setting_value(context: dict, setting: Setting) -> str | None:
     return raw
 
 
+def _environment_value(context: dict, setting: Setting) -> str:
+    value = setting_value(context, setting) or NOT_RECORDED
+    if setting.key == "gpu_status" and value not in ("available", NOT_RECORDED):
+        return an.NO_GPU_SAID_ABOVE
+    return value
+
+
 def environment_rows(context: dict) -> list[list[str]]:
     """[setting, value, context key] for the report's environment table; env_* keys this
     list does not know yet are appended under their own name."""
     known = SETTINGS + _INFO_ONLY
-    rows = [[s.label, setting_value(context, s) or NOT_RECORDED, s.key] for s in known
+    rows = [[s.label, _environment_value(context, s), s.key] for s in known
             if _applies(context, s)]
     named = {s.key for s in known}
     rows += [[key, str(value), key] for key, value in sorted(context.items())

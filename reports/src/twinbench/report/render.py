@@ -39,7 +39,7 @@ def _left_out_reason(spec: ChartSpec, context: dict) -> str:
     reason = "no data in this run"
     status = context.get("gpu_status")
     if spec.needs_gpu and status != "available":
-        reason += f" (gpu_status: {status or 'not recorded'})"
+        reason += f" ({an.NO_GPU_SAID_ABOVE})" if status else " (gpu_status not recorded)"
     return reason
 
 

@@ -29,7 +29,7 @@ def context_table(context: dict) -> Table:
     memory = _ctx(context, "gpu_memory_bytes")
     items = [
         ("sample", _ctx(context, "sample")),
-        ("gpu_status", _ctx(context, "gpu_status") or "not recorded"),
+        ("gpu_status", gpu_status_text(context)),
         ("GPU", gpu),
         ("GPU memory", fmt_bytes(float(memory)) if memory and memory.isdigit() else memory),
         ("GPU clocks (SM / memory)", " / ".join(
@@ -115,12 +115,25 @@ def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
     return out
 
 
+def gpu_status_text(context: dict) -> str:
+    """gpu_status as a table shows it: the report's opening note already says why a run has no
+    GPU, so a table points there rather than saying it again."""
+    status = _ctx(context, "gpu_status")
+    if not status:
+        return "not recorded"
+    return status if status == "available" else an.NO_GPU_SAID_ABOVE
+
+
 def skipped_table(run: Run) -> Table | None:
     """One line per reason, with how many benchmarks it stopped and an example: a CPU-only
     run skips hundreds of GPU rows for the same reason, which a row each would bury."""
     by_reason: dict[str, list[str]] = {}
+    no_gpu = run.context.get("gpu_status")
     for r in run.skipped_rows:
-        by_reason.setdefault(r.error_message or "skipped", []).append(r.name)
+        reason = r.error_message or "skipped"
+        if no_gpu and no_gpu != "available" and reason == no_gpu:
+            reason = an.NO_GPU_SAID_ABOVE
+        by_reason.setdefault(reason, []).append(r.name)
     if not by_reason:
         return None
     lines = [[reason, str(len(names)), names[0] if len(names) == 1
