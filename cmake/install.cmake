@@ -30,5 +30,5 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/twinbenchConfigVersion.c
   VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMinorVersion)
 install(FILES "${PROJECT_BINARY_DIR}/twinbenchConfig.cmake"
               "${PROJECT_BINARY_DIR}/twinbenchConfigVersion.cmake"
-              cmake/twinbench_add_benchmark.cmake cmake/project_info.cmake
+              cmake/twinbench_add_benchmark.cmake cmake/project_info.cmake cmake/git_revision.cmake
         DESTINATION "${TWINBENCH_INSTALL_CMAKEDIR}")
