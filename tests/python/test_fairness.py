@@ -55,7 +55,7 @@ def test_rows_carry_their_text_fields(side_run):
     openblas = _row(side_run, "sgemm/openblas/n:4096/threads:16")
     assert openblas.cpu_isa == "openblas SkylakeX" and openblas.precision == "fp32"
     assert openblas.is_cpu_library and not openblas.is_gpu
-    assert ce.side_of(openblas) == "cpu_all" and su.side_of(openblas) == "omp"
+    assert openblas.limit_side == "cpu_all" and openblas.pair_side == "omp"
     bf16 = _row(side_run, "sgemm/onednn_bf16/n:4096/threads:16")
     assert (bf16.cpu_isa, bf16.precision) == ("brg:avx512_core_amx_bf16", "bf16")
     assert _row(side_run, "sgemm/cublas/n:4096/mode:kernel").cpu_isa == ""
@@ -117,7 +117,7 @@ def test_a_tf32_row_is_held_to_the_tf32_roof_when_measured(side_run):
 
 def test_no_row_reads_above_its_own_roof(side_run):
     for row in side_run.ok_rows:
-        side = ce.side_of(row)
+        side = row.limit_side
         pct = ce.pct_of_roof(row, side_run.context, side) if side else None
         assert pct is None or pct <= 102, row.name
 

@@ -181,7 +181,7 @@ def test_numba_families(impl, family, gpu):
     assert row.is_gpu is gpu
     assert row.is_peer is (family != "other")
     # Not C++: no category, no side of any C++ pairing.
-    assert an.category_of(row) is None and sm.side_of(row) is None
+    assert row.kind is None and row.pair_side is None
 
 
 def test_numba_cpu_in_a_gpu_only_workload_is_not_gpu(numba_run):

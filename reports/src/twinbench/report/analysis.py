@@ -6,7 +6,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .loader import Row, Run
+from .loader import Row, Run, usable  # noqa: F401  (usable: one definition, the loader's)
 
 # Bars of the speedup chart, in order. Kernel-only and end-to-end CUDA are
 # separate because they answer different questions (is the kernel fast / is
@@ -15,22 +15,6 @@ CATEGORIES = ("serial", "omp", "cuda kernel", "cuda e2e", "thrust", "cublas")
 # The CPU libraries' rows (openblas, onednn): every thread, like omp, but not the OpenMP
 # teaching kernel, so not the "× omp" baseline.
 CPU_LIBRARY = "cpu library"
-
-
-def category_of(row: Row) -> str | None:
-    if row.family in ("serial", "omp"):
-        return row.family
-    if row.is_cpu_library:
-        return CPU_LIBRARY
-    if row.family == "cuda":
-        return "cuda e2e" if row.mode == "e2e" else "cuda kernel"
-    if row.family in ("thrust", "cublas"):
-        return row.family
-    return None
-
-
-def usable(rows: list[Row]) -> list[Row]:
-    return [r for r in rows if not r.skipped and r.time_s is not None and r.time_s > 0]
 
 
 def fastest(rows: list[Row]) -> Row | None:
@@ -50,7 +34,7 @@ def best_by_category(rows: list[Row]) -> dict[str, Row]:
     """Fastest row per category among rows of one problem."""
     buckets: dict[str, list[Row]] = defaultdict(list)
     for row in usable(rows):
-        cat = category_of(row)
+        cat = row.kind
         if cat is None:
             continue
         # thrust/cublas: compare kernel-only numbers when there are any, so the

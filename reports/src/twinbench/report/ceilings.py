@@ -274,17 +274,6 @@ def suspect_cpu_ceilings(context: dict) -> dict[str, str]:
 
 # ----------------------------------------------------------------- rows
 
-def side_of(row: Row) -> str | None:
-    """Which measured set a row is held to (as the suite chooses it in common/harness.cpp)."""
-    if row.is_gpu:
-        return "gpu"
-    if row.family == "omp" or row.is_cpu_library:
-        return "cpu_all"
-    if row.family == "serial":
-        return "cpu_one"
-    return None
-
-
 @dataclass(frozen=True)
 class RowCeiling:
     pct: float
@@ -328,7 +317,7 @@ def is_memory_bound(row: Row, context: dict) -> bool:
     if intensity is None:
         # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
         return True
-    return intensity < ridge_intensity(context, side_of(row) or "gpu")
+    return intensity < ridge_intensity(context, row.limit_side or "gpu")
 
 
 def above_roof(row: Row, context: dict, side: str) -> str | None:

@@ -144,7 +144,7 @@ def roofline_panel(row: Row) -> str | None:
     the ceiling chart show the C++ (the Numba rows have their own section)."""
     if row.is_peer:
         return None
-    side = ce.side_of(row)
+    side = row.limit_side
     return None if side is None else ("gpu" if side == "gpu" else "cpu")
 
 

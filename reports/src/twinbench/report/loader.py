@@ -34,7 +34,7 @@ PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "int8")
 # Peers: the articles' Python code (peers/numba/) run beside the C++ with the same names and
 # args. Their impl's first two words name the family (numba_cuda_shared -> numba_cuda,
 # numba_cpu_serial -> numba_cpu). They are not C++, so no C++ pairing, best-of choice or
-# crossover counts them (summary.side_of, analysis.category_of); the report puts them beside
+# crossover counts them (Row.pair_side, Row.kind); the report puts them beside
 # the C++ in their own column, section and chart.
 PEER_FAMILIES = ("numba_cuda", "numba_cpu")
 PEER_GPU_FAMILIES = frozenset({"numba_cuda"})
@@ -105,6 +105,31 @@ class Row:
     # `cpu_isa` (the ISA level or the library kernel that ran a CPU row), `device`, ...
     fields: dict[str, str] = field(default_factory=dict)
 
+    # The row's classification, decided once here (classify) and only read elsewhere:
+    is_gpu: bool = field(init=False, default=False)
+    # The speedup chart's bar: serial, omp, "cpu library", "cuda kernel", "cuda e2e", thrust,
+    # cublas; None for rows of none (transfers, peers, host API costs).
+    kind: str | None = field(init=False, default=None)
+    # The side a row is paired on: serial, omp (the CPU libraries too), gpu (kernel alone) or
+    # e2e; None for a Numba peer (not C++) and rows of no side.
+    pair_side: str | None = field(init=False, default=None)
+    # The measured set of limits the row is held to: gpu, cpu_all (OpenMP's threads and the
+    # CPU libraries) or cpu_one (one thread).
+    limit_side: str | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        classify(self)
+
+    @property
+    def measured(self) -> bool:
+        """The row has a time (the source line's count of measured rows)."""
+        return not self.skipped and self.time_s is not None
+
+    @property
+    def usable(self) -> bool:
+        """A row every figure may use: measured, with a time above zero."""
+        return self.measured and self.time_s > 0
+
     @property
     def described(self) -> bool:
         """The row carries its description's fields (files that have them): pairing reads
@@ -116,15 +141,6 @@ class Row:
         """The algorithm the benchmark declared ("" the workload's plain one); None for a row
         of an older file (summary.algorithms infers it from the impl names)."""
         return self.fields.get("algorithm", "") if self.described else None
-
-    @property
-    def is_gpu(self) -> bool:
-        if self.family in PEER_FAMILIES:
-            return self.family in PEER_GPU_FAMILIES
-        if self.family in GPU_FAMILIES or self.workload in GPU_ONLY_WORKLOADS:
-            return True
-        # A described row says its side: a new GPU-only workload needs no entry above.
-        return self.described and self.fields.get("side") == "gpu"
 
     @property
     def is_peer(self) -> bool:
@@ -209,7 +225,7 @@ class Run:
 
     @property
     def ok_rows(self) -> list[Row]:
-        return [r for r in self.rows if not r.skipped and r.time_s is not None]
+        return [r for r in self.rows if r.measured]
 
     @property
     def skipped_rows(self) -> list[Row]:
@@ -232,6 +248,36 @@ def family_of(impl: str) -> str:
             return peer
     head = impl.split("_", 1)[0]
     return head if head in FAMILIES else "other"
+
+
+def classify(row: Row) -> None:
+    """Side, kind, pairing side and limit set of a row, from its typed fields: the `side` the
+    run wrote (common/bench_spec.hpp), its impl's family and its mode; a row of an older file,
+    without `side`, takes its side from its family (and the GPU-only workloads)."""
+    family = row.family
+    if family in PEER_FAMILIES:
+        row.is_gpu = family in PEER_GPU_FAMILIES
+    elif DESCRIPTION_FIELD in row.fields and row.fields.get("side"):
+        row.is_gpu = row.fields["side"] == "gpu"
+    else:
+        row.is_gpu = family in GPU_FAMILIES or row.workload in GPU_ONLY_WORKLOADS
+    e2e = row.mode == "e2e"
+    if family in ("serial", "omp"):
+        row.kind = row.pair_side = family
+    elif family in CPU_LIBRARY_FAMILIES:
+        row.kind, row.pair_side = "cpu library", "omp"
+    elif family == "cuda":
+        row.kind = "cuda e2e" if e2e else "cuda kernel"
+    elif family in ("thrust", "cublas"):
+        row.kind = family
+    if row.pair_side is None and row.is_gpu and family not in PEER_FAMILIES:
+        row.pair_side = "e2e" if e2e else "gpu"
+    row.limit_side = ("gpu" if row.is_gpu else "cpu_all" if row.pair_side == "omp"
+                      else "cpu_one" if family == "serial" else None)
+
+
+def usable(rows: list[Row]) -> list[Row]:
+    return [r for r in rows if r.usable]
 
 
 def parse_name(name: str) -> tuple[str, str, dict[str, str]]:

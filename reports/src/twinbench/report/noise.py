@@ -93,6 +93,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from . import stats as st
 from .stats import quantile  # noqa: F401  (re-exported)
 from .loader import Row, Run
 
@@ -167,16 +168,9 @@ def _host_side_kind(row: Row) -> str:
 
 def median_log_halfwidth(samples: list[float]) -> float | None:
     """Half the width of the 95% interval of the median, in log space (None: fewer than two
-    positive samples). Order statistics: the median lies between the l-th and u-th of n sorted
-    samples with 95% probability, l, u = n/2 -/+ 1.96 sqrt(n)/2; no resampling, so it costs
-    nothing on rows of 10000 samples; with 5 samples it is [min, max] (93.75% coverage)."""
-    values = sorted(s for s in samples if s > 0)
-    n = len(values)
-    if n < 2:
-        return None
-    low = max(0, math.floor(n / 2 - Z95 * math.sqrt(n) / 2))
-    high = min(n - 1, math.ceil(n / 2 + Z95 * math.sqrt(n) / 2) - 1)
-    return (math.log(values[high]) - math.log(values[low])) / 2
+    positive samples): stats.median_interval's, the one interval of a median the reports use."""
+    interval = st.median_interval(samples, 0.95)
+    return None if interval is None else (math.log(interval[1]) - math.log(interval[0])) / 2
 
 
 def median_standard_error(row: Row | None) -> float:

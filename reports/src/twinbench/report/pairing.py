@@ -99,19 +99,6 @@ def is_reference(row: Row) -> bool:
     return bool(REFERENCE_WORDS & set(impl_words(row.impl)))
 
 
-def side_of(row: Row) -> str | None:
-    """serial, omp, gpu (kernel only) or e2e; None for a Numba peer row (not C++)."""
-    if row.is_peer:
-        return None
-    if row.family in ("serial", "omp"):
-        return row.family
-    if row.is_cpu_library:
-        return "omp"
-    if row.is_gpu:
-        return "e2e" if row.mode == "e2e" else "gpu"
-    return None
-
-
 @dataclass
 class Contenders:
     """The fastest row of each side for one algorithm (and precision) of one problem."""
@@ -136,7 +123,7 @@ def fastest_per_side(rows: list[Row], algorithm: str,
                       precision: str = DEFAULT_PRECISION) -> Contenders:
     sides: dict[str, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
-        side = None if is_reference(row) else side_of(row)
+        side = None if is_reference(row) else row.pair_side
         if side:
             sides[side].append(row)
     return Contenders(algorithm, *(an.fastest(sides[s]) for s in ("serial", "omp", "gpu", "e2e")),

@@ -89,7 +89,7 @@ def cpu_figures(lines: list[su.SummaryLine], context: dict) -> str:
         parts.append(f"the best CPU row at {_median_range(bandwidth, _pct)} of its access "
                      f"pattern's bandwidth ceiling ({len(bandwidth)} workload(s))")
     compute = [p for p in (ce.pct_of_roof(line.best.cpu, context,
-                                          ce.side_of(line.best.cpu) or "cpu_all")
+                                          line.best.cpu.limit_side or "cpu_all")
                            for line in lines if line.best.cpu) if p]
     if compute:
         parts.append(f"at {_median_range(compute, _pct)} of its precision's compute roof "

@@ -293,7 +293,7 @@ def own_limit(row, context: dict) -> tuple[float, str, str] | None:
     moved = row.counter("bytes_per_iter")
     if ceiling and (moved is None or moved >= su.MIN_STREAM_BYTES):
         found.append((ceiling.pct, "bandwidth", ceiling.pattern))
-    side = ce.side_of(row)
+    side = row.limit_side
     pct = ce.pct_of_roof(row, context, side) if side else None
     if pct is not None:
         found.append((pct, "compute", ce.roof_for(row, context, side).precision))

@@ -27,7 +27,7 @@ from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
 from .pairing import (  # noqa: F401  (the summary's pairing, re-exported for its callers)
     DEFAULT_PRECISION, PLAIN, REFERENCE_WORDS, Contenders, algorithm_of, algorithms, group_key,
     headline, impl_words, is_reference, like_for_like, other_precisions, precision_class,
-    fastest_per_side, shared_words, side_of)
+    fastest_per_side, shared_words)
 from .units import fmt_energy, fmt_speedup, fmt_time
 
 # ----------------------------------------------------------------- speedups with intervals
@@ -98,7 +98,7 @@ def _cpp_beside(rows: list[Row], sides: tuple[str, ...], like: Row | None) -> Ro
     the Numba code has none of this kind, one of its other GPU rows): of the impl its label
     names (none when that impl has no row here), else the fastest not from a library; with the
     same MEASURE_ARGS."""
-    rows = [r for r in rows if side_of(r) in sides and not is_reference(r)]
+    rows = [r for r in rows if r.pair_side in sides and not is_reference(r)]
     if like is not None:
         rows = [r for r in rows if all(r.args.get(k) == like.args.get(k) for k in MEASURE_ARGS)]
         if like.mirrors:
@@ -385,7 +385,7 @@ def cpu_limiter(row: Row, context: dict) -> str:
     under both, the side of the roofline the row's model puts it on; latency / other only for
     rows with neither (a dependent chain without data), saying why no hardware counter could say
     more where the run recorded that (common/perf_counters)."""
-    side = ce.side_of(row) or "cpu_one"
+    side = row.limit_side or "cpu_one"
     ruled = (_memory(row, ce.suspect_cpu_ceilings(context), context)
              or _compute(row, context, side)
              or _roofline_side(row, context, side) or _no_throughput_model(row))
@@ -415,7 +415,7 @@ def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
     if c.gpu and (c.gpu.family != "other" or multi_gpu.is_multi_gpu(c.gpu)):
         parts.append("GPU: " + gpu_limiter(c.gpu, context))
     if c.e2e:
-        own = an.fastest([r for r in rows if r.impl == c.e2e.impl and side_of(r) == "gpu"])
+        own = an.fastest([r for r in rows if r.impl == c.e2e.impl and r.pair_side == "gpu"])
         pcie = e2e_limiter(c.e2e, own or c.gpu)
         if pcie:
             parts.append("e2e: " + pcie)
@@ -451,7 +451,7 @@ def _compute_side(gpu: Row, cpu: Row, context: dict):
     ratio = ce.compute_ratio(context, gpu.precision or cpu.precision or "fp32",
                              tensor=gpu.family == "cublas")
     near = [p for p in (ce.pct_of_roof(gpu, context, "gpu"),
-                        ce.pct_of_roof(cpu, context, ce.side_of(cpu) or "cpu_all")) if p]
+                        ce.pct_of_roof(cpu, context, cpu.limit_side or "cpu_all")) if p]
     return ratio, max(near) if near else None
 
 
@@ -494,7 +494,7 @@ def cpu_lacks(gpu: Row, cpu: Row, context: dict) -> str:
 def _cpu_share(cpu: Row, ratio: ce.HardwareRatio, context: dict) -> str:
     """"CPU row at 7 % of its FP32 roof"; what the CPU row reaches of its own limit."""
     if ratio.bound == "compute":
-        side = ce.side_of(cpu) or "cpu_all"
+        side = cpu.limit_side or "cpu_all"
         pct, roof = ce.pct_of_roof(cpu, context, side), ce.roof_for(cpu, context, side)
         if pct is not None:
             return f"CPU row at {pct:.0f} % of its {roof.precision} roof"
@@ -570,7 +570,7 @@ def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
     usable = [r for r in an.usable(rows) if not r.is_peer]
     sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
     for row in usable:
-        side = side_of(row)
+        side = row.pair_side
         if side:
             sides[row.size_key].add("cpu" if side in ("serial", "omp") else "gpu")
     both = [r for r in usable if sides[r.size_key] == {"cpu", "gpu"}]
@@ -595,7 +595,7 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
 
 def _roof_share(row: Row | None, context: dict) -> str:
     """"7 % of FP32 roof" for a CPU row that counts FLOPs, against its precision's roof."""
-    side = ce.side_of(row) if row else None
+    side = row.limit_side if row else None
     pct = ce.pct_of_roof(row, context, side) if side else None
     if pct is None:
         return ""
@@ -870,7 +870,7 @@ def crossover_table(rows: list[Row]) -> Table | None:
 # ----------------------------------------------------------------- blocks
 
 def has_gpu_rows(rows: list[Row]) -> bool:
-    return any(side_of(r) in ("gpu", "e2e") for r in an.usable(rows))
+    return any(r.pair_side in ("gpu", "e2e") for r in an.usable(rows))
 
 
 def summary_blocks(a, opening: list[Block] | None = None, table: list[Block] | None = None,
