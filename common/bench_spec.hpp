@@ -31,17 +31,23 @@ const char* side_name(Side s);
 const char* mode_name(Mode m);
 
 // Work done by one iteration, declared with the description before anything is timed; becomes
-// bytes_per_second, items_per_second, flop_per_s and pct_ceiling: % of the bandwidth the suite's
-// own kernels reach, in this run, with the row's mix of reads and writes (common/ceilings.hpp).
-// GPU kernel rows are held to the GPU's ceilings, CPU rows on OpenMP's threads to the CPU's with
-// all threads, single-thread rows to one thread's; e2e rows (PCIe), GPU rows timed on the host
-// and rows with held_to_ceiling = false (transfers) to none.
+// bytes_per_second, items_per_second, flop_per_s and pct_ceiling: % of the row's one limit, chosen
+// by the run from this model (common/row_limit.hpp: the bandwidth of its mix of reads and writes,
+// the roof of its precision, whichever binds, its link, or none). GPU kernel rows are held to the
+// GPU's limits, CPU rows on OpenMP's threads to the CPU's with all threads, single-thread rows to
+// one thread's; e2e rows (PCIe), GPU rows timed on the host and rows with held_to_ceiling = false
+// to none, unless they name a link.
+// A host-device transfer row names the direction of its link: it is held to that link's
+// bandwidth, measured at start with pinned copies (common/row_limit.hpp).
+enum class Link { none, h2d, d2h };
+
 struct WorkModel {
   double read_bytes = 0.0;
   double written_bytes = 0.0;
   double flops = 0.0;
   double items = 0.0;
   bool held_to_ceiling = true;
+  Link link = Link::none;
   double bytes() const { return read_bytes + written_bytes; }
 };
 

@@ -3,17 +3,21 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "common/ceilings.hpp"
+#include "common/cpu_peak.hpp"
 #include "common/cpu_cache_flush.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_ceilings.hpp"
 #include "common/l2_flush.hpp"
+#include "common/telemetry.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "gpu/ceilings.hpp"
 #include "gpu/tensor_roofs.hpp"
@@ -48,6 +52,14 @@ std::string gbps_line(const BandwidthSet& set) {
 }
 
 
+// A roof in the context under `key`, and as the limit of the set's rows of that precision: the
+// higher of two measurements of one precision (the active ISA's loop and the native one).
+void record_roof(CeilingSet set, const std::string& precision, const std::string& key,
+                 double per_s) {
+  add(key, number(per_s));
+  set_roof(set, precision, std::max(per_s, roof(set, precision)));
+}
+
 // Host arrays 8x a large server's last-level cache share would be ideal; 512 MiB each (1.5 GiB
 // for add and triad) is several times the L3 of the machines the suite runs on, and the same
 // size the old triad figure used.
@@ -58,16 +70,45 @@ std::size_t cpu_array_bytes(const RunConfig& cfg) {
 // cpu_roof_<p>_flops and cpu_roof_<p>_isa, or cpu_roof_<p>_why_not.
 void record_low_precision_roof(const std::string& precision, const host::NativeRoof& roof) {
   if (roof.flops > 0) {
-    add("cpu_roof_" + precision + "_flops", number(roof.flops));
+    record_roof(CeilingSet::cpu_all, precision, "cpu_roof_" + precision + "_flops", roof.flops);
     add("cpu_roof_" + precision + "_isa", roof.isa);
   } else {
     add("cpu_roof_" + precision + "_why_not", roof.why_not);
   }
 }
 
+// The ISA x clock peak beside the measured roofs (common/cpu_peak.hpp), as the limit no row can
+// pass: cpu_peak_<p>_flops for all threads, cpu_peak_<p>_one_flops for one.
+void record_cpu_peak(int all) {
+  const host::CpuPeak peak = host::cpu_peak();
+  add("cpu_clock_hz", number(peak.clock_hz));
+  add("cpu_peak_basis", peak.basis + " x " + number(peak.clock_hz * 1e-9) +
+                            " GHz (the fastest of dependent-add chains on one core)");
+  for (const auto& [name, bits] : {std::pair{"fp32", 32}, std::pair{"fp64", 64}}) {
+    add(std::string("cpu_peak_") + name + "_flops", number(peak.flops(all, bits)));
+    add(std::string("cpu_peak_") + name + "_one_flops", number(peak.flops(1, bits)));
+    set_peak(CeilingSet::cpu_all, name, peak.flops(all, bits));
+    set_peak(CeilingSet::cpu_one, name, peak.flops(1, bits));
+  }
+}
+
+// The CPU ceilings measured while something else ran are low: the rows held to them say so
+// (common/row_limit.hpp) rather than reading above 100% without a word. The 2-core development
+// machine's sgemm/omp read 171% of an FP32 roof measured at a load of 4-6.
+void note_busy_ceilings(const telemetry::HostState& before) {
+  if (!telemetry::host_busy(before)) return;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "measured while the machine was busy (load %.1f on %d CPUs)",
+                before.load1, before.cpus);
+  add("cpu_ceilings_busy", buf);
+  set_ceilings_caveat(CeilingSet::cpu_all, buf);
+  set_ceilings_caveat(CeilingSet::cpu_one, buf);
+}
+
 void record_cpu(const RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   const int all = omp_get_max_threads();
+  note_busy_ceilings(telemetry::read_host_state());
   const BandwidthSet all_set = host::measure_bandwidth(cpu_array_bytes(cfg), all);
   const BandwidthSet one_set = host::measure_bandwidth(cpu_array_bytes(cfg), 1);
   set_ceilings(CeilingSet::cpu_all, all_set);
@@ -79,11 +120,16 @@ void record_cpu(const RunConfig& cfg) {
   using host::Precision;
   // The roofs of the CPU kernels: at the ISA level they run (common/cpu_isa.hpp).
   std::string isa;
-  add("cpu_roof_fp32_flops", number(host::measure_fma_roof(Precision::fp32, all, &isa)));
-  add("cpu_roof_fp64_flops", number(host::measure_fma_roof(Precision::fp64, all)));
-  add("cpu_roof_fp32_one_flops", number(host::measure_fma_roof(Precision::fp32, 1)));
-  add("cpu_roof_fp64_one_flops", number(host::measure_fma_roof(Precision::fp64, 1)));
+  record_roof(CeilingSet::cpu_all, "fp32", "cpu_roof_fp32_flops",
+              host::measure_fma_roof(Precision::fp32, all, &isa));
+  record_roof(CeilingSet::cpu_all, "fp64", "cpu_roof_fp64_flops",
+              host::measure_fma_roof(Precision::fp64, all));
+  record_roof(CeilingSet::cpu_one, "fp32", "cpu_roof_fp32_one_flops",
+              host::measure_fma_roof(Precision::fp32, 1));
+  record_roof(CeilingSet::cpu_one, "fp64", "cpu_roof_fp64_one_flops",
+              host::measure_fma_roof(Precision::fp64, 1));
   add("cpu_roof_isa", isa);
+  record_cpu_peak(all);
   // What the same loop gives at the x86-64 baseline (SSE2): what a build without run-time ISA
   // choice would run.
   add("cpu_roof_fp32_baseline_flops",
@@ -93,8 +139,9 @@ void record_cpu(const RunConfig& cfg) {
   const host::NativeRoof n32 = host::measure_native_fma_roof(Precision::fp32, all);
   const host::NativeRoof n64 = host::measure_native_fma_roof(Precision::fp64, all);
   if (n32.flops > 0) {
-    add("cpu_roof_fp32_native_flops", number(n32.flops));
-    add("cpu_roof_fp64_native_flops", number(n64.flops));
+    // The CPU libraries choose their own ISA: a roof is the most the CPU reached either way.
+    record_roof(CeilingSet::cpu_all, "fp32", "cpu_roof_fp32_native_flops", n32.flops);
+    record_roof(CeilingSet::cpu_all, "fp64", "cpu_roof_fp64_native_flops", n64.flops);
     add("cpu_roof_native_isa", n32.isa);
   } else {
     add("cpu_roof_native_why_not", n32.why_not);
@@ -125,13 +172,25 @@ void record_tensor_roofs(const gpu::TensorRoofs& t) {
     add("gpu_roof_tensor_why_not", t.why_not);
     return;
   }
-  add("gpu_roof_tf32_flops", number(t.tf32_flops));
-  add("gpu_roof_bf16_flops", number(t.bf16_flops));
+  record_roof(CeilingSet::gpu, "tf32", "gpu_roof_tf32_flops", t.tf32_flops);
+  record_roof(CeilingSet::gpu, "bf16", "gpu_roof_bf16_flops", t.bf16_flops);
   add("gpu_roof_tensor_method", "best of 3 cuBLAS GEMMs at n = " + std::to_string(t.n) +
                                     " (TF32: cublasSgemm with TF32 tensor math; BF16: "
                                     "cublasGemmEx, FP32 accumulation)");
   std::fprintf(stderr, "twinbench: GPU tensor roofs (cuBLAS %zu^3): TF32 %.0f, BF16 %.0f TFLOP/s\n",
                t.n, t.tf32_flops * 1e-12, t.bf16_flops * 1e-12);
+}
+
+// The host-device link in each direction, with pinned copies (gpu/ceilings.hpp): the limit of
+// the transfer rows, whose managed rows once read 776 GB/s beside pinned copies at 55 GB/s over
+// PCIe (results/nvidia-h200/2026-12-04), moving nothing.
+void record_link_bandwidth() {
+  const gpu::LinkBandwidth link = gpu::measure_link_bandwidth();
+  set_link_bandwidth(Link::h2d, link.h2d);
+  set_link_bandwidth(Link::d2h, link.d2h);
+  add("gpu_link_h2d_bytes_per_s", number(link.h2d));
+  add("gpu_link_d2h_bytes_per_s", number(link.d2h));
+  add("gpu_link_method", link.method);
 }
 
 void record_gpu(const RunConfig& cfg) {
@@ -141,6 +200,8 @@ void record_gpu(const RunConfig& cfg) {
   const double fp64_peak =
       2.0 * fp64_lanes_per_sm(g.cc_major, g.cc_minor) * g.sms * g.sm_clock_mhz * 1e6;
   add("gpu_peak_fp64_flops", number(fp64_peak));
+  set_peak(CeilingSet::gpu, "fp32", g.peak_fp32_flops);
+  set_peak(CeilingSet::gpu, "fp64", fp64_peak);
   const auto t0 = std::chrono::steady_clock::now();
   try {
     require_memory({.device_bytes = 3.0 * 8.0 * gpu_array_elements(cfg)});
@@ -149,11 +210,12 @@ void record_gpu(const RunConfig& cfg) {
     record_set("gpu_bw_", "_bytes_per_s", set);
     add("gpu_bw_array_bytes", std::to_string(8 * gpu_array_elements(cfg)));
     const gpu::ComputeRoofs roofs = gpu::measure_compute_roofs();
-    add("gpu_roof_fp32_flops", number(roofs.fp32));
-    add("gpu_roof_fp64_flops", number(roofs.fp64));
-    add("gpu_roof_fp16_flops", number(roofs.fp16));
-    add("gpu_roof_int8_ops", number(roofs.int8));
+    record_roof(CeilingSet::gpu, "fp32", "gpu_roof_fp32_flops", roofs.fp32);
+    record_roof(CeilingSet::gpu, "fp64", "gpu_roof_fp64_flops", roofs.fp64);
+    record_roof(CeilingSet::gpu, "fp16", "gpu_roof_fp16_flops", roofs.fp16);
+    record_roof(CeilingSet::gpu, "int8", "gpu_roof_int8_ops", roofs.int8);
     record_tensor_roofs(gpu::measure_tensor_roofs());
+    record_link_bandwidth();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(stderr,
                  "twinbench: GPU ceilings: %s; FMA roofs FP32 %.1f (datasheet %.1f), FP64 %.1f "

@@ -1,6 +1,7 @@
 #include "common/ceilings.hpp"
 
 #include <cmath>
+#include <map>
 
 namespace tb {
 
@@ -66,12 +67,45 @@ Ceiling choose_ceiling(const BandwidthSet& set, double read_bytes, double writte
 }
 
 namespace {
-std::array<BandwidthSet, 3> g_sets;
+struct Measured {
+  BandwidthSet bandwidth;
+  std::map<std::string, double> roofs, peaks;
+  std::string caveat;
+};
+std::array<Measured, 3> g_sets;
+std::array<double, 3> g_links{};  // by Link
+
+Measured& measured(CeilingSet which) { return g_sets[static_cast<int>(which)]; }
+double lookup(const std::map<std::string, double>& m, const std::string& key) {
+  const auto it = m.find(key);
+  return it == m.end() ? 0.0 : it->second;
+}
+}  // namespace
+
+void set_ceilings(CeilingSet which, const BandwidthSet& set) { measured(which).bandwidth = set; }
+const BandwidthSet& ceilings(CeilingSet which) { return measured(which).bandwidth; }
+
+void set_roof(CeilingSet which, const std::string& precision, double per_s) {
+  measured(which).roofs[precision] = per_s;
+}
+double roof(CeilingSet which, const std::string& precision) {
+  return lookup(measured(which).roofs, precision);
+}
+void set_peak(CeilingSet which, const std::string& precision, double per_s) {
+  measured(which).peaks[precision] = per_s;
+}
+double peak(CeilingSet which, const std::string& precision) {
+  return lookup(measured(which).peaks, precision);
 }
 
-void set_ceilings(CeilingSet which, const BandwidthSet& set) {
-  g_sets[static_cast<int>(which)] = set;
+void set_link_bandwidth(Link direction, double bytes_per_s) {
+  g_links[static_cast<int>(direction)] = bytes_per_s;
 }
-const BandwidthSet& ceilings(CeilingSet which) { return g_sets[static_cast<int>(which)]; }
+double link_bandwidth(Link direction) { return g_links[static_cast<int>(direction)]; }
+
+void set_ceilings_caveat(CeilingSet which, const std::string& caveat) {
+  measured(which).caveat = caveat;
+}
+const std::string& ceilings_caveat(CeilingSet which) { return measured(which).caveat; }
 
 }  // namespace tb

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <string>
 
+#include "common/bench_spec.hpp"
+
 namespace tb {
 
 // The six streams (BabelStream's copy, mul = scale, add, triad; gpu-benches' read-only and
@@ -52,5 +54,23 @@ Ceiling choose_ceiling(const BandwidthSet& set, double read_bytes, double writte
 enum class CeilingSet { gpu = 0, cpu_all = 1, cpu_one = 2 };
 void set_ceilings(CeilingSet which, const BandwidthSet& set);
 const BandwidthSet& ceilings(CeilingSet which);
+
+// The compute roofs measured in the same run (FLOP/s; int8 in operations/s), by set and
+// precision ("fp32", "fp64", "fp16", "bf16", "tf32", "int8"), and the physical peak of each (the
+// GPU's datasheet figure, the CPU's ISA width x clock: common/cpu_peak.hpp). 0 = not measured.
+void set_roof(CeilingSet which, const std::string& precision, double per_s);
+double roof(CeilingSet which, const std::string& precision);
+void set_peak(CeilingSet which, const std::string& precision, double per_s);
+double peak(CeilingSet which, const std::string& precision);
+
+// The host-device link's bandwidth in each direction, measured at start with pinned copies
+// (bytes/s; 0 = not measured).
+void set_link_bandwidth(Link direction, double bytes_per_s);
+double link_bandwidth(Link direction);
+
+// Why a set's figures may be low ("" when nothing is known against them): e.g. measured while
+// the machine was busy. A row above a limit of that set says so.
+void set_ceilings_caveat(CeilingSet which, const std::string& caveat);
+const std::string& ceilings_caveat(CeilingSet which);
 
 }  // namespace tb

@@ -16,6 +16,8 @@
 #include <regex>
 
 #include "common/ceilings.hpp"
+#include "common/l2_flush.hpp"
+#include "common/row_limit.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/host_ceilings.hpp"
 #include "common/progress.hpp"
@@ -339,8 +341,84 @@ std::optional<CeilingSet> ceiling_set_for(const BenchSpec& spec) {
 
 namespace {
 
+// The row's precision: its description's ("fp32", "bf16"), else its dtype axis ("dtype:fp16"),
+// else "" (none named).
+std::string row_precision(const BenchSpec& spec) {
+  if (!spec.precision.empty()) return spec.precision;
+  for (const Axis& a : spec.axes)
+    if (a.key == "dtype") return a.value;
+  return "";
+}
+
+// The largest data cache Google Benchmark found (the last level), 0 when it found none.
+double last_level_cache_bytes() {
+  double largest = 0.0;
+  for (const auto& c : benchmark::CPUInfo::Get().caches)
+    if (c.type != "Instruction") largest = std::max(largest, static_cast<double>(c.size));
+  return largest;
+}
+
+// Whether the row's data stay in a cache between its calls: CPU work timed warm (short calls,
+// batched without a flush: llc_flushed 0) that fits the last-level cache, or GPU work in a warm
+// run that fits the L2. Its bandwidth is then the cache's, which no memory ceiling bounds.
+bool cache_resident(const benchmark::State& state, const BenchSpec& spec, const WorkModel& work) {
+  if (spec.side == Side::gpu)
+    return !cold_caches() && work.bytes() <= static_cast<double>(l2_cache_bytes());
+  const auto flushed = state.counters.find("llc_flushed");
+  const bool warm = flushed != state.counters.end() && flushed->second.value == 0;
+  return warm && work.bytes() <= last_level_cache_bytes();
+}
+
+// What the run measured that this row may be held to (common/row_limit.hpp).
+LimitSources limit_sources(const benchmark::State& state, const BenchSpec& spec,
+                           const WorkModel& work) {
+  LimitSources s;
+  if (work.link != Link::none) {
+    s.link_per_s = link_bandwidth(work.link);
+    s.link_name = work.link == Link::h2d ? "pinned h2d link" : "pinned d2h link";
+    return s;
+  }
+  const std::optional<CeilingSet> set = ceiling_set_for(spec);
+  if (!set) return s;
+  s.bandwidth = ceilings(*set);
+  for (const char* p : {"fp32", "fp64", "fp16", "bf16", "tf32", "int8"}) {
+    if (roof(*set, p) > 0) s.roofs[p] = roof(*set, p);
+    if (peak(*set, p) > 0) s.peaks[p] = peak(*set, p);
+  }
+  s.cache_resident = cache_resident(state, spec, work);
+  s.caveat = ceilings_caveat(*set);
+  return s;
+}
+
+double counter_or(const benchmark::State& state, const char* key, double fallback) {
+  const auto it = state.counters.find(key);
+  return it == state.counters.end() ? fallback : it->second.value;
+}
+
+// The row's one limit in its row (common/row_limit.hpp), and a flag with what to suspect when
+// its figure is above that limit by more than its noise, in the row (`suspect`) and on stderr.
+void record_limit(benchmark::State& state, const std::string& name, const RowLimit& limit) {
+  set_row_field(name, "limit_kind", limit_kind_name(limit.kind));
+  if (limit.kind == LimitKind::none) return;
+  set_row_field(name, "limit", limit.name);
+  state.counters["limit_per_s"] = limit.per_s;
+  if (limit.kind == LimitKind::bandwidth) {
+    state.counters["ceiling_pattern"] = static_cast<int>(limit.pattern);
+    state.counters["ceiling_bytes_per_s"] = limit.per_s;
+  }
+  // Google Benchmark divides a rate counter by the row's time: 100 x least time / median.
+  state.counters["pct_ceiling"] =
+      benchmark::Counter(100.0 * limit.least_s, benchmark::Counter::kIsIterationInvariantRate);
+  const double median = counter_or(state, "median_s", 0.0);
+  const std::string why =
+      suspect_reason(limit, median, counter_or(state, "median_hi_s", median));
+  if (why.empty()) return;
+  set_row_field(name, "suspect", why);
+  std::fprintf(stderr, "twinbench: warning: %s: %s\n", name.c_str(), why.c_str());
+}
+
 // The rates of the row's declared work, once the samples are taken (they need the iteration
-// count).
+// count), and the limit it is held to.
 void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel& work) {
   const auto iters = static_cast<double>(state.iterations());
   if (work.bytes() > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes() * iters));
@@ -352,14 +430,9 @@ void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel&
   if (work.flops > 0)
     state.counters["flop_per_s"] =
         benchmark::Counter(work.flops, benchmark::Counter::kIsIterationInvariantRate);
-  const std::optional<CeilingSet> set = ceiling_set_for(spec);
-  if (!work.held_to_ceiling || !set || !(work.bytes() > 0)) return;
-  const Ceiling c = choose_ceiling(ceilings(*set), work.read_bytes, work.written_bytes);
-  if (!(c.bytes_per_s > 0)) return;
-  state.counters["ceiling_pattern"] = static_cast<int>(c.pattern);
-  state.counters["ceiling_bytes_per_s"] = c.bytes_per_s;
-  state.counters["pct_ceiling"] = benchmark::Counter(100.0 * work.bytes() / c.bytes_per_s,
-                                                     benchmark::Counter::kIsIterationInvariantRate);
+  const RowLimit limit =
+      choose_row_limit(work, row_precision(spec), limit_sources(state, spec, work));
+  record_limit(state, current_benchmark(), limit);
 }
 
 // `clock`: Side::cpu for the host's wall clock, Side::gpu for CUDA events.

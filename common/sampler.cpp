@@ -14,6 +14,7 @@
 #include "common/cpu_cache_flush.hpp"
 #include "common/harness.hpp"
 #include "common/l2_flush.hpp"
+#include "common/median_interval.hpp"
 
 namespace tb {
 namespace {
@@ -206,6 +207,7 @@ SampleStats summarize(std::vector<double> samples) {
   st.min = sorted.front();
   st.max = sorted.back();
   st.median = median_of_sorted(sorted);
+  st.median_hi = median_interval(sorted).second;
   st.mean = r.mean;
   st.rel_stdev = r.rel_stdev();
   return st;
@@ -274,6 +276,7 @@ void record_samples(benchmark::State& state, const SampleStats& st) {
   state.counters["median_s"] = st.median;
   state.counters["min_s"] = st.min;
   state.counters["max_s"] = st.max;
+  state.counters["median_hi_s"] = st.median_hi;
   state.counters["rel_spread_pct"] = 100.0 * st.rel_stdev;
   state.counters["converged"] = st.converged ? 1 : 0;
   state.counters["stop_reason"] = static_cast<double>(st.reason);

@@ -53,6 +53,9 @@ enum class StopReason {
 struct SampleStats {
   std::vector<double> samples;  // seconds, in the order taken
   double median = 0.0, min = 0.0, max = 0.0, mean = 0.0;
+  // The slow end of the median's ~95% interval (common/median_interval.hpp): the row's limit
+  // check holds a row above its limit only when even this time beats the limit.
+  double median_hi = 0.0;
   double rel_stdev = 0.0;  // stdev / mean (sample stdev, n - 1)
   bool converged = false;  // the spread is under target or has settled (not time_limit)
   StopReason reason = StopReason::time_limit;

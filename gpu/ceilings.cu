@@ -1,6 +1,8 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "common/cuda_check.hpp"
@@ -345,6 +347,37 @@ ComputeRoofs measure_compute_roofs() {
   r.fp16 = measure_roof<__half2>(__float2half2_rn(0.99f), __float2half2_rn(0.01f), 4.0);
   r.int8 = measure_roof<int>(0x01010101, 0x01010101, 8.0);
   return r;
+}
+
+LinkBandwidth measure_link_bandwidth() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_bytes / 4);
+  PinnedBuffer<unsigned char> host(bytes);
+  DeviceBuffer<unsigned char> device(bytes);
+  std::memset(host.data(), 0x5a, bytes);  // pages touched before any copy is timed
+  Stream stream;
+  Event start, stop;
+  auto best = [&](cudaMemcpyKind kind) {
+    double fastest = 0.0;
+    for (int r = 0; r < 6; ++r) {  // the first is a warm-up
+      void* dst = kind == cudaMemcpyHostToDevice ? static_cast<void*>(device.data()) : host.data();
+      const void* src =
+          kind == cudaMemcpyHostToDevice ? static_cast<const void*>(host.data()) : device.data();
+      start.record(stream);
+      CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()));
+      stop.record(stream);
+      stop.synchronize();
+      if (r > 0) fastest = std::max(fastest, static_cast<double>(bytes) / stop.seconds_since(start));
+    }
+    return fastest;
+  };
+  LinkBandwidth link;
+  link.h2d = best(cudaMemcpyHostToDevice);
+  link.d2h = best(cudaMemcpyDeviceToHost);
+  link.method = "best of 5 cudaMemcpyAsync of " + std::to_string(bytes >> 20) +
+                " MiB between pinned host memory and the device, each direction";
+  return link;
 }
 
 }  // namespace tb::gpu

@@ -4,6 +4,7 @@
 // own kernels, so that "% of ceiling" and the roofline are ratios to what this GPU reached in
 // this run rather than to a datasheet.
 #include <cstddef>
+#include <string>
 
 #include "common/ceilings.hpp"
 
@@ -24,5 +25,15 @@ struct ComputeRoofs {
   double int8 = 0.0;  // __dp4a
 };
 ComputeRoofs measure_compute_roofs();
+
+// The host-device link (bytes/s) in each direction: the best of 5 copies between pinned host
+// memory and the device of 1 GiB, the transfer rows' largest size (a quarter of the device's
+// free memory where that is less); method says so for the context.
+struct LinkBandwidth {
+  double h2d = 0.0;
+  double d2h = 0.0;
+  std::string method;
+};
+LinkBandwidth measure_link_bandwidth();
 
 }  // namespace tb::gpu

@@ -6,21 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/median_interval.hpp"
+
 namespace tb {
 
-// A distribution-free ~95% confidence interval of the median of `v` (sorts it): the order
-// statistics of ranks n/2 -+ 0.98 sqrt(n) (the binomial(n, 1/2) quantiles, normal
-// approximation), clamped to the sample; with few values it widens to min..max. The reports'
-// median_interval (reports/summary.py) answers the same question for a row's samples with the
-// exact binomial ranks; this is the one C++ definition.
-inline std::pair<double, double> median_interval(std::vector<double>& v) {
-  std::sort(v.begin(), v.end());
-  const double n = static_cast<double>(v.size());
-  const double half = 0.98 * std::sqrt(n);
-  const auto lo = static_cast<std::ptrdiff_t>(std::max(0.0, std::floor(n / 2 - half)));
-  const auto hi = static_cast<std::ptrdiff_t>(std::min(n - 1, std::ceil(n / 2 + half)));
-  return {v[static_cast<std::size_t>(lo)], v[static_cast<std::size_t>(hi)]};
-}
 
 // What the pairs of an A/B measurement say about b against a: each side's total, b's excess over
 // a in percent over the totals, and the median pair's excess with its interval (robust to the odd
