@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The Python side on the GPU machine, in one call: run from the repository root there, with
+# gpu-wheels/ (made here by scripts/gpu-python-bundle.sh) carried. Writes under ${OUT:-gpu-out}:
+#
+#   (a) install.log            a venv in /tmp (--system-site-packages), the plain
+#                              `pip install --no-index --find-links gpu-wheels kernel_progress`,
+#                              then `import kernel_progress` without the simulator; versions of
+#                              python, numpy, numba, numba_cuda, tqdm, kernel_progress
+#   (b) kernel-progress-cost.log, kernel-progress-cost.json
+#                              kernel-progress/examples/article_cost.py with that venv's python:
+#                              the article's 10M-sample program with and without the package,
+#                              interleaved pairs, the excess in percent, distinct values seen
+#   (c) pyapi-example.log, pyapi-example.json (docs/python.md's pair at the docs' sizes),
+#       pyapi-example-quick.json (the docs' `twinbench-py run my_pairs.py --quick`),
+#       pyapi-notebook.json (the docs' notebook blocks, run in order)
+#                              twinbench.bench from the checkout (PYTHONPATH=reports/src); the
+#                              report is rendered only where pandas and jinja2 import
+#
+# Each step logs to its file and the script goes on past a failed one; it exits 1 at the end if
+# any failed. (scripts/peers.sh is run separately.)
+#
+#   bash scripts/gpu-python.sh            # PYTHON=... for another interpreter than python3
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 1
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+python=${PYTHON:-python3}
+tmp=$(mktemp -d /tmp/gpu-python.XXXXXX)
+venv="$tmp/venv"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off PIP_NO_INPUT=1
+unset NUMBA_ENABLE_CUDASIM
+failed=()
+t0=$(date +%s)
+
+run_step() {   # run_step NAME LOG FUNCTION: the function's output to LOG, its tail shown
+  local name=$1 log=$2 rc
+  shift 2
+  echo "== $name ($(($(date +%s) - t0)) s)"
+  "$@" >"$log" 2>&1
+  rc=$?
+  tail -n 25 "$log"
+  if [ "$rc" -ne 0 ]; then
+    failed+=("$name (exit $rc, $(basename "$log"))")
+    echo "-- $name FAILED (exit $rc)"
+  else
+    echo "-- $name ok"
+  fi
+}
+
+# ---------------------------------------------------------------- (a) the plain install
+install_kernel_progress() {
+  set -x
+  "$python" -c 'import sys; print(sys.executable, sys.version); print("prefix", sys.prefix, "base", sys.base_prefix)'
+  ls -l gpu-wheels || return 1
+  local pip_cmd=("$venv/bin/pip")
+  if ! "$python" -m venv --system-site-packages "$venv"; then
+    # ensurepip missing from the base interpreter: a venv without pip, driven by the outer pip.
+    echo "venv with pip failed; a venv --without-pip, installed into with $python -m pip --python"
+    rm -rf "$venv"
+    "$python" -m venv --system-site-packages --without-pip "$venv" || return 1
+    pip_cmd=("$python" -m pip --python "$venv/bin/python")
+  fi
+  # python3 there is itself a venv (/opt/torch/.venv): a venv made from it sees the base
+  # interpreter's site-packages, not the outer venv's (numpy, numba, numba-cuda). A .pth file
+  # adds the outer venv's site-packages after the new venv's own, as site dirs: their own .pth
+  # files run too (numba-cuda's, which makes `numba.cuda` its target, not numba's old one).
+  local outer
+  outer=$("$python" -c 'import site, sys; print("\n".join(site.getsitepackages()) if sys.prefix != sys.base_prefix else "")')
+  if [ -n "$outer" ]; then
+    local sp dir
+    sp=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    while IFS= read -r dir; do
+      printf 'import site; site.addsitedir(%s)\n' "'$dir'"
+    done <<<"$outer" >"$sp/outer-venv.pth"
+    echo "python3 is a venv: $sp/outer-venv.pth:"
+    cat "$sp/outer-venv.pth"
+  fi
+  "$venv/bin/python" -c 'import numpy, numba; print("the venv sees numpy", numpy.__version__, "numba", numba.__version__)'
+
+  # The plain command: no extra, no --no-deps.
+  "${pip_cmd[@]}" install --no-index --find-links gpu-wheels kernel_progress || return 1
+  "${pip_cmd[@]}" list 2>/dev/null | grep -i -E '^(numpy|numba|numba-cuda|tqdm|kernel.progress|cuda-)' || true
+  "${pip_cmd[@]}" check || echo "(pip check's complaints are logged, not fatal)"
+  set +x
+  # Imported outside the checkout, without the simulator.
+  (cd "$tmp" && "$venv/bin/python" - <<'EOF'
+import json, sys
+from importlib.metadata import version
+import kernel_progress as kp
+import numba, numpy
+from numba import cuda
+assert not kp.device.SIMULATOR, "kernel_progress chose the simulator"
+assert kp.__file__.startswith(sys.prefix), f"kernel_progress from {kp.__file__}, not the venv"
+v = {"python": sys.version.split()[0], "numpy": numpy.__version__, "numba": numba.__version__,
+     "numba_cuda": version("numba-cuda"), "tqdm": version("tqdm"),
+     "kernel_progress": kp.__version__, "kernel_progress_file": kp.__file__,
+     "numpy_file": numpy.__file__}
+print("versions:", json.dumps(v))
+print("cuda.is_available():", cuda.is_available())
+dev = cuda.get_current_device()
+print("device:", dev.name, dev.compute_capability)
+EOF
+  )
+}
+run_step "install" "$out/install.log" install_kernel_progress
+
+# The interpreter of (b) and (c): the venv's when the install worked, else python3 with the
+# package from the checkout (said in the logs; the install's confirmation is then missing).
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import kernel_progress' >/dev/null 2>&1; then
+  py=("$venv/bin/python")
+  kp_from="the venv's installed wheel"
+else
+  py=(env "PYTHONPATH=$root/kernel-progress/src${PYTHONPATH:+:$PYTHONPATH}" "$python")
+  kp_from="the checkout (kernel-progress/src): the install failed"
+fi
+
+# ---------------------------------------------------------------- (b) the cost
+kernel_progress_cost() {
+  echo "kernel_progress from $kp_from"
+  (cd "$tmp" && timeout 300 "${py[@]}" "$root/kernel-progress/examples/article_cost.py" \
+    --out "$out/kernel-progress-cost.json")
+}
+run_step "kernel-progress-cost" "$out/kernel-progress-cost.log" kernel_progress_cost
+
+# ---------------------------------------------------------------- (c) the Python API's docs
+pyapi_example() {
+  echo "kernel_progress (for the docs' progress block) from $kp_from"
+  mkdir -p "$tmp/pyapi"
+  (cd "$tmp/pyapi" && PYTHONPATH="$root/reports/src${PYTHONPATH:+:$PYTHONPATH}" \
+    timeout 420 "${py[@]}" - "$root" "$out" <<'EOF'
+"""docs/python.md's blocks as tests/pyapi/test_docs.py runs them, on the GPU: the pair written
+to my_pairs.py, its commands (twinbench-py by its module), the pair again at the docs' own sizes
+(the GPU's figures), then the notebook's blocks in order in this folder."""
+import faulthandler, importlib.util, json, os, re, shlex, shutil, subprocess, sys, time
+from pathlib import Path
+
+faulthandler.dump_traceback_later(400, exit=True)
+root, out = Path(sys.argv[1]), Path(sys.argv[2])
+here = Path.cwd()
+sys.path.insert(0, str(here))
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
+page = [(m.group(1), m.group(2)) for m in FENCE.finditer((root / "docs/python.md").read_text())]
+print("blocks:", [k for k, _ in page], flush=True)
+failures = []
+(here / "my_pairs.py").write_text(page[1][1])
+env = dict(os.environ)
+env.pop("NUMBA_ENABLE_CUDASIM", None)
+
+def run(args, timeout):
+    t = time.monotonic()
+    print("$", " ".join(args), flush=True)
+    r = subprocess.run(args, cwd=here, env=env, timeout=timeout)
+    print(f"exit {r.returncode} in {time.monotonic() - t:.1f} s", flush=True)
+    return r.returncode
+
+modules = {"twinbench-py": "twinbench.bench.cli", "twinbench-report": "twinbench.report"}
+renders = all(importlib.util.find_spec(m) for m in ("pandas", "jinja2", "matplotlib"))
+for line in page[2][1].strip().splitlines():
+    args = shlex.split(line)
+    if args[0] == "twinbench-report" and not renders:
+        print(f"skipped (pandas, jinja2 or matplotlib missing here): {line}", flush=True)
+        continue
+    if run([sys.executable, "-m", modules[args[0]]] + args[1:], 300) != 0:
+        failures.append(line)
+if (here / "twinbench-py.json").exists():
+    shutil.copy(here / "twinbench-py.json", out / "pyapi-example-quick.json")
+
+# The docs' declaration at its own sizes (2^20 and 2^28): what the GPU makes of the pair.
+if run([sys.executable, "-m", "twinbench.bench.cli", "run", "my_pairs.py",
+        "--out", str(out / "pyapi-example.json")], 300) != 0:
+    failures.append("twinbench-py run my_pairs.py (the docs' sizes)")
+
+for i, (kind, source) in enumerate(page[3:], start=3):
+    if kind != "python":
+        continue
+    t = time.monotonic()
+    print(f"-- block {i}: {source.strip().splitlines()[0]}", flush=True)
+    try:
+        exec(compile(source, f"docs/python.md block {i}", "exec"), {"__name__": "__docs__"})
+        print(f"block {i} ok in {time.monotonic() - t:.1f} s", flush=True)
+    except Exception as e:   # noqa: BLE001
+        import traceback
+        traceback.print_exc()
+        failures.append(f"block {i}: {type(e).__name__}: {e}")
+if (here / "notebook.json").exists():
+    shutil.copy(here / "notebook.json", out / "pyapi-notebook.json")
+
+for name in ("pyapi-example.json", "pyapi-example-quick.json", "pyapi-notebook.json"):
+    p = out / name
+    if not p.exists():
+        print(f"{name}: not written", flush=True)
+        continue
+    run_ = json.loads(p.read_text())
+    rows = run_["benchmarks"]
+    bad = [r["name"] for r in rows if r.get("error_occurred")]
+    print(f"{name}: {len(rows)} rows, {len(bad)} with an error; ceilings "
+          f"{run_['context'].get('ceilings_source')}", flush=True)
+    for r in rows:
+        if r.get("mode") == "kernel" and "median_s" in r or r.get("error_occurred"):
+            print(f"  {r['name']:70} {r.get('median_s', float('nan')) * 1e6:10.1f} us "
+                  f"{r.get('pct_ceiling', '')} {r.get('error_message', '')}", flush=True)
+print("failures:", failures, flush=True)
+sys.exit(1 if failures else 0)
+EOF
+  )
+}
+run_step "pyapi-example" "$out/pyapi-example.log" pyapi_example
+
+# ---------------------------------------------------------------- the end
+echo "== done in $(($(date +%s) - t0)) s; files in $out:"
+ls -l "$out"
+if [ -f "$out/kernel-progress-cost.json" ]; then
+  "$python" -c 'import json, sys; s = json.load(open(sys.argv[1])); print("kernel-progress checks:", json.dumps(s["checks"])); [print(f"  {k}: without {c[\"t_without_ms_median\"]} ms, with {c[\"t_with_ms_median\"]} ms, excess {c[\"excess_pct_median\"]}% [{c[\"excess_pct_lo\"]}, {c[\"excess_pct_hi\"]}], distinct min {c[\"distinct_min\"]} median {c[\"distinct_median\"]}") for k, c in s["configs"].items()]' "$out/kernel-progress-cost.json"
+fi
+rm -rf "$tmp"
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
+echo "all steps ok"
