@@ -23,12 +23,18 @@ fi
 out="$root/${BUNDLE_OUT:-bundle}"
 mkdir -p "$out"
 cp "${binaries[@]}" "$out/"
-strip "$out"/twinbench*
+copies=()
+for b in "${binaries[@]}"; do copies+=("$out/$(basename "$b")"); done
+strip "${copies[@]}"
+# xz-compressed (11.6 and 13.3 MB stripped become 2.5 and 2.9 MB): the working tree and the bundle
+# travel to the GPU machine within 64 MiB, of which the tracked files take half. gpu-run.sh
+# unpacks them there.
+xz -f -T0 "${copies[@]}"
 # The revision built, read by gpu-run.sh as the run's (each build carries its own).
 git -C "$root" describe --always --dirty --abbrev=12 > "$out/REVISION" 2>/dev/null || true
 # A build for another GPU generation, carried beside the main bundle, shares its libraries.
 if [ "${BUNDLE_BINARIES_ONLY:-0}" = 1 ]; then
-  du -sh "$out"/twinbench* | sed 's/^/bundle: /'
+  du -sh "$out"/twinbench*.xz | sed 's/^/bundle: /'
   exit 0
 fi
 # Libraries the GPU machine may lack: Debian's Google Benchmark, and the OpenMP runtime.
@@ -46,4 +52,4 @@ done
 cp -L /usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0 "$stage/"
 tar -C "$stage" -cJf "$out/cpu-libs.tar.xz" .
 rm -rf "$stage"
-du -sh "$out"/twinbench* "$out"/*.so* "$out"/cpu-libs.tar.xz | sed 's/^/bundle: /'
+du -sh "$out"/twinbench*.xz "$out"/*.so* "$out"/cpu-libs.tar.xz | sed 's/^/bundle: /'

@@ -21,6 +21,10 @@ if [ -f "$root/bundle/cpu-libs.tar.xz" ] && [ ! -f "$root/bundle/libopenblas.so.
   tar -C "$root/bundle" -xJf "$root/bundle/cpu-libs.tar.xz"
 fi
 bin="$root/${BUNDLE:-bundle}"
+# The binaries travel xz-compressed too (gpu-bundle.sh).
+for packed in "$bin"/twinbench*.xz; do
+  [ -f "$packed" ] && [ ! -f "${packed%.xz}" ] && xz -dk "$packed"
+done
 # The revision of the binaries that run: a build for another GPU generation carries its own.
 revision_file="$bin/REVISION"
 [ -f "$revision_file" ] || revision_file="$root/bundle/REVISION"

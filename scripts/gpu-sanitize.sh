@@ -17,6 +17,10 @@
 # The logs are many files: they also go into OUT/sanitize-logs.tar.gz, one file to copy back.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The bundle's binaries travel xz-compressed (gpu-bundle.sh).
+for packed in "$root"/bundle/twinbench*.xz; do
+  [ -f "$packed" ] && [ ! -f "${packed%.xz}" ] && xz -dk "$packed"
+done
 out=${OUT:-$root/gpu-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$root/bundle:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
