@@ -38,8 +38,8 @@ def test_the_last_level_cache_is_the_largest_data_cache():
 
 def test_a_row_whose_data_exceed_the_caches_is_above_its_ceiling_not_in_cache(tmp_path):
     row, context = _row(tmp_path, bytes_per_iter=3 * 1024 * MIB, pct=118.0)
-    cell = fs.limit_cell(row, context)
-    assert cell.endswith("(above its measured ceiling)") and "cache" not in cell
+    assert fs.limit_cell(row, context) == "118 % of add (suspect)"
+    assert "no cache served them" in row.fields["suspect"]
     limiter = su.cpu_limiter(row, context)
     assert "above its measured ceiling" in limiter
     assert "cache bandwidth" not in limiter
@@ -47,7 +47,8 @@ def test_a_row_whose_data_exceed_the_caches_is_above_its_ceiling_not_in_cache(tm
 
 def test_a_row_whose_data_fit_the_cache_is_still_read_as_cache(tmp_path):
     row, context = _row(tmp_path, bytes_per_iter=24 * MIB, pct=180.0)
-    assert fs.limit_cell(row, context).endswith("(cache)")
+    assert fs.limit_cell(row, context) == "180 % of add (suspect)"
+    assert "suspect data served from a cache" in row.fields["suspect"]
     assert su.cpu_limiter(row, context).startswith("cache bandwidth")
 
 

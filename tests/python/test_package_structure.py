@@ -18,7 +18,14 @@ def _imports() -> tuple[dict[str, set[str]], list[str]]:
         source = (PACKAGE / f"{name}.py").read_text(encoding="utf-8")
         deps: set[str] = set()
         aliases: set[str] = set()
-        for node in ast.walk(ast.parse(source)):
+        tree = ast.parse(source)
+        # Imports for annotations alone (under `if TYPE_CHECKING:`) run never: no cycle.
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and getattr(block.test, "id", "") == "TYPE_CHECKING"
+                       for stmt in block.body for n in ast.walk(stmt)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 if node.module:
                     deps.add(node.module.split(".")[0])

@@ -47,10 +47,17 @@ def test_the_same_charts_in_the_same_order(rendered):
         assert (rendered / name).is_file() and (COMMITTED.parent / name).is_file()
 
 
+# The committed report was rendered before a row carried its limit's flag: it marked CPU rows
+# above their ceiling in words of its own, and no GPU row. The figures must be the same; the
+# flags are compared apart (test_limit_flags.py holds every row above its limit to one).
+_FLAGS = re.compile(r" \((suspect|above its measured ceiling|ceiling suspect|cache)\)")
+
+
 def test_the_same_first_screen_table(rendered):
     committed = COMMITTED.read_text(encoding="utf-8")
     fresh = (rendered / "report.md").read_text(encoding="utf-8")
-    assert _first_table(fresh) == _first_table(committed)
+    assert ([_FLAGS.sub("", line) for line in _first_table(fresh)]
+            == [_FLAGS.sub("", line) for line in _first_table(committed)])
 
 
 def test_report_html_links_its_charts(rendered):

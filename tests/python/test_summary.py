@@ -236,7 +236,7 @@ def test_cpu_only_summary_has_cpu_columns_and_says_why(cpu_only_report):
     for cells in rows.values():
         assert not any("GPU" in column for column in cells)
         assert cells["OpenMP × serial"] != "–"
-        assert cells["% of ceiling CPU"] != "–"
+        assert cells["% of limit CPU"] != "–"
     summary = markdown[:markdown.index("## Summary")]
     assert "No GPU in this run (gpu_status: not built: TWINBENCH_WITH_CUDA=OFF)" in summary
 

@@ -7,6 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .loader import Row, Run, usable  # noqa: F401  (usable: one definition, the loader's)
+from .rates import (  # noqa: F401  (re-exported: the row's rates, the context's numbers)
+    achieved_flop_per_s, arithmetic_intensity, context_number, gb_per_s, gflop_per_s)
 
 # Bars of the speedup chart, in order. Kernel-only and end-to-end CUDA are
 # separate because they answer different questions (is the kernel fast / is
@@ -107,38 +109,6 @@ def energy_ratio(cpu: Row, gpu: Row) -> float | None:
     return None
 
 
-def _giga_per_s(rate: float | None, row: Row, per_iter_counter: str) -> float | None:
-    """A rate in units of 1e9 per second: the one Google Benchmark reported, else the row's
-    per-iteration counter over its time."""
-    if rate is not None:
-        return rate / 1e9
-    per_iter = row.counter(per_iter_counter)
-    if per_iter and row.time_s:
-        return per_iter / row.time_s / 1e9
-    return None
-
-
-def gb_per_s(row: Row) -> float | None:
-    return _giga_per_s(row.bytes_per_second, row, "bytes_per_iter")
-
-
-def gflop_per_s(row: Row) -> float | None:
-    return _giga_per_s(row.flop_per_s, row, "flop_per_iter")
-
-
-def achieved_flop_per_s(row: Row) -> float | None:
-    value = gflop_per_s(row)
-    return None if value is None else value * 1e9
-
-
-def arithmetic_intensity(row: Row) -> float | None:
-    flop = row.counter("flop_per_iter")
-    nbytes = row.counter("bytes_per_iter")
-    if flop and nbytes:
-        return flop / nbytes
-    return None
-
-
 def size_scalar(row: Row) -> float | None:
     """One number for "how big": the product of the numeric size args (n, w*h, ...)."""
     product = 1.0
@@ -182,16 +152,6 @@ def largest_problem(rows: list[Row]) -> tuple[str, ...] | None:
     """The size key with the biggest size scalar; headline charts use it."""
     sized = [(size_scalar(r) or 0.0, r.size_key) for r in rows]
     return max(sized)[1] if sized else None
-
-
-def context_number(run_or_ctx, key: str) -> float | None:
-    context = run_or_ctx.context if isinstance(run_or_ctx, Run) else run_or_ctx
-    raw = context.get(key) if context else None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        return None
-    return value if math.isfinite(value) and value > 0 else None
 
 
 def crossover_size(points: dict[str, list[tuple[float, float]]],

@@ -43,6 +43,9 @@ class Analysis:
     headline: str | None
     throttled: list[Row] = field(default_factory=list)
     busy: list[Row] = field(default_factory=list)
+    # Rows above their own limit, flagged by the run (or, for older files, by the loader) with
+    # what to suspect: the `suspect` field.
+    suspects: list[Row] = field(default_factory=list)
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -75,4 +78,5 @@ def analyze(run: Run) -> Analysis:
  lines=lines, pairs=cpu_gpu_pairs(run.rows),
         gpu=gpu, numba=gpu and su.has_numba_rows(run.rows),
         headline=gpu_headline(lines, run.context) if gpu and lines else None,
-        throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows))
+        throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows),
+        suspects=[r for r in rows if r.fields.get("suspect")])

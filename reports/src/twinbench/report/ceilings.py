@@ -14,9 +14,13 @@ back to those, and says so in its labels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from . import analysis as an
-from .loader import Row
+from . import rates
+from . import stats as st
+
+if TYPE_CHECKING:
+    from .loader import Row
 
 # Index = the row's ceiling_pattern counter (common/ceilings.hpp, enum Pattern).
 PATTERNS = ("read", "write", "copy", "scale", "add", "triad")
@@ -44,19 +48,19 @@ def pattern_bandwidths(context: dict, side: str) -> dict[str, float]:
     """pattern -> measured bytes (read + written) per second, only the measured ones."""
     out = {}
     for pattern in PATTERNS:
-        value = an.context_number(context, _BW_KEYS[side].format(pattern))
+        value = rates.context_number(context, _BW_KEYS[side].format(pattern))
         if value:
             out[pattern] = value
     # Older files measured one CPU ceiling: a triad with every thread.
     if side == "cpu_all" and "triad" not in out:
-        old = an.context_number(context, "cpu_triad_bw_bytes_per_s")
+        old = rates.context_number(context, "cpu_triad_bw_bytes_per_s")
         if old:
             out["triad"] = old
     return out
 
 
 def device_copy_bandwidth(context: dict) -> float | None:
-    return an.context_number(context, "gpu_copy_bw_bytes_per_s")
+    return rates.context_number(context, "gpu_copy_bw_bytes_per_s")
 
 
 def slopes(context: dict, side: str) -> list[tuple[str, float]]:
@@ -110,7 +114,7 @@ def fmt_bandwidth(value: float | None) -> str:
 
 
 def _roof(context: dict, key: str, precision: str, kind: str, note: str = "") -> list[Roof]:
-    value = an.context_number(context, key)
+    value = rates.context_number(context, key)
     return [Roof(precision, value, kind, note)] if value else []
 
 
@@ -255,7 +259,7 @@ def compute_ratio(context: dict, precision: str, tensor: bool = False) -> Hardwa
 
 def pct_of_roof(row: Row, context: dict, side: str) -> float | None:
     """The row's FLOP/s as a % of its precision's roof on its side; None without either."""
-    flops = an.achieved_flop_per_s(row)
+    flops = rates.achieved_flop_per_s(row)
     roof = roof_for(row, context, side)
     return 100 * flops / roof.value if flops and roof else None
 
@@ -290,17 +294,174 @@ class RowCeiling:
 
 
 def row_ceiling(row: Row) -> RowCeiling | None:
-    """The row's share of its pattern's ceiling; older files' % of device copy otherwise."""
+    """The row's share of its pattern's bandwidth ceiling, where its limit is a bandwidth (the
+    limit the run wrote, or the one the loader derived for an older file: derive_limit); older
+    files' % of device copy."""
+    if row.fields.get("limit_kind", "bandwidth") != "bandwidth":
+        return None
     pct = row.counter("pct_ceiling")
     if pct is not None:
         index = row.counter("ceiling_pattern")
         known = index is not None and index == int(index) and 0 <= int(index) < len(PATTERNS)
-        return RowCeiling(pct, PATTERNS[int(index)] if known else "ceiling",
-                          row.counter("ceiling_bytes_per_s"))
+        label = (PATTERNS[int(index)] if known
+                 else row.fields.get("limit", "ceiling").removesuffix(" bandwidth"))
+        return RowCeiling(pct, label, row.counter("ceiling_bytes_per_s"))
     old = row.counter("pct_copy_bw")
     if old is not None:
         return RowCeiling(old, DEVICE_COPY)
     return None
+
+
+def pattern_ceiling(row: Row) -> RowCeiling | None:
+    """The bandwidth of the row's access pattern where the run recorded it, and the row's share
+    of it, whichever limit binds: the roofline's ridge is drawn with it."""
+    ceiling = row_ceiling(row)
+    if ceiling is not None:
+        return ceiling
+    index, per_s, rate = (row.counter("ceiling_pattern"), row.counter("ceiling_bytes_per_s"),
+                          rates.gb_per_s(row))
+    if index is None or index != int(index) or not 0 <= int(index) < len(PATTERNS) \
+            or not per_s or not rate:
+        return None
+    return RowCeiling(100 * rate * 1e9 / per_s, PATTERNS[int(index)], per_s)
+
+
+# ----------------------------------------------------------------- the row's one limit
+#
+# The run writes, for each timed row, the one limit it holds the row to (common/row_limit.hpp):
+# `limit_kind` (bandwidth, compute, link, none), `limit` ("triad bandwidth", "FP32 roof",
+# "pinned d2h link"), `limit_per_s`, `pct_ceiling` (the row's % of that limit) and, when the row
+# is above it, `suspect` with what to suspect. The report reads these; for files written before,
+# the loader derives the same fields once (derive_limit), and nothing decides a second limit.
+
+# A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
+# the DRAM write stream): its time is latency, whatever its bytes per second say.
+MIN_STREAM_BYTES = 1 << 20
+LIMIT_FIELDS = ("limit_kind", "limit", "suspect")
+_LIMIT_COUNTERS = ("pct_ceiling", "limit_per_s", "ceiling_pattern", "ceiling_bytes_per_s",
+                   "pct_copy_bw")
+
+
+@dataclass(frozen=True)
+class RowLimit:
+    kind: str               # bandwidth, compute, link
+    name: str               # "add bandwidth", "FP32 roof", "pinned d2h link"
+    pct: float              # the row's % of it
+    per_s: float | None
+    suspect: str = ""       # why the row's figure cannot stand as it is, or ""
+
+    @property
+    def what(self) -> str:
+        """"add" (a pattern), "FP32" (a precision), or the limit's name (a link)."""
+        return self.name.removesuffix(" bandwidth").removesuffix(" roof")
+
+    @property
+    def short(self) -> str:
+        """"95 % of add", "47 % of FP32 roof", "80 % of pinned d2h link"."""
+        return f"{self.pct:.0f} % of {self.name.removesuffix(' bandwidth')}"
+
+
+def row_limit(row: Row | None) -> RowLimit | None:
+    """The limit the row is held to, as its run wrote it (or the loader derived it); None for a
+    row held to none (latency rows, e2e, host API costs)."""
+    if row is None:
+        return None
+    kind = row.fields.get("limit_kind")
+    pct = row.counter("pct_ceiling")
+    if kind in (None, "none") or pct is None:
+        return None
+    return RowLimit(kind, row.fields.get("limit", kind), pct, row.counter("limit_per_s"),
+                    row.fields.get("suspect", ""))
+
+
+LINK_DIRECTIONS = ("h2d", "d2h")
+
+
+def pinned_links(rows: list[Row]) -> dict[str, float]:
+    """Direction -> bytes/s of the fastest pinned copy a file from before the run measured its
+    links recorded: the link a transfer row of that direction is held to."""
+    links: dict[str, float] = {}
+    for row in rows:
+        direction = row.args.get("dir")
+        if (row.usable and row.is_gpu and row.impl == "cuda_pinned"
+                and direction in LINK_DIRECTIONS and row.bytes_per_second):
+            links[direction] = max(links.get(direction, 0.0), row.bytes_per_second)
+    return links
+
+
+def derive_limit(row: Row, context: dict, links: dict[str, float] | None = None) -> None:
+    """A row of a file written before the run wrote its limit gets the same fields, from the
+    report's logic of then: its bandwidth share (rows that stream at least MIN_STREAM_BYTES) or
+    its precision's roof, whichever it is nearer (the roofline's minimum, as the run chooses it),
+    else none; and `suspect` for a row above that limit, bandwidth and compute alike (the run
+    flags only a row above by more than its noise; here every row above 100 % is flagged and the
+    reason says whether its noise covers it)."""
+    if "limit_kind" in row.fields or not row.usable:
+        return
+    counters, fields = row.counters, row.fields
+    link = (links or {}).get(row.args.get("dir", "")) if row.workload == "transfers" else None
+    # The pinned rows define the link here: held to themselves they would say nothing.
+    if link and row.is_gpu and row.bytes_per_second and row.impl != "cuda_pinned":
+        pct = 100 * row.bytes_per_second / link
+        fields.update(limit_kind="link", limit=f"pinned {row.args['dir']} link")
+        counters.update(pct_ceiling=pct, limit_per_s=link)
+        if pct > 100:
+            fields["suspect"] = _suspect_reason(row, context, pct, "link", fields["limit"])
+        return
+    found = []
+    ceiling = row_ceiling(row)
+    moved = row.counter("bytes_per_iter")
+    if ceiling and (moved is None or moved >= MIN_STREAM_BYTES):
+        found.append((ceiling.pct, "bandwidth", f"{ceiling.pattern} bandwidth",
+                      ceiling.bytes_per_s))
+    roof = roof_for(row, context, row.limit_side) if row.limit_side else None
+    flops = rates.achieved_flop_per_s(row)
+    if roof and flops:
+        found.append((100 * flops / roof.value, "compute", f"{roof.precision} roof", roof.value))
+    if not found:
+        fields["limit_kind"] = "none"
+        for key in _LIMIT_COUNTERS:
+            counters.pop(key, None)
+        return
+    pct, kind, name, per_s = max(found, key=lambda f: f[0])
+    if kind == "compute":  # the pattern's bandwidth stays: the roofline's ridge reads it
+        counters.pop("pct_copy_bw", None)
+    fields.update(limit_kind=kind, limit=name)
+    counters["pct_ceiling"] = pct
+    if per_s:
+        counters["limit_per_s"] = per_s
+    if pct > 100:
+        fields["suspect"] = _suspect_reason(row, context, pct, kind, name)
+
+
+def _suspect_reason(row: Row, context: dict, pct: float, kind: str, name: str) -> str:
+    interval = st.median_interval(row.samples_s, 0.95)
+    slow = pct * row.time_s / interval[1] if interval else pct
+    why = f"{pct:.1f}% of its {name}" + (
+        " even at the slow end of its median's interval" if slow > 100 else
+        f" ({slow:.1f}% at the slow end of its median's interval: within its noise)")
+    if kind == "compute":
+        return why + ": suspect the roof, measured low, or the row's FLOP count"
+    if kind == "link":
+        return (why + ": suspect a transfer that moves less than it says (pages already where "
+                "it copies them), or the link's ceiling (here the run's fastest pinned copy)")
+    if row.is_gpu:
+        return (why + ": suspect the ceiling, whose kernel moves this pattern slower than the "
+                "row does, the row's byte count, or data served from the L2 cache")
+    pattern = name.removesuffix(" bandwidth")
+    busy = suspect_cpu_ceilings(context).get(pattern)
+    if busy:
+        why += (f": suspect the ceiling, measured while something else ran ({busy}), or data "
+                "served from a cache")
+    elif cpu_data_beyond_cache(row, context):
+        why += (": suspect the ceiling, measured once at the start while the host's level moved "
+                "(the row's data exceed the CPU's caches, so no cache served them), or the row's "
+                "byte count")
+    else:
+        why += ": suspect data served from a cache, the ceiling, or the row's byte count"
+    if cpu_ceilings_in_cache(context):
+        why += "; the ceilings were measured on arrays that fit in the last-level cache"
+    return why
 
 
 def ridge_intensity(context: dict, side: str) -> float:
@@ -313,7 +474,7 @@ def ridge_intensity(context: dict, side: str) -> float:
 
 
 def is_memory_bound(row: Row, context: dict) -> bool:
-    intensity = an.arithmetic_intensity(row)
+    intensity = rates.arithmetic_intensity(row)
     if intensity is None:
         # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
         return True
@@ -325,13 +486,13 @@ def above_roof(row: Row, context: dict, side: str) -> str | None:
     the roof was measured too low, the row's byte/FLOP model is off, or its data came from a
     cache (warm L2, a CPU's large L3)."""
     reasons = []
-    rate = an.gb_per_s(row)
+    rate = rates.gb_per_s(row)
     bandwidth = highest_bandwidth(context, side)
     if rate is not None and bandwidth and rate * 1e9 > bandwidth[1]:
         reasons.append(f"{rate:,.0f} GB/s is {100 * rate * 1e9 / bandwidth[1]:.0f} % of the "
                        f"highest bandwidth measured ({bandwidth[0]}, "
                        f"{fmt_bandwidth(bandwidth[1])})")
-    flops = an.achieved_flop_per_s(row)
+    flops = rates.achieved_flop_per_s(row)
     roof = roof_for(row, context, side)
     if flops is not None and roof and flops > roof.value:
         reasons.append(f"{fmt_rate(flops, roof.unit)} is above the {roof.label} roof")
@@ -354,7 +515,7 @@ def cpu_ceilings_in_cache(context: dict) -> bool:
     """Whether the CPU ceilings were measured on arrays that fit in the last-level cache: then
     they are the cache's bandwidth, not memory's (--quick's 32 MiB arrays in a 300 MiB L3 read
     87 GB/s of triad against 48 GB/s from DRAM in a default run on the H200 host)."""
-    array = an.context_number(context, "cpu_bw_array_bytes")
+    array = rates.context_number(context, "cpu_bw_array_bytes")
     cache = cpu_last_level_cache_bytes(context)
     return bool(array and cache and array <= cache)
 

@@ -39,24 +39,13 @@ def time_cell(row: Row | None) -> str:
     return "–" if row is None else f"{fmt_time(row.time_s)} {row.impl}"
 
 
-def limit_cell(row: Row | None, context: dict, suspect: bool = False) -> str:
-    """"95 % of add", "47 % of FP32 roof", "300 % of add (cache)": the row's share of the limit
-    it is nearest (speedup_chart.own_limit). suspect: the run's CPU ceilings are impossible
-    (SummaryLine.suspect), so a CPU share above them is no cache; nor is a CPU row's whose data
-    exceed the caches (it is above its measured ceiling)."""
-    share = own_limit(row, context)
-    if share is None:
+def limit_cell(row: Row | None, context: dict | None = None, suspect: bool = False) -> str:
+    """"95 % of add", "47 % of FP32 roof", "117 % of add (suspect)": the row's share of its own
+    limit as the run wrote it, flagged where the run flagged it (ceilings.row_limit)."""
+    limit = ce.row_limit(row)
+    if limit is None:
         return "–"
-    pct, bound, what = share
-    text = f"{pct:.0f} % of {what}" + (" roof" if bound == "compute" else "")
-    if bound == "bandwidth" and pct > CACHE_PCT:
-        if suspect and not row.is_gpu:
-            text += " (ceiling suspect)"
-        elif ce.cpu_data_beyond_cache(row, context):
-            text += f" ({ce.ABOVE_CEILING})"
-        else:
-            text += " (cache)"
-    return text
+    return limit.short + (" (suspect)" if limit.suspect else "")
 
 
 def limiter_cell(line: su.SummaryLine) -> str:
@@ -82,10 +71,10 @@ def narrow_cells(line: su.SummaryLine, context: dict, gpu: bool = True) -> list[
     head = [line_label(line), " ".join(line.size_key) or "–"]
     if not gpu:
         return head + [time_cell(best.serial), time_cell(best.cpu),
-                       su.omp_speedup_cell(line), limit_cell(best.cpu, context, line.suspect),
+                       su.omp_speedup_cell(line), limit_cell(best.cpu),
                        limiter_cell(line)]
     return head + [time_cell(best.cpu), time_cell(best.gpu), su.speedup_cell(line.gpu_speedup),
-                   limit_cell(best.cpu, context, line.suspect), limit_cell(best.gpu, context),
+                   limit_cell(best.cpu), limit_cell(best.gpu),
                    limiter_cell(line)]
 
 

@@ -16,6 +16,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import ceilings as ce
+
 # Args that tune an implementation rather than define the problem: rows that
 # differ only in these solve the same problem and can be compared.
 TUNING_ARGS = frozenset({"block", "mode", "threads", "strategy", "streams", "chunk"})
@@ -567,6 +569,9 @@ def load_run(path: str | Path) -> Run:
     """Load one Google Benchmark JSON file. Raises LoadError when unusable."""
     context, entries, problems = read_json(path)
     rows, row_problems = rows_from_entries(entries, source=str(path))
+    links = ce.pinned_links(rows)
+    for row in rows:  # a file from before the run wrote each row's limit
+        ce.derive_limit(row, context, links)
     cut = completeness_problem(context, rows)
     return Run(path=str(path), context=context, rows=rows,
                problems=([cut] if cut else []) + problems + row_problems)

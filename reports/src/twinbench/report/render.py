@@ -85,6 +85,17 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
     return blocks
 
 
+def suspect_blocks(a: Analysis) -> list[Block]:
+    """Rows above their own limit: a figure the hardware could not produce is a bug in the
+    figure or in the limit until shown otherwise; each with what the run says to suspect."""
+    if not a.suspects:
+        return []
+    return [Heading("Rows above their own limit", 3),
+            Paragraph(f"{len(a.suspects)} row(s) are above the limit the run holds them to; "
+                      "their figures are marked (suspect) in the tables.", note=True),
+            BulletList([f"{r.name}: {r.fields['suspect']}" for r in a.suspects])]
+
+
 def status_blocks(a: Analysis) -> list[Block]:
     """Everything that makes the numbers below incomplete, said up front."""
     run = a.run
@@ -215,6 +226,7 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     if cache:
         blocks.append(Paragraph(cache))
     blocks += status_blocks(a)
+    blocks += suspect_blocks(a)
     numba, chart = numba_blocks(run, out_dir)
     if chart is not None:
         result.charts.append(chart)
@@ -231,10 +243,11 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     blocks.append(Heading("Results per workload and size"))
     if tables:
         blocks.append(Paragraph("× serial / × omp: speedup over the serial and the fastest "
-                                "OpenMP row of the same problem size. % of ceiling: share of the "
-                                "measured bandwidth of the access pattern named (see the "
-                                "ceilings table); files without per-pattern ceilings: % of "
-                                "device copy (cudaMemcpy)."))
+                                "OpenMP row of the same problem size. % of limit: share of the "
+                                "one limit the run holds the row to (the bandwidth of the "
+                                "access pattern named, the roof of its precision, or its "
+                                "link; see the ceilings table); files without per-pattern "
+                                "ceilings: % of device copy (cudaMemcpy)."))
     else:
         blocks.append(Paragraph("No measured results."))
     for title, table in tables:

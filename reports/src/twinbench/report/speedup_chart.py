@@ -282,22 +282,11 @@ def thread_ratio(line: su.SummaryLine, context: dict) -> float | None:
     return every / one if every and one else None
 
 
-def own_limit(row, context: dict) -> tuple[float, str, str] | None:
-    """(pct, "bandwidth" | "compute", pattern or precision): the row's share of the limit it is
-    nearest, its access pattern's bandwidth (rows that stream at least
-    summary.MIN_STREAM_BYTES) or its precision's compute roof (rows that count FLOPs)."""
-    if row is None:
-        return None
-    found = []
-    ceiling = ce.row_ceiling(row)
-    moved = row.counter("bytes_per_iter")
-    if ceiling and (moved is None or moved >= su.MIN_STREAM_BYTES):
-        found.append((ceiling.pct, "bandwidth", ceiling.pattern))
-    side = row.limit_side
-    pct = ce.pct_of_roof(row, context, side) if side else None
-    if pct is not None:
-        found.append((pct, "compute", ce.roof_for(row, context, side).precision))
-    return max(found) if found else None
+def own_limit(row, context: dict | None = None) -> tuple[float, str, str] | None:
+    """(pct, "bandwidth" | "compute" | "link", pattern, precision or link): the row's share of
+    its own limit, as the run wrote it (ceilings.row_limit)."""
+    limit = ce.row_limit(row)
+    return (limit.pct, limit.kind, limit.what) if limit else None
 
 
 def cpu_chart(lines: list[su.SummaryLine], context: dict) -> Figure | None:

@@ -167,9 +167,7 @@ COMPUTE_BOUND_PCT = 60.0      # % of the measured compute roof of its precision
 LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
 LAUNCH_RATIO = 2.0            # launch-included time over kernel time
 PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
-# A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
-# the DRAM write stream): its time is latency, whatever its bytes per second say.
-MIN_STREAM_BYTES = 1 << 20
+MIN_STREAM_BYTES = ce.MIN_STREAM_BYTES  # below: a few cache lines, latency
 
 
 def _memory(row: Row, suspect: dict[str, str] | None = None,
@@ -271,7 +269,7 @@ def _roofline_side(row: Row, context: dict, side: str) -> str | None:
     the ceiling's bandwidth) names the bound its model puts it under, and the share says how far
     below it the row runs. A row without FLOPs in its model (Poisson: integer work) is placed by
     its bytes alone, and says so."""
-    ceiling = ce.row_ceiling(row)
+    ceiling = ce.pattern_ceiling(row)
     flops = an.achieved_flop_per_s(row)
     roof = ce.roof_for(row, context, side)
     moved = row.counter("bytes_per_iter")
@@ -332,7 +330,7 @@ def _gpu_roofline_side(row: Row, context: dict) -> str | None:
     work = row.counter("flop_per_iter") or 0.0
     flops = an.achieved_flop_per_s(row)
     roof = _gpu_roof(row, context)
-    ceiling = ce.row_ceiling(row)
+    ceiling = ce.pattern_ceiling(row)
     streams = moved >= MIN_STREAM_BYTES
     if work and flops and roof:
         share = f"{100 * flops / roof.value:.0f} % of the {_roof_name(roof)}"
@@ -633,15 +631,13 @@ def row_cell(row: Row | None) -> str:
     return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
 
 
-def _ceiling(row: Row | None, suspect: bool = False, beyond_cache: bool = False) -> str:
-    ceiling = ce.row_ceiling(row) if row else None
-    if not ceiling:
+def _ceiling(row: Row | None) -> str:
+    """The row's % of its own limit, as the run wrote it; "(suspect)" where the run flagged it
+    (the section on rows above their limit says why)."""
+    limit = ce.row_limit(row)
+    if not limit:
         return "–"
-    if suspect and not row.is_gpu and ceiling.pct > 100:
-        return f"{ceiling.short} (ceiling suspect)"
-    if beyond_cache and not row.is_gpu and ceiling.pct > CACHE_PCT:
-        return f"{ceiling.short} ({ce.ABOVE_CEILING})"
-    return ceiling.short
+    return limit.short + (" (suspect)" if limit.suspect else "")
 
 
 def speedup_cell(speedup: Speedup | None) -> str:
@@ -669,10 +665,10 @@ def _pair(a: str, b: str) -> str:
 SUMMARY_HEADERS = [
     "workload", "size", "algorithm", "serial", "OpenMP", "GPU kernel", "GPU end to end",
     "OpenMP × serial", "GPU kernel × CPU", "GPU e2e × CPU", "best vs best (any algorithm)",
-    "hardware ratio", "% of ceiling CPU / GPU", "energy / item CPU / GPU", "limiter"]
+    "hardware ratio", "% of limit CPU / GPU", "energy / item CPU / GPU", "limiter"]
 # A run without GPU rows: the columns a CPU can fill (the GPU ones would all be "–").
 CPU_ONLY_HEADERS = ["workload", "size", "algorithm", "serial", "OpenMP", "OpenMP × serial",
-                    "% of ceiling CPU", "% of compute roof CPU", "energy / item CPU", "limiter"]
+                    "% of limit CPU", "% of compute roof CPU", "energy / item CPU", "limiter"]
 # Shown only when the run holds Numba rows, right after "best vs best".
 NUMBA_HEADER = "Numba (the articles' code)"
 NUMBA_AT = SUMMARY_HEADERS.index("best vs best (any algorithm)") + 1
@@ -696,7 +692,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
     if not gpu:
         return [line.workload, " ".join(line.size_key) or "–", best.label,
                 row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
-                _ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), line.cpu_roof or "–", cpu_energy,
+                _ceiling(best.cpu), line.cpu_roof or "–", cpu_energy,
                 line.limiter]
     cells = [
         line.workload, " ".join(line.size_key) or "–", best.label,
@@ -704,7 +700,7 @@ def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> l
         omp_speedup_cell(line), speedup_cell(line.gpu_speedup),
         speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
         hardware_cell(line),
-        _pair(_ceiling(best.cpu, line.suspect, line.cpu_beyond_cache), _ceiling(best.gpu)),
+        _pair(_ceiling(best.cpu), _ceiling(best.gpu)),
         _pair(cpu_energy, fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
         line.limiter,
     ]

@@ -12,7 +12,7 @@ from .loader import Row, Run
 from .units import (fmt_bytes, fmt_cuda_version, fmt_energy, fmt_err, fmt_num, fmt_ratio,
                     fmt_time)
 
-RESULT_HEADERS = ["impl", "args", "time", "GB/s", "GFLOP/s", "% of ceiling",
+RESULT_HEADERS = ["impl", "args", "time", "GB/s", "GFLOP/s", "% of limit",
                   "× serial", "× omp", "max rel err"]
 
 
@@ -63,9 +63,13 @@ def numba_versions(context: dict) -> str:
 
 
 def ceiling_cell(row: Row) -> str:
-    """"93.6 % of read": the share and the pattern it is a share of (old files: device copy)."""
-    ceiling = ce.row_ceiling(row)
-    return ceiling.text if ceiling else "–"
+    """"93.6 % of read", "41.0 % of FP32 roof": the row's share of its own limit (old files:
+    device copy), "(suspect)" where the run flagged it."""
+    limit = ce.row_limit(row)
+    if limit is None:
+        return "–"
+    return f"{limit.pct:.1f} % of {limit.name.removesuffix(' bandwidth')}" + (
+        " (suspect)" if limit.suspect else "")
 
 
 ISA_HEADER = "CPU ISA"
