@@ -39,7 +39,8 @@ from .png import png_bytes  # noqa: E402
 from .machine import Difference, compared_count, setting_differences  # noqa: E402
 from .noise import (DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold,  # noqa: E402
                     median_log_halfwidth)
-from .summary import SummaryLine, Speedup, summary_lines  # noqa: E402
+from .analyze import analyze  # noqa: E402
+from .summary import SummaryLine, Speedup  # noqa: E402
 from .units import fmt_time  # noqa: E402
 # The statistics (stats.py) and the verdicts (verdicts.py), re-exported: compare.py renders.
 from .stats import mann_whitney_u  # noqa: E402,F401
@@ -101,6 +102,15 @@ def _judge(label: str, row_a: Row, row_b: Row,
     return verdict, which, method
 
 
+def headline_lines(run: Run) -> dict[str, SummaryLine]:
+    """Workload -> its summary line, read from the run's analysis (analyze.analyze) as the
+    report states it: the first line of each workload (its own precision)."""
+    lines: dict[str, SummaryLine] = {}
+    for line in analyze(run).lines:
+        lines.setdefault(line.workload, line)
+    return lines
+
+
 def compare_summaries(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT_THRESHOLD,
                       differences: list[Difference] | None = None) -> list[SummaryComparison]:
     """One SummaryComparison per workload in either run's summary (summary.summary_lines).
@@ -108,8 +118,7 @@ def compare_summaries(run_a: Run, run_b: Run, threshold: float | NoiseModel = DE
     makes every verdict "not comparable"."""
     if differences is None:
         differences, _ = setting_differences(run_a.context, run_b.context)
-    lines_a = {line.workload: line for line in summary_lines(run_a.rows, run_a.context)}
-    lines_b = {line.workload: line for line in summary_lines(run_b.rows, run_b.context)}
+    lines_a, lines_b = headline_lines(run_a), headline_lines(run_b)
     settings = ", ".join(d.setting.label for d in differences)
     out = []
     for workload in sorted(set(lines_a) | set(lines_b)):

@@ -56,7 +56,7 @@ def identity(row: Row) -> tuple:
 
 
 def _measured(run: Run) -> dict[tuple, Row]:
-    return {identity(r): r for r in run.rows if not r.skipped and r.time_s}
+    return {identity(r): r for r in run.rows if r.usable}
 
 
 def _times_line(first: Row, others: list[Row | None]) -> list[str]:

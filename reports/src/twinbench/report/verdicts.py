@@ -110,7 +110,7 @@ def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT
         b = rows_b.get(name)
         if b is None:
             continue
-        if not (a.time_s and b.time_s):
+        if not (a.usable and b.usable):
             reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
             skipped.append((name, reason or "no time"))
             continue
