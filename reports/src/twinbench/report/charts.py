@@ -74,17 +74,13 @@ def bytes_formatter() -> FuncFormatter:
     return FuncFormatter(lambda v, _pos: fmt_bytes(v) if v > 0 else "")
 
 
-def _problem_label(workload: str, size_key: tuple[str, ...]) -> str:
-    return f"{workload}\n{' '.join(size_key)}" if size_key else workload
-
-
-# ----------------------------------------------------------------- (a) speedup
-
 def _log_limits(values: list[float], margin: float = 2.0) -> tuple[float, float]:
     """Log-axis limits around the data and 1, with a margin of `margin` times each side."""
     lo, hi = min(values + [1.0]), max(values + [1.0])
     return lo / margin, hi * margin
 
+
+# ----------------------------------------------------------------- (a) speedup
 
 def chart_speedup(rows: list[Row], context: dict | None = None) -> Figure | None:
     """Sorted dot plot, one marker per like-for-like comparison, one panel per question."""

@@ -29,8 +29,6 @@ NARROW_HEADERS = ["workload", "size", "best CPU", "best GPU kernel",
                   "GPU kernel × CPU (interval)", "CPU % of limit", "GPU % of limit", "limiter"]
 CPU_ONLY_NARROW_HEADERS = ["workload", "size", "serial", "best CPU", "OpenMP × serial (interval)",
                            "CPU % of limit", "limiter"]
-# A row's share of its own memory ceiling above this came from a cache (summary.CACHE_PCT).
-CACHE_PCT = su.CACHE_PCT
 
 
 def time_cell(row: Row | None) -> str:
@@ -39,7 +37,7 @@ def time_cell(row: Row | None) -> str:
     return "–" if row is None else f"{fmt_time(row.time_s)} {row.impl}"
 
 
-def limit_cell(row: Row | None, context: dict | None = None, suspect: bool = False) -> str:
+def limit_cell(row: Row | None, context: dict | None = None) -> str:
     """"95 % of add", "47 % of FP32 roof", "117 % of add (suspect)": the row's share of its own
     limit as the run wrote it, flagged where the run flagged it (ceilings.row_limit)."""
     limit = ce.row_limit(row)

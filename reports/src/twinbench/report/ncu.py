@@ -548,10 +548,6 @@ def _article_impls(rows: list[Row], workload: str) -> list[str]:
     return sorted(mirrored or named)
 
 
-def _fmt(v: float | None, unit: str = " %") -> str:
-    return "–" if v is None else f"{v:.0f}{unit}"
-
-
 # (label, key, unit, what a difference there means)
 _COMPARED = (
     ("DRAM", "ncu_dram_pct", " % of peak", "bandwidth"),

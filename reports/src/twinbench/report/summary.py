@@ -527,10 +527,7 @@ class SummaryLine:
     numba: NumbaBeside | None = None   # the articles' Numba code at the same size
     hardware: ce.HardwareRatio | None = None
     fairness: str = ""             # fairness_flag of the GPU kernel speedup
-    suspect: bool = False          # the CPU ceilings are impossible (see cpu_limiter)
     cpu_roof: str = ""             # "7 % of FP32 roof": the CPU row against its compute roof
-    # The best CPU row's data exceed the CPU's caches: above its ceiling it is not in a cache.
-    cpu_beyond_cache: bool = False
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -581,13 +578,11 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
     everything = fastest_per_side(same, "any")
     ratio = hardware_ratio(best.gpu, best.cpu, context)
     line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
-                       limiter_text(best, members, context), numba, ratio,
-                       suspect=bool(ce.suspect_cpu_ceilings(context)))
+                       limiter_text(best, members, context), numba, ratio)
     line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
     if ratio is None and best.gpu and best.cpu:
         line.fairness = cpu_lacks(best.gpu, best.cpu, context)
     line.cpu_roof = _roof_share(best.cpu, context)
-    line.cpu_beyond_cache = bool(best.cpu) and ce.cpu_data_beyond_cache(best.cpu, context)
     return line
 
 

@@ -52,10 +52,6 @@ def fmt_ratio(value: float | None) -> str:
     return f"{value:.2f}×"
 
 
-def fmt_pct(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f} %"
-
-
 def fmt_err(value: float | None) -> str:
     return "–" if value is None else f"{value:.2e}"
 
