@@ -187,7 +187,8 @@ std::string rate_of(const Run& run) {
   if (is_ratio(run)) return "";
   const auto bytes = counter(run, "bytes_per_second");
   const auto flops = counter(run, "flop_per_s");
-  if (bytes && (counter(run, "pct_ceiling") || !flops)) return format_rate(*bytes, "B/s");
+  // The rate the row's % is of: bytes where it is held to a bandwidth, FLOP/s to a roof.
+  if (bytes && (counter(run, "ceiling_pattern") || !flops)) return format_rate(*bytes, "B/s");
   if (flops) return format_rate(*flops, "FLOP/s");
   if (const auto items = counter(run, "items_per_second")) return format_rate(*items, "item/s");
   return "";
@@ -205,6 +206,7 @@ std::string note_of(const Run& run) {
   if (converged && *converged == 0 && spread) parts.push_back("spread " + format_percent(spread));
   if (counter(run, "gpu_throttled").value_or(0) != 0) parts.push_back("GPU throttled");
   if (counter(run, "host_busy").value_or(0) != 0) parts.push_back("host busy");
+  if (counter(run, "above_limit").value_or(0) != 0) parts.push_back("above its limit: see the warning");
   std::string note;
   for (const std::string& part : parts) note += (note.empty() ? "" : "; ") + part;
   return note;

@@ -414,6 +414,7 @@ void record_limit(benchmark::State& state, const std::string& name, const RowLim
       suspect_reason(limit, median, counter_or(state, "median_hi_s", median));
   if (why.empty()) return;
   set_row_field(name, "suspect", why);
+  state.counters["above_limit"] = 1;  // for the console table's note
   std::fprintf(stderr, "twinbench: warning: %s: %s\n", name.c_str(), why.c_str());
 }
 

@@ -175,12 +175,14 @@ TEST(ConsoleReporter, ShortNamesKeepTheirFullName) {
   EXPECT_EQ(p.out.find("..."), std::string::npos);
 }
 
-TEST(ConsoleReporter, RateIsFlopsForComputeRowsWithoutABandwidthCeiling) {
+TEST(ConsoleReporter, RateIsOfTheLimitTheRowIsHeldTo) {
   BRun gemm = sampled_run("sgemm/cuda/n:4096", 1e-3);
   gemm.counters["bytes_per_second"] = 2e11;
   gemm.counters["flop_per_s"] = 5.5e13;
   EXPECT_EQ(console::rate_of(gemm), "55.0 TFLOP/s");
-  gemm.counters["pct_ceiling"] = 4.0;  // the percentage is of bytes: the rate is too
+  gemm.counters["pct_ceiling"] = 80.0;  // held to its roof (no bandwidth pattern): FLOP/s
+  EXPECT_EQ(console::rate_of(gemm), "55.0 TFLOP/s");
+  gemm.counters["ceiling_pattern"] = 5;  // held to a bandwidth: the percentage is of bytes
   EXPECT_EQ(console::rate_of(gemm), "200 GB/s");
   BRun items = sampled_run("lucas/serial_recursive/n:25", 1e-3);
   items.counters["items_per_second"] = 2.5e6;
@@ -196,6 +198,8 @@ TEST(ConsoleReporter, NoteSaysWhatTheReaderShouldKnow) {
   r.counters["gpu_throttled"] = 1;
   r.counters["host_busy"] = 1;
   EXPECT_EQ(console::note_of(r), "tma; GPU throttled; host busy");
+  r.counters["above_limit"] = 1;  // flagged by the run (common/row_limit.hpp)
+  EXPECT_EQ(console::note_of(r), "tma; GPU throttled; host busy; above its limit: see the warning");
 }
 
 TEST(ConsoleReporter, SkipsPrintOncePerReasonInBothStyles) {
