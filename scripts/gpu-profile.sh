@@ -40,10 +40,12 @@
 #                       the ones below (split into words)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The bundle's binaries travel xz-compressed (gpu-bundle.sh).
-for packed in "$root"/bundle/twinbench*.xz; do
-  [ -f "$packed" ] && [ ! -f "${packed%.xz}" ] && xz -dk "$packed"
-done
+# The bundle's binaries travel xz-compressed (gpu-bundle.sh); another binary needs no unpacking.
+if [ -z "${TWINBENCH_BIN:-}" ]; then
+  for packed in "$root"/bundle/twinbench*.xz; do
+    [ -f "$packed" ] && [ ! -f "${packed%.xz}" ] && xz -dk "$packed"
+  done
+fi
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 
 # Why this machine cannot profile, in a few words, or nothing when it can. The driver's
