@@ -533,8 +533,12 @@ def chart_progress(rows: list[Row], context: dict | None = None) -> Figure | Non
         return None
     counters = sorted({c for c, _ in table})
     strategies = sorted({s for v in table.values() for s in v})
-    fig = Figure(figsize=(6.0 * len(counters), 4.8), layout="constrained")
+    fig = Figure(figsize=(6.0 * len(counters), 4.8))
     axes = fig.subplots(1, len(counters), squeeze=False)[0]
+    # Fixed margins: its texts are alike in every panel (two-line target labels under the axis,
+    # the symlog's labels beside it); constrained layout took 0.6 s of its 1.2 measuring them.
+    fixed_layout(fig, 1, len(counters), left=0.75, right=0.5, top=0.7, bottom=1.25,
+                 wspace=0.85)
     for ax, counter in zip(axes, counters):
         targets = sorted(t for c, t in table if c == counter)
         width = 0.8 / len(strategies)
