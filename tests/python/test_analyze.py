@@ -18,6 +18,9 @@ def test_the_rows_as_a_table_of_their_fields():
     by_name = a.table.set_index("name")
     for row in described:
         assert by_name.loc[row.name, "side"] == row.fields["side"]
+        assert by_name.loc[row.name, "limit_kind"] == row.fields["limit_kind"]
+    flagged = a.table[a.table.suspect != ""]
+    assert len(flagged) == len(a.suspects) and (flagged.pct_of_limit > 100).all()
     assert a.lines and a.pairs and a.headline and a.gpu
 
 

@@ -2,8 +2,8 @@
 charts, the first screen) reads this object and computes none of them again.
 
 - `table`: the usable rows as a pandas DataFrame, one column per typed field the run wrote (the
-  description's workload, impl, side, mode, algorithm, precision; the size, median, samples and
-  the limit each row was held to), for grouping with pandas;
+  description's workload, impl, side, mode, algorithm, precision; the loader's kind; the size,
+  median, samples; the limit each row is held to, its % of it and the flag), for grouping;
 - `lines`: the summary, per workload at its headline size: the pairs like for like and best vs
   best, their speedups with intervals, the hardware ratios, the limiters and the flags
   (summary.summary_lines);
@@ -54,8 +54,8 @@ class Analysis:
         return rows_table(self.rows)
 
 
-COLUMNS = ["name", "workload", "impl", "side", "mode", "algorithm", "precision", "size",
-           "median_s", "samples", "pct_ceiling", "ceiling_pattern", "gpu", "peer"]
+COLUMNS = ["name", "workload", "impl", "side", "kind", "mode", "algorithm", "precision", "size",
+           "median_s", "samples", "limit_kind", "limit", "pct_of_limit", "suspect", "gpu", "peer"]
 
 
 def rows_table(rows: list[Row]) -> pd.DataFrame:
@@ -63,10 +63,11 @@ def rows_table(rows: list[Row]) -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame(
-        [(r.name, r.workload, r.impl, r.fields.get("side", ""), r.mode or "",
+        [(r.name, r.workload, r.impl, r.fields.get("side", ""), r.kind or "", r.mode or "",
           r.fields.get("algorithm", ""), r.precision or "", r.size_label, r.time_s,
-          len(r.samples_s), r.counter("pct_ceiling"), r.fields.get("ceiling_pattern", ""),
-          r.is_gpu, r.is_peer) for r in rows], columns=COLUMNS)
+          len(r.samples_s), r.fields.get("limit_kind", ""), r.fields.get("limit", ""),
+          r.counter("pct_ceiling") if r.fields.get("limit_kind") != "none" else None,
+          r.fields.get("suspect", ""), r.is_gpu, r.is_peer) for r in rows], columns=COLUMNS)
 
 
 def analyze(run: Run) -> Analysis:
