@@ -428,6 +428,7 @@ def _gpu_row(row: Row) -> bool:
 def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | None:
     series: dict[str, dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     host_copy: list[tuple[float, float]] = []  # the CPU analog has no direction: drawn in each panel
+    flagged: dict[str, list[tuple[float, float]]] = defaultdict(list)  # above their link
     for row in an.usable(rows):
         if row.workload != "transfers":
             continue
@@ -439,6 +440,8 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
         if "dir" in row.args:
             # A Numba peer's copies (numba_cuda...) are a line of their own, named by its impl.
             series[row.args["dir"]][row.impl].append((nbytes, rate / 1e9))
+            if row.fields.get("suspect"):
+                flagged[row.args["dir"]].append((nbytes, rate / 1e9))
         elif not row.is_peer:
             host_copy.append((nbytes, rate / 1e9))
     if not series:
@@ -453,6 +456,10 @@ def chart_transfers(rows: list[Row], context: dict | None = None) -> Figure | No
             host_copy.sort()
             ax.plot([p[0] for p in host_copy], [p[1] for p in host_copy], "--", color="grey",
                     label="host memcpy (CPU analog)", linewidth=1)
+        if flagged[direction]:
+            ax.scatter([p[0] for p in flagged[direction]], [p[1] for p in flagged[direction]],
+                       s=110, facecolors="none", edgecolors="red", linewidths=1.6, zorder=4,
+                       label="above its link: suspect (see the report)")
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(bytes_formatter())
         ax.tick_params(axis="x", labelrotation=45, labelsize=8)
