@@ -22,7 +22,7 @@ from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
 from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
 from .pairing import (  # noqa: E402,F401  (the speedup chart's pairing)
-    CPU_CONTENDERS, CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
+    CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
     SpeedupKind, algorithm_by_tags, algorithm_tags, impl_tokens, precision_group,
     speedup_comparisons)
 from .units import fmt_bytes, fmt_speedup, fmt_time  # noqa: E402

@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from . import analysis as an
-from .loader import CPU_LIBRARY_FAMILIES, PEER_FAMILIES, PRECISIONS, Row, family_of
+from .loader import PEER_FAMILIES, PRECISIONS, Row, family_of
 
 # ----------------------------------------------------------------- like for like
 #
@@ -223,9 +223,6 @@ def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
 # ----------------------------------------------------------------- the speedup chart
 
 CPU_FAMILIES = ("serial", "omp")
-# The CPU rows a GPU row is compared with: the hand-written ones and the CPU libraries.
-CPU_CONTENDERS = CPU_FAMILIES + tuple(sorted(CPU_LIBRARY_FAMILIES))
-GPU_KERNEL_FAMILIES = ("cuda", "thrust", "cublas")
 
 
 @dataclass(frozen=True)
@@ -301,15 +298,15 @@ class Comparison:
 def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | None]:
     """(baseline, contender) among rows of one problem and one algorithm."""
     if kind == "omp":
-        serial = an.fastest([r for r in members if r.family == "serial"])
-        omp = an.fastest([r for r in members if r.family == "omp"])
+        serial = an.fastest([r for r in members if r.kind == "serial"])
+        omp = an.fastest([r for r in members if r.kind == "omp"])
         # Both name what they do, differently (sync's serial_call, omp_fork_join): no speedup.
         if serial and omp and impl_tokens(serial) and impl_tokens(omp) and \
                 impl_tokens(serial) != impl_tokens(omp):
             return None, None
         return serial, omp
-    cpu = an.fastest([r for r in members if r.family in CPU_CONTENDERS])
-    gpu = [r for r in members if r.family in GPU_KERNEL_FAMILIES]
+    cpu = an.fastest([r for r in members if r.kind in an.CPU_CATEGORIES])
+    gpu = [r for r in members if r.kind not in an.CPU_CATEGORIES]
     if kind == "e2e":
         return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
     return cpu, an.fastest([r for r in gpu if r.mode != "e2e"])
@@ -323,7 +320,7 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
         tokens = impl_tokens(row)
         if tokens and set(tokens) <= REFERENCE_TOKENS:
             continue
-        if row.family in CPU_CONTENDERS + GPU_KERNEL_FAMILIES:
+        if row.kind is not None:  # a C++ row of a side: serial, OpenMP, a library, a GPU kernel
             by_workload[row.workload].append(row)
     out: list[Comparison] = []
     for workload in sorted(by_workload):
