@@ -121,9 +121,10 @@ TEST(CpuPeak, FmaWidthByVendorAndLevel) {
 }
 
 TEST(CpuPeak, TheMeasuredClockIsACoreClock) {
-  // Any CPU this runs on, emulated or not, clocks between 0.2 and 7 GHz.
+  // No core clocks over 7 GHz (an add chain folded at rename read 11.6 GHz on Emerald Rapids);
+  // under qemu-user (the aarch64 tests) the emulated chain may run far slower than a core.
   const double hz = host::measure_clock_hz();
-  EXPECT_GT(hz, 0.2e9);
+  EXPECT_GT(hz, 0.05e9);
   EXPECT_LT(hz, 7e9);
   const host::CpuPeak peak{.fma_bits_per_cycle = 512, .clock_hz = 2e9, .basis = ""};
   EXPECT_DOUBLE_EQ(peak.flops(2, 32), 2 * 16 * 2 * 2e9);
