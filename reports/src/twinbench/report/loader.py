@@ -8,6 +8,8 @@ files from a crashed run) are dealt with here once.
 
 from __future__ import annotations
 
+import statistics
+
 import gzip
 import json
 import math
@@ -15,7 +17,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 
 from . import ceilings as ce
 
@@ -503,16 +504,24 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
     return row, problem
 
 
+def _numbers(lists: list[list]) -> list[float]:
+    """The numbers of the lists, one list: numpy converts a run's 1.1 million samples in a tenth
+    of the time of a loop; the loop where numpy is missing (the package's ncu and loader run on
+    a GPU machine's plain python3: scripts/gpu-profile.sh) or a value is no number."""
+    try:
+        import numpy as np
+
+        return np.concatenate([np.asarray(x, dtype=float) for x in lists]).tolist() \
+            if lists else []
+    except (ImportError, TypeError, ValueError):
+        return [float(x) for x in lists for x in x if isinstance(x, (int, float))
+                and not isinstance(x, bool)]
+
+
 def _samples_of(iterations: list[dict]) -> list[float]:
     """The measured samples: those the suite's stopping rule took (`samples_s`,
     seconds, one list per repetition), else one per Google Benchmark iteration."""
-    lists = [e.get("samples_s") or [] for e in iterations if not _is_error(e)]
-    try:  # numpy converts a run's 1.1 million samples in a tenth of the time of a loop
-        kept = np.concatenate([np.asarray(x, dtype=float) for x in lists]).tolist() \
-            if lists else []
-    except (TypeError, ValueError):  # a value that is no number: those that are
-        kept = [float(x) for x in lists for x in x if isinstance(x, (int, float))
-                and not isinstance(x, bool)]
+    kept = _numbers([e.get("samples_s") or [] for e in iterations if not _is_error(e)])
     if kept:
         return kept
     return [s for s in (_seconds(e, "real_time") for e in iterations if not _is_error(e))
@@ -528,9 +537,8 @@ def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
         # cv is a ratio; Google Benchmark stores it in the time fields unscaled.
         row.cv = _number(aggregates["cv"], "real_time")
     if len(samples) >= 2 and (row.mean_s is None or row.stddev_s is None):
-        values = np.asarray(samples)
-        row.mean_s = row.mean_s if row.mean_s is not None else float(values.mean())
-        row.stddev_s = row.stddev_s if row.stddev_s is not None else float(values.std(ddof=1))
+        row.mean_s = row.mean_s if row.mean_s is not None else statistics.fmean(samples)
+        row.stddev_s = row.stddev_s if row.stddev_s is not None else statistics.stdev(samples)
     if row.cv is None and row.mean_s and row.stddev_s is not None:
         row.cv = row.stddev_s / row.mean_s
 
