@@ -104,16 +104,17 @@ std::string suspect_reason(const RowLimit& limit, double median_s, double slow_s
   const double pct = pct_of_limit(limit, median_s);
   const double rate = limit.per_s * pct / 100.0;
   if (limit.kind == LimitKind::compute && limit.peak_per_s > 0 && rate > limit.peak_per_s)
-    return format("%.0f%% of its ", pct) + limit.name + ", and " + rate_text(rate, limit.kind) +
+    return format("%.1f%% of its ", pct) + limit.name + ", and " + rate_text(rate, limit.kind) +
            " is above the physical peak (" + rate_text(limit.peak_per_s, limit.kind) +
            "): suspect the row's FLOP count, or the peak's clock";
   if (!(pct > 100.0)) return "";
   const double slow_pct = slow_s > 0 ? pct_of_limit(limit, slow_s) : pct;
-  std::string why = format("%.0f%% of its ", pct) + limit.name +
-                    (slow_pct > 100.0 ? format(" (%.0f%% at the slow end of its median's "
+  // One decimal: a GPU row at 100.2% of its ceiling read "100% ... above by more than its noise".
+  std::string why = format("%.1f%% of its ", pct) + limit.name +
+                    (slow_pct > 100.0 ? format(" (%.1f%% at the slow end of its median's "
                                                "interval: above by more than its noise)",
                                                slow_pct)
-                                      : format(" (%.0f%% at the slow end of its median's "
+                                      : format(" (%.1f%% at the slow end of its median's "
                                                "interval: within its noise)",
                                                slow_pct)) +
                     ": suspect ";

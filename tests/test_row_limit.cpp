@@ -87,7 +87,7 @@ TEST(RowLimit, AFigureAboveItsLimitIsFlaggedWithWhatToSuspect) {
   EXPECT_EQ(suspect_reason(l, l.least_s * 1.05, l.least_s * 1.1), "");
   // 117.8% at the median, still above at the slow end of the interval.
   const std::string why = suspect_reason(l, l.least_s / 1.178, l.least_s / 1.1);
-  EXPECT_NE(why.find("118% of its add bandwidth (110% at the slow end"), std::string::npos) << why;
+  EXPECT_NE(why.find("117.8% of its add bandwidth (110.0% at the slow end"), std::string::npos) << why;
   EXPECT_NE(why.find("more than its noise"), std::string::npos) << why;
   EXPECT_NE(why.find("suspect the ceiling"), std::string::npos) << why;
   EXPECT_NE(why.find("busy (load 4.0"), std::string::npos) << why;
