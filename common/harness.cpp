@@ -16,14 +16,14 @@
 #include <regex>
 
 #include "common/ceilings.hpp"
-#include "common/l2_flush.hpp"
-#include "common/row_limit.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/host_ceilings.hpp"
+#include "common/l2_flush.hpp"
 #include "common/progress.hpp"
 #include "common/progress_eta.hpp"
 #include "common/row_fields.hpp"
 #include "common/rapl.hpp"
+#include "common/row_limit.hpp"
 #include "common/sampler.hpp"
 #include "common/telemetry.hpp"
 
@@ -396,7 +396,8 @@ double counter_or(const benchmark::State& state, const char* key, double fallbac
 }
 
 // The row's one limit in its row (common/row_limit.hpp), and a flag with what to suspect when
-// its figure is above that limit by more than its noise, in the row (`suspect`) and on stderr.
+// its figure is above that limit at its median (or above the physical peak), in the row
+// (`suspect`) and on stderr.
 void record_limit(benchmark::State& state, const std::string& name, const RowLimit& limit) {
   set_row_field(name, "limit_kind", limit_kind_name(limit.kind));
   if (limit.kind == LimitKind::none) return;

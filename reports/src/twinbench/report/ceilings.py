@@ -393,9 +393,8 @@ def derive_limit(row: Row, context: dict, links: dict[str, float] | None = None)
     """A row of a file written before the run wrote its limit gets the same fields, from the
     report's logic of then: its bandwidth share (rows that stream at least MIN_STREAM_BYTES) or
     its precision's roof, whichever it is nearer (the roofline's minimum, as the run chooses it),
-    else none; and `suspect` for a row above that limit, bandwidth and compute alike (the run
-    flags only a row above by more than its noise; here every row above 100 % is flagged and the
-    reason says whether its noise covers it)."""
+    else none; and `suspect` for a row above that limit, bandwidth and compute alike, as the run
+    flags it: every row above 100 %, the reason saying whether its noise covers it."""
     if "limit_kind" in row.fields or not row.usable:
         return
     counters, fields = row.counters, row.fields
