@@ -8,8 +8,6 @@ files from a crashed run) are dealt with here once.
 
 from __future__ import annotations
 
-import statistics
-
 import gzip
 import json
 import math
@@ -528,6 +526,18 @@ def _samples_of(iterations: list[dict]) -> list[float]:
             if s is not None]
 
 
+def _mean_stdev(samples: list[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation in floats: statistics.stdev's exact fractions took
+    1.55 s of the 784 rows' load, numpy 0.05 s, math.fsum 0.15 s (where numpy is missing)."""
+    try:
+        import numpy as np
+    except ImportError:
+        mean = math.fsum(samples) / len(samples)
+        return mean, math.sqrt(math.fsum((x - mean) ** 2 for x in samples) / (len(samples) - 1))
+    values = np.asarray(samples)
+    return float(values.mean()), float(values.std(ddof=1))
+
+
 def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
     if "mean" in aggregates:
         row.mean_s = _seconds(aggregates["mean"], "real_time")
@@ -537,8 +547,9 @@ def _attach_spread(row: Row, aggregates: dict, samples: list[float]) -> None:
         # cv is a ratio; Google Benchmark stores it in the time fields unscaled.
         row.cv = _number(aggregates["cv"], "real_time")
     if len(samples) >= 2 and (row.mean_s is None or row.stddev_s is None):
-        row.mean_s = row.mean_s if row.mean_s is not None else statistics.fmean(samples)
-        row.stddev_s = row.stddev_s if row.stddev_s is not None else statistics.stdev(samples)
+        mean, stdev = _mean_stdev(samples)
+        row.mean_s = row.mean_s if row.mean_s is not None else mean
+        row.stddev_s = row.stddev_s if row.stddev_s is not None else stdev
     if row.cv is None and row.mean_s and row.stddev_s is not None:
         row.cv = row.stddev_s / row.mean_s
 
