@@ -1,20 +1,14 @@
-"""Nsight Compute counters behind the GPU rows: which rows to profile, ncu's raw CSV
--> `ncu_*` keys merged into the run's JSON rows, and the words the report's limiter and "why"
-paragraphs read off them.
+"""Nsight Compute counters behind the GPU rows: which rows to profile, ncu's raw CSV -> `ncu_*`
+keys merged into the run's JSON rows, and the words the limiter and "why" paragraphs read off them.
 
-scripts/gpu-profile.sh runs one pass of `ncu --csv --page raw` over the rows `select` names:
-twinbench, with TWINBENCH_NCU_WINDOW=1, runs each row's work once between cudaProfilerStart and
-cudaProfilerStop inside an NVTX range "tb[<row name>]" (bench/gpu_harness.hpp ncu_window), and
-ncu (--profile-from-start off --nvtx) profiles only those kernels and writes the range beside
-each. A kernel maps back to its row by that name, never by launch order, so a row that
-launches several kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot
-shift the others.
+scripts/gpu-profile.sh profiles the rows `select` names: with TWINBENCH_NCU_WINDOW=1 each row's
+work runs once inside an NVTX range "tb[<row name>]" (bench/gpu_harness.hpp ncu_window), and a
+kernel maps back to its row by that name, never by launch order, so a row that launches several
+kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot shift the others.
 
     python -m twinbench.report.ncu select RUN.json [--sweeps] [--names | --write DIR]
-                                                          the --benchmark_filter regex (or names;
-                                                          or both passes' files into DIR)
-    python -m twinbench.report.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V] [--command C]
-                                                          [--log NCU.log]
+    python -m twinbench.report.ncu merge RUN.json NCU.csv... [-o OUT.json] [--version V]
+                                         [--command C] [--log NCU.log] [--selected FILE]
 
 Only the standard library and reports.loader/analysis: it runs on the GPU machine, which may
 lack matplotlib.
@@ -41,9 +35,16 @@ from .loader import GPU_FAMILIES, TUNING_ARGS, Row, Run, load_run, strip_gb_suff
 # Workloads whose rows are timed outside time_gpu (their own loops: allocation calls, copies,
 # launch round trips, the progress experiment): no profile window, so ncu would see nothing.
 NO_WINDOW_WORKLOADS = frozenset({"alloc", "transfers", "sync", "progress"})
-
 # An impl word that marks the articles' kernel (cuda_article, cuda_article_fast, cuda_naive).
 ARTICLE_WORDS = ("article", "naive")
+_CPU_FAMILIES = frozenset({"serial", "omp", "openblas", "onednn"})
+
+
+def _grouped(rows, key) -> dict:
+    groups: dict = defaultdict(list)
+    for row in rows:
+        groups[key(row)].append(row)
+    return groups
 
 
 def profilable(row: Row) -> bool:
@@ -54,55 +55,44 @@ def profilable(row: Row) -> bool:
             and not row.skipped)
 
 
-def _cpu_side(row: Row) -> bool:
-    return row.family in ("serial", "omp", "openblas", "onednn")
-
-
 def profile_sizes(rows: list[Row]) -> list[tuple[str, ...]]:
-    """A workload's sizes worth profiling: the report's headline size (the largest measured on
-    both the CPU and the GPU: summary.headline_size, recomputed here without matplotlib) and
-    the largest size its GPU kernel rows ran."""
+    """A workload's headline size (the largest measured on both the CPU and the GPU:
+    summary.headline_size, redone here without matplotlib) and its GPU kernels' largest."""
     usable = [r for r in an.usable(rows) if not r.is_peer]
     gpu = [r for r in usable if profilable(r)]
     if not gpu:
         return []
-    cpu_sizes = {r.size_key for r in usable if _cpu_side(r)}
-    both = [r for r in usable if r.size_key in cpu_sizes and any(
-        g.size_key == r.size_key for g in gpu)]
-    sizes = [an.largest_problem(both or usable), an.largest_problem(gpu)]
+    both = {r.size_key for r in usable if r.family in _CPU_FAMILIES} & {g.size_key for g in gpu}
+    sizes = [an.largest_problem([r for r in usable if r.size_key in both] or usable),
+             an.largest_problem(gpu)]
     return list(dict.fromkeys(s for s in sizes if s is not None))
 
 
 def select_rows(rows: list[Row]) -> list[Row]:
     """Per workload, at each profile size: the fastest kernel row of every GPU impl (so the
     fastest kernel of each family and the articles' kernels are all in), in run order."""
-    by_workload: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_workload[row.workload].append(row)
     chosen: set[str] = set()
-    for members in by_workload.values():
+    for members in _grouped(rows, lambda r: r.workload).values():
         for size in profile_sizes(members):
-            by_impl: dict[str, list[Row]] = defaultdict(list)
-            for row in members:
-                if row.size_key == size and profilable(row):
-                    by_impl[row.impl].append(row)
-            chosen.update(an.fastest(group).name for group in by_impl.values()
-                          if an.fastest(group))
+            at_size = [r for r in members if r.size_key == size and profilable(r)]
+            for group in _grouped(at_size, lambda r: r.impl).values():
+                if best := an.fastest(group):
+                    chosen.add(best.name)
     return [r for r in rows if r.name in chosen]
 
 
+def _sweep_key(row: Row) -> tuple:
+    other = tuple(sorted((k, v) for k, v in row.args.items()
+                         if k in TUNING_ARGS and k not in ("block", "mode")))
+    return row.workload, row.impl, row.mode, other
+
+
 def sweep_rows(rows: list[Row]) -> list[Row]:
-    """The occupancy chart's block sweeps: every block size of each swept kernel at its largest
-    size (charts._block_sweeps' choice, redone here because charts imports matplotlib, which
-    the GPU machine may lack), for achieved beside theoretical occupancy."""
-    sweeps: dict[tuple, list[Row]] = defaultdict(list)
-    for row in an.usable(rows):
-        if "block" in row.args and profilable(row):
-            other = tuple(sorted((k, v) for k, v in row.args.items()
-                                 if k in TUNING_ARGS and k not in ("block", "mode")))
-            sweeps[(row.workload, row.impl, row.mode, other)].append(row)
+    """Every block size of each swept kernel at its largest size (charts' block sweeps, redone
+    here without matplotlib), for achieved beside theoretical occupancy."""
+    swept = [r for r in an.usable(rows) if "block" in r.args and profilable(r)]
     chosen = set()
-    for members in sweeps.values():
+    for members in _grouped(swept, _sweep_key).values():
         size = an.largest_problem(members)
         at_size = [r for r in members if r.size_key == size]
         if len({r.args["block"] for r in at_size}) >= 2:
@@ -124,7 +114,6 @@ def filter_regex(names: list[str]) -> str:
 
 # The NVTX range the harness pushes around a row's profile window.
 RANGE = re.compile(r"tb\[([^\]]+)\]")
-
 _TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3,
                "ms": 1e-3, "second": 1.0, "s": 1.0}
 _PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
@@ -147,11 +136,8 @@ class NcuCsvError(Exception):
 
 
 def _number(text: str) -> float | None:
-    text = (text or "").strip().replace(",", "")
-    if not text or text.lower() in ("n/a", "nan", "inf", "-inf"):
-        return None
     try:
-        value = float(text)
+        value = float((text or "").strip().replace(",", ""))
     except ValueError:
         return None
     return value if math.isfinite(value) else None
@@ -164,9 +150,7 @@ def _scale(metric: str, unit: str) -> float:
     if metric.startswith("gpu__time_duration"):
         return _TIME_UNITS.get(unit, 1e-9)
     m = re.fullmatch(r"([KMGT]?)byte(?:/s(?:econd)?)?", unit)
-    if m:
-        return _PREFIX[m.group(1)]
-    return 1.0
+    return _PREFIX[m.group(1)] if m else 1.0
 
 
 def _table(text: str) -> list[list[str]]:
@@ -180,37 +164,28 @@ def _table(text: str) -> list[list[str]]:
 
 def read_csv(path: str | Path) -> list[Kernel]:
     """Every kernel of an `ncu --csv --page raw` file that ran inside a tb[...] range."""
-    table = _table(Path(path).read_text(encoding="utf-8", errors="replace"))
-    header = table[0]
+    header, *body = _table(Path(path).read_text(encoding="utf-8", errors="replace"))
     index = {name: i for i, name in enumerate(header)}
-    name_column = next((c for c in ("Kernel Name", "Function Name", "Name") if c in index), None)
-    if name_column is None:
+    name_at = next((index[c] for c in ("Kernel Name", "Function Name", "Name") if c in index),
+                   None)
+    if name_at is None:
         raise NcuCsvError("the CSV has no Kernel Name column: not ncu's raw page")
     # The NVTX columns ncu writes with --nvtx; Kernel Name too, for a CSV printed with
     # --print-nvtx-rename kernel (the range then replaces the kernel's name).
-    nvtx = [i for i, name in enumerate(header) if "_Range" in name or "NVTX" in name]
-    nvtx.append(index[name_column])
-    units: list[str] = [""] * len(header)
-    kernels = []
-    for cells in table[1:]:
-        if len(cells) != len(header):
-            continue
+    nvtx = [i for i, name in enumerate(header) if "_Range" in name or "NVTX" in name] + [name_at]
+    metrics = [i for i, name in enumerate(header) if "__" in name]
+    units, kernels = [""] * len(header), []
+    for cells in (c for c in body if len(c) == len(header)):
         if not cells[index["ID"]].strip():  # the units row
             units = cells
             continue
         ranges = [m for i in nvtx for m in RANGE.findall(cells[i])]
-        if not ranges:
-            continue
-        name = cells[index[name_column]].strip()
-        kernel = Kernel(row=ranges[-1], name="" if RANGE.search(name) else name)
-        for i, metric in enumerate(header):
-            if "__" not in metric:
-                continue
-            value = _number(cells[i])
-            if value is not None:
-                kernel.metrics[metric] = value * _scale(metric, units[i])
-        kernels.append(kernel)
-    if len(table) > 2 and not kernels:
+        if ranges:
+            name = cells[name_at].strip()
+            values = {header[i]: v * _scale(header[i], units[i]) for i in metrics
+                      if (v := _number(cells[i])) is not None}
+            kernels.append(Kernel(ranges[-1], "" if RANGE.search(name) else name, values))
+    if len(body) > 1 and not kernels:
         raise NcuCsvError("no kernel in the CSV ran inside a tb[<row>] NVTX range: was it "
                           "profiled with --nvtx and TWINBENCH_NCU_WINDOW=1?")
     return kernels
@@ -256,41 +231,36 @@ _PIPE = re.compile(r"sm__(?:inst_executed_pipe_([a-z0-9_]+)|pipe_([a-z0-9_]+?)_c
                    r"\.avg\.pct_of_peak_sustained_active$")
 PIPE_KEYS = {"fma": "ncu_pipe_fma_pct", "fp64": "ncu_pipe_fp64_pct", "xu": "ncu_pipe_xu_pct",
              "tensor": "ncu_pipe_tensor_pct"}
+_GLOBAL = "pipe_lsu_mem_global_op_"
 SECTORS = {  # key: (sectors metric, requests metric, ratio metric)
-    "ncu_ld_sectors_per_request": ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-                                   "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-                                   "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"),
-    "ncu_st_sectors_per_request": ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-                                   "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-                                   "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio"),
+    f"ncu_{op}_sectors_per_request": (f"l1tex__t_sectors_{_GLOBAL}{op}.sum",
+                                      f"l1tex__t_requests_{_GLOBAL}{op}.sum",
+                                      f"l1tex__average_t_sectors_per_request_{_GLOBAL}{op}.ratio")
+    for op in ("ld", "st")
 }
+
+
+def _weight(kernel: Kernel) -> float:
+    return kernel.duration_s or 1e-12
 
 
 def _weighted(kernels: list[Kernel], metric: str) -> float | None:
     """Duration-weighted mean over a row's kernels: a % of peak of the row as a whole."""
-    pairs = [(k.duration_s or 1e-12, k.metrics[metric]) for k in kernels if metric in k.metrics]
+    pairs = [(_weight(k), k.metrics[metric]) for k in kernels if metric in k.metrics]
     total = sum(w for w, _ in pairs)
     return sum(w * v for w, v in pairs) / total if pairs and total > 0 else None
 
 
-def _pipe_name(match: re.Match) -> str:
-    name = match.group(1) or match.group(2)
-    return "tensor" if name.startswith("tensor") else name
-
-
 def _pipes(kernels: list[Kernel]) -> dict[str, float]:
-    names: dict[str, list[str]] = defaultdict(list)
-    for k in kernels:
-        for metric in k.metrics:
-            m = _PIPE.match(metric)
-            if m:
-                names[_pipe_name(m)].append(metric)
-    out = {}
-    for pipe, metrics in names.items():
-        values = [v for v in (_weighted(kernels, m) for m in set(metrics)) if v is not None]
-        if values:
-            out[pipe] = max(values)
-    return out
+    """Pipe -> its busiest metric's duration-weighted % of peak (the tensor pipes as one)."""
+    metrics: dict[str, set[str]] = defaultdict(set)
+    for metric in (m for k in kernels for m in k.metrics):
+        if match := _PIPE.match(metric):
+            name = match.group(1) or match.group(2)
+            metrics["tensor" if name.startswith("tensor") else name].add(metric)
+    pipes = {pipe: [v for m in names if (v := _weighted(kernels, m)) is not None]
+             for pipe, names in metrics.items()}
+    return {pipe: max(values) for pipe, values in pipes.items() if values}
 
 
 def _stalls(kernels: list[Kernel]) -> dict[str, float]:
@@ -301,7 +271,7 @@ def _stalls(kernels: list[Kernel]) -> dict[str, float]:
             for metric, value in k.metrics.items():
                 m = form.match(metric)
                 if m and m.group(1) not in _NOT_STALLS and not m.group(1).endswith("_not_issued"):
-                    totals[m.group(1)] += value * (k.duration_s or 1e-12)
+                    totals[m.group(1)] += value * _weight(k)
         if totals:
             return dict(totals)
     return {}
@@ -311,10 +281,16 @@ def occupancy_limiter(kernel: Kernel) -> str | None:
     """The resource that allows the fewest blocks per SM (ties named together)."""
     limits = {word: kernel.metrics[m] for m, word in OCCUPANCY_LIMITS.items()
               if m in kernel.metrics}
-    if not limits:
-        return None
-    least = min(limits.values())
-    return ", ".join(word for word, v in limits.items() if v == least)
+    least = min(limits.values(), default=None)
+    return ", ".join(w for w, v in limits.items() if v == least) if limits else None
+
+
+def _sectors_per_request(kernels: list[Kernel], sectors: str, requests: str, ratio: str
+                         ) -> float | None:
+    r = sum(k.metrics.get(requests, 0.0) for k in kernels)
+    if r > 0:
+        return sum(k.metrics.get(sectors, 0.0) for k in kernels) / r
+    return _weighted(kernels, ratio)
 
 
 def row_keys(kernels: list[Kernel]) -> dict[str, float | str]:
@@ -324,20 +300,12 @@ def row_keys(kernels: list[Kernel]) -> dict[str, float | str]:
     out: dict[str, float | str] = {"ncu_kernels": float(len(kernels)),
                                    "ncu_duration_s": sum(k.duration_s for k in kernels),
                                    "ncu_kernel": main.name[:120]}
-    for key, metric in SOL.items():
-        value = _weighted(kernels, metric)
-        if value is not None:
-            out[key] = value
-    for key, metric in LAUNCH.items():
-        if metric in main.metrics:
-            out[key] = main.metrics[metric]
-    limiter = occupancy_limiter(main)
-    if limiter:
+    out.update((key, v) for key, m in SOL.items() if (v := _weighted(kernels, m)) is not None)
+    out.update((key, main.metrics[m]) for key, m in LAUNCH.items() if m in main.metrics)
+    if limiter := occupancy_limiter(main):
         out["ncu_occupancy_limiter"] = limiter
     pipes = _pipes(kernels)
-    for pipe, key in PIPE_KEYS.items():
-        if pipe in pipes:
-            out[key] = pipes[pipe]
+    out.update((key, pipes[pipe]) for pipe, key in PIPE_KEYS.items() if pipe in pipes)
     if pipes:
         top = max(pipes, key=pipes.get)
         out["ncu_pipe_top"], out["ncu_pipe_top_pct"] = top, pipes[top]
@@ -346,21 +314,13 @@ def row_keys(kernels: list[Kernel]) -> dict[str, float | str]:
         top = max(stalls, key=stalls.get)
         out["ncu_stall_top"] = top
         out["ncu_stall_top_share"] = stalls[top] / sum(stalls.values())
-    for key, (sectors, requests, ratio) in SECTORS.items():
-        s = sum(k.metrics.get(sectors, 0.0) for k in kernels)
-        r = sum(k.metrics.get(requests, 0.0) for k in kernels)
-        if r > 0:
-            out[key] = s / r
-        elif (v := _weighted(kernels, ratio)) is not None:
-            out[key] = v
+    out.update((key, v) for key, metrics in SECTORS.items()
+               if (v := _sectors_per_request(kernels, *metrics)) is not None)
     return out
 
 
 def keys_by_row(kernels: list[Kernel]) -> dict[str, dict[str, float | str]]:
-    grouped: dict[str, list[Kernel]] = defaultdict(list)
-    for k in kernels:
-        grouped[k.row].append(k)
-    return {row: row_keys(ks) for row, ks in grouped.items()}
+    return {row: row_keys(ks) for row, ks in _grouped(kernels, lambda k: k.row).items()}
 
 
 # ----------------------------------------------------------------- merge into the run
@@ -384,36 +344,31 @@ def merge(run_path: str | Path, csv_paths: list[str | Path], out_path: str | Pat
           version: str = "", command: str = "", log_text: str = "",
           selected: list[str] | None = None) -> dict:
     """Adds each profiled row's ncu_* keys to every entry of that row in the run's JSON, and
-    ncu's version, command and what it profiled to the context; writes out_path (default: the
-    run itself). Returns {"rows": merged row names, "missing": selected rows without a kernel,
-    "metrics": keys merged, "unknown": profiled names the run does not hold}."""
+    what ncu profiled to the context; writes out_path (default: the run itself). Returns the
+    merged row names, the selected rows without a kernel ("missing"), the keys merged
+    ("metrics") and the profiled names the run does not hold ("unknown")."""
     doc = json.loads(Path(run_path).read_text(encoding="utf-8"))
     kernels = [k for p in csv_paths for k in read_csv(p)]
     by_row = keys_by_row(kernels)
     entries = doc.get("benchmarks", [])
-    names = {_entry_row_name(e) for e in entries}
     merged, keys = set(), set()
     for entry in entries:
-        extra = by_row.get(_entry_row_name(entry))
-        if extra:
+        if extra := by_row.get(_entry_row_name(entry)):
             entry.update(extra)
             merged.add(_entry_row_name(entry))
             keys.update(extra)
     missing = sorted(set(selected or []) - set(by_row))
     context = doc.setdefault("context", {})
-    context["ncu_version"] = version or "unknown"
-    context["ncu_command"] = command
-    context["ncu_rows_profiled"] = str(len(merged))
-    context["ncu_kernels_profiled"] = str(len(kernels))
+    context.update(ncu_version=version or "unknown", ncu_command=command,
+                   ncu_rows_profiled=str(len(merged)), ncu_kernels_profiled=str(len(kernels)))
     if missing:
         context["ncu_rows_without_kernel"] = ", ".join(missing)
-    problem = permission_problem(log_text)
-    if problem:
+    if problem := permission_problem(log_text):
         context["ncu_problem"] = problem
     Path(out_path or run_path).write_text(json.dumps(doc, separators=(",", ":")) + "\n",
                                           encoding="utf-8")
     return {"rows": sorted(merged), "missing": missing, "metrics": sorted(keys),
-            "unknown": sorted(set(by_row) - names)}
+            "unknown": sorted(set(by_row) - {_entry_row_name(e) for e in entries})}
 
 
 # ----------------------------------------------------------------- words
@@ -421,6 +376,12 @@ def merge(run_path: str | Path, csv_paths: list[str | Path], out_path: str | Pat
 BOUND_PCT = 60.0           # a unit at >= 60 % of its peak is what the kernel is bound by
 OCCUPANCY_LOW_PCT = 50.0   # theoretical occupancy under this: a resource caps the warps
 ACHIEVED_SHARE = 0.6       # achieved under 60 % of theoretical: blocks too few or uneven
+# Every DRAM byte also passes through the L2, whose % of peak therefore reads higher for a
+# streaming kernel (the H200's transpose: DRAM 81 %, L2 90 %, at 95 % of the measured copy
+# ceiling): DRAM is named when it is within DRAM_NEAR_TOP of the busiest unit.
+DRAM_NEAR_TOP = 0.8
+# L1/shared: the L1/TEX unit serves the L1 cache and shared memory alike.
+_MEMORY_UNITS = {"DRAM": "ncu_dram_pct", "L2": "ncu_l2_pct", "L1/shared": "ncu_l1_pct"}
 
 
 def has_profile(row: Row | None) -> bool:
@@ -431,28 +392,18 @@ def _humane(name: str) -> str:
     return name.replace("_", " ")
 
 
-DRAM_NEAR_TOP = 0.8
-
-
 def limiter_words(row: Row) -> str | None:
-    """What the counters say holds a GPU kernel row back, or None without a profile. The words
-    name the class first (bandwidth, compute, too few threads, latency: what the summary's
-    classes read), the figures in brackets after "ncu:"."""
+    """What the counters say holds a GPU kernel row back, or None without a profile: the class
+    first (bandwidth, compute, too few threads, latency: what the summary's classes read), the
+    figures in brackets after "ncu:"."""
     c = row.counter
     sm, mem = c("ncu_sm_pct"), c("ncu_memory_pct")
     if sm is None or mem is None:
         return None
     if mem >= BOUND_PCT and mem >= sm:
-        # L1/shared: the L1/TEX unit serves the L1 cache and shared memory alike.
-        units = {"DRAM": c("ncu_dram_pct"), "L2": c("ncu_l2_pct"),
-                 "L1/shared": c("ncu_l1_pct")}
-        units = {u: v for u, v in units.items() if v is not None}
+        units = {u: v for u, key in _MEMORY_UNITS.items() if (v := c(key)) is not None}
         unit = max(units, key=units.get) if units else "memory"
-        # Every DRAM byte also passes through the L2, whose % of peak therefore reads higher
-        # for a streaming kernel (the H200's transpose: DRAM 81 %, L2 90 %, at 95 % of the
-        # measured copy ceiling): DRAM is named when it is within DRAM_NEAR_TOP of the busiest.
-        dram = units.get("DRAM")
-        if dram is not None and dram >= DRAM_NEAR_TOP * units[unit]:
+        if units.get("DRAM") is not None and units["DRAM"] >= DRAM_NEAR_TOP * units[unit]:
             unit = "DRAM"
         return f"{unit} bandwidth (ncu: {units.get(unit, mem):.0f} % of peak)"
     if sm >= BOUND_PCT:
@@ -461,14 +412,11 @@ def limiter_words(row: Row) -> str | None:
             name = pipe.upper()
             return f"compute: {name} pipe (ncu: SM {sm:.0f} %, {name} {pipe_pct:.0f} % of peak)"
         return f"compute (ncu: SM {sm:.0f} % of peak)"
-    occupancy = _occupancy_words(row)
-    if occupancy:
+    if occupancy := _occupancy_words(row):
         return occupancy
     stall = row.fields.get("ncu_stall_top")
     figures = f"ncu: SM {sm:.0f} %, memory {mem:.0f} % of peak"
-    if stall:
-        return f"latency: {_humane(stall)} stalls ({figures})"
-    return f"latency ({figures})"
+    return f"latency: {_humane(stall)} stalls ({figures})" if stall else f"latency ({figures})"
 
 
 def _occupancy_words(row: Row) -> str | None:
@@ -481,13 +429,12 @@ def _occupancy_words(row: Row) -> str | None:
                 f"(ncu: occupancy {achieved or 0:.0f} %)")
     if achieved is None or theoretical is None:
         return None
-    limiter = row.fields.get("ncu_occupancy_limiter", "")
+    occupancy = f"too few threads: occupancy {achieved:.0f} % of {theoretical:.0f} % theoretical"
     if theoretical < OCCUPANCY_LOW_PCT:
-        return (f"too few threads: occupancy {achieved:.0f} % of {theoretical:.0f} % theoretical"
-                + (f": {limiter}" if limiter else "") + " (ncu)")
+        limiter = row.fields.get("ncu_occupancy_limiter", "")
+        return occupancy + (f": {limiter}" if limiter else "") + " (ncu)"
     if achieved < ACHIEVED_SHARE * theoretical:
-        return (f"too few threads: occupancy {achieved:.0f} % of {theoretical:.0f} % theoretical:"
-                f" blocks few or uneven (ncu)")
+        return occupancy + ": blocks few or uneven (ncu)"
     return None
 
 
@@ -529,8 +476,8 @@ def summary_note(context: dict) -> str | None:
             f"scripts/gpu-profile.sh: {rows} GPU rows profiled in a separate pass after the timed "
             f"run, each kernel once): a memory unit at ≥ {BOUND_PCT:.0f} % of its peak names "
             f"the bandwidth (DRAM, L2 or L1/shared), the SM at ≥ {BOUND_PCT:.0f} % names compute "
-            f"and its busiest pipe, else too few threads (under one wave, theoretical occupancy under "
-            f"{OCCUPANCY_LOW_PCT:.0f} % and what limits it, or achieved under "
+            f"and its busiest pipe, else too few threads (under one wave, theoretical occupancy "
+            f"under {OCCUPANCY_LOW_PCT:.0f} % and what limits it, or achieved under "
             f"{100 * ACHIEVED_SHARE:.0f} % of theoretical), else latency and the warps' top stall "
             f"reason. The other limiters are the rules above; where they say latency / other, the "
             f"brackets say why no counter could say more.")
@@ -563,11 +510,8 @@ def _difference(fast: Row, slow: Row) -> str:
     best, best_ratio = None, 1.0
     for label, key, unit, meaning in _COMPARED:
         a, b = fast.counter(key), slow.counter(key)
-        if a is None or b is None or min(a, b) <= 0:
-            continue
-        ratio = max(a, b) / min(a, b)
-        if ratio > best_ratio:
-            best, best_ratio = (label, a, b, unit, meaning), ratio
+        if a is not None and b is not None and min(a, b) > 0 and max(a, b) / min(a, b) > best_ratio:
+            best, best_ratio = (label, a, b, unit, meaning), max(a, b) / min(a, b)
     if best is None or best_ratio < 1.2:
         stall_a, stall_b = fast.fields.get("ncu_stall_top"), slow.fields.get("ncu_stall_top")
         if stall_a and stall_b and stall_a != stall_b:
@@ -581,8 +525,7 @@ def _difference(fast: Row, slow: Row) -> str:
 
 
 def _label(row: Row) -> str:
-    tuning = row.tuning_label.replace("mode:kernel", "").strip()
-    return f"{row.impl} {tuning}".strip()
+    return f"{row.impl} {row.tuning_label.replace('mode:kernel', '').strip()}".strip()
 
 
 def why_paragraph(fast: Row, other: Row, role: str = "the articles'") -> str:
@@ -602,79 +545,66 @@ def why_paragraph(fast: Row, other: Row, role: str = "the articles'") -> str:
 
 def why_paragraphs(run: Run) -> list[str]:
     """One paragraph per workload with profiles: its fastest profiled GPU kernel against the
-    articles' kernel at the same size (else the slowest profiled kernel there), and what the
-    counters say differs. Empty for a run without ncu metrics."""
+    articles' kernel at the same size (else the slowest profiled kernel there)."""
     rows = an.usable(run.rows)
     out = []
     for workload in sorted({r.workload for r in rows if has_profile(r)}):
         profiled = [r for r in rows if r.workload == workload and has_profile(r)]
         fast = an.fastest(profiled)
-        articles = [r for r in profiled if r.size_key == fast.size_key
-                    and r.impl in _article_impls(run.rows, workload)]
-        article = an.fastest(articles)
-        if article is not None:
-            out.append(why_paragraph(fast, article))
-            continue
+        same = [r for r in profiled if r.size_key == fast.size_key]
+        article = an.fastest([r for r in same if r.impl in _article_impls(run.rows, workload)])
         # No article kernel here (aos_soa, atomics, scan...): the slowest profiled kernel of
         # the same size, which the counters set apart from the fastest just as well.
-        same = [r for r in profiled if r.size_key == fast.size_key and r.name != fast.name]
-        if same:
-            slowest = max(same, key=lambda r: r.time_s)
+        others = [r for r in same if r.name != fast.name]
+        if article is not None:
+            out.append(why_paragraph(fast, article))
+        elif others:
+            slowest = max(others, key=lambda r: r.time_s)
             out.append(why_paragraph(fast, slowest, "the slowest profiled kernel,"))
     return out
 
 
 def report_blocks(run: Run) -> list:
-    """The report's hardware-counter section (render.build_document, after the summary): who
-    named the limiters, the why paragraphs, and whether the CPU counters could be read. Empty
-    for a run with neither a profile pass nor a CPU counter probe."""
+    """The report's hardware-counter section (after the summary): who named the limiters, the
+    why paragraphs, and whether the CPU counters could be read."""
     from .document import Heading, Paragraph  # noqa: PLC0415 (render's model; not needed above)
     blocks: list = []
-    note = summary_note(run.context)
-    if note:
+    if note := summary_note(run.context):
         blocks += [Heading("Why, from the counters (Nsight Compute)"), Paragraph(note)]
         blocks += [Paragraph(p) for p in why_paragraphs(run)]
-    cpu = run.context.get("cpu_counters")
-    if cpu:
+    if cpu := run.context.get("cpu_counters"):
         blocks.append(Paragraph(f"CPU hardware counters (perf_event_open): {cpu}.", note=True))
     return blocks
 
 
 # ----------------------------------------------------------------- command line
 
-def _write_selection(run: Run, folder: Path, sweeps: bool) -> int:
-    """ncu-<pass>.filter and ncu-selected-<pass>.txt for the main pass and, with sweeps, the
-    sweep pass (rows of the main pass left out: it has their occupancy); one load of the run."""
+def _passes(run: Run, sweeps: bool) -> dict[str, list[Row]]:
+    """The main pass's rows and, with sweeps, the sweep pass's (the main pass's rows left out:
+    it has their occupancy)."""
     main = select_rows(run.rows)
     chosen = {r.name for r in main}
-    passes = {"main": main,
-              "sweep": [r for r in sweep_rows(run.rows) if r.name not in chosen] if sweeps else []}
-    for name, rows in passes.items():
-        (folder / f"ncu-{name}.filter").write_text(
-            filter_regex([r.name for r in rows]) + "\n" if rows else "")
-        (folder / f"ncu-selected-{name}.txt").write_text("".join(r.name + "\n" for r in rows))
-    print(f"ncu select: {len(main)} rows for the main pass, {len(passes['sweep'])} for the sweeps")
-    return 0 if main else 2
+    return {"main": main,
+            "sweep": [r for r in sweep_rows(run.rows) if r.name not in chosen] if sweeps else []}
 
 
 def _cmd_select(args) -> int:
-    run = load_run(args.run)
-    if args.write:
-        if _write_selection(run, Path(args.write), args.sweeps) == 0:
-            return 0
-        print(f"{args.run}: no GPU kernel rows to profile", file=sys.stderr)
-        return 2
-    rows = select_rows(run.rows)
-    if args.sweeps:  # the main pass has these rows' occupancy already
-        main = {r.name for r in rows}
-        rows = [r for r in sweep_rows(run.rows) if r.name not in main]
+    passes = _passes(load_run(args.run), args.sweeps)
+    if args.write:  # ncu-<pass>.filter and ncu-selected-<pass>.txt for both passes
+        for name, rows in passes.items():
+            (Path(args.write) / f"ncu-{name}.filter").write_text(
+                filter_regex([r.name for r in rows]) + "\n" if rows else "")
+            (Path(args.write) / f"ncu-selected-{name}.txt").write_text(
+                "".join(r.name + "\n" for r in rows))
+        print(f"ncu select: {len(passes['main'])} rows for the main pass, "
+              f"{len(passes['sweep'])} for the sweeps")
+    rows = passes["main" if args.write or not args.sweeps else "sweep"]
     if not rows:
         print(f"{args.run}: no GPU kernel rows to profile", file=sys.stderr)
         return 2
-    if args.names:
-        print("\n".join(r.name for r in rows))
-    else:
-        print(filter_regex([r.name for r in rows]))
+    if not args.write:
+        names = [r.name for r in rows]
+        print("\n".join(names) if args.names else filter_regex(names))
     return 0
 
 
