@@ -1,6 +1,7 @@
 """The report's section for the workloads measured across GPUs: NCCL's collectives (beside the
-same collectives over MPI between host processes, where the run or a merged run has them), the
-peer-to-peer matrices and the host feeding every GPU at once, and the scaling rows' efficiency.
+same collectives over MPI between host processes, where the run or a merged run has them) and
+their chart, the peer-to-peer matrices and the host feeding every GPU at once, and the scaling
+rows' efficiency.
 
 These rows are timed on the host across devices and links, with no ceiling of the GPU's own to
 be held to, so the summary's limiter column points here (`limiter`) instead of naming a ceiling,
@@ -10,12 +11,16 @@ Rows are told apart by their description's fields (workload, impl, axes), never 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 
+from matplotlib.figure import Figure
+
+from .analysis import usable
+from .charts import bytes_formatter, distinct_colors, grid
 from .document import Block, Heading, Image, Paragraph, Table
 from .loader import Row, Run
 from .png import PNG
-from .multi_gpu_chart import FILENAME, OPS, TITLE, chart_collectives, ranks_of
 from .units import fmt_bytes, fmt_num, fmt_time
 
 # The workloads whose rows run across GPUs (bench/collectives.cpp, peer_copy.cpp, scaling.cpp):
@@ -26,6 +31,15 @@ SECTION = "Several GPUs"
 LIMITER_WORDS = {"collectives": "NCCL over the links between devices",
                  "peer_copy": "the links between devices and the host",
                  "scaling": "the work spread over GPUs"}
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all")
+TITLE = "Collectives: bandwidth against size"
+FILENAME = "collectives.png"
+IMPL_STYLES = {"nccl": "o-", "mpi": "s--"}
+# How the ranks were spread: NCCL over the GPUs one process sees, NCCL with one MPI rank per
+# GPU, or MPI's host processes: (the table's words, the chart's unit and where).
+_SPREADS = {"mpi": ("MPI ranks", "rank", "host memory"),
+            "ranks": ("across ranks", "rank", "one GPU each"),
+            "process": ("one process", "GPU", "one process")}
 
 
 def is_multi_gpu(row: Row) -> bool:
@@ -58,29 +72,91 @@ def _skip_reason(rows: list[Row]) -> str | None:
 
 # ----------------------------------------------------------------- collectives
 
-def _where(row: Row) -> str:
-    """How the ranks were spread: NCCL over the GPUs one process sees, NCCL with one MPI rank
-    per GPU, or MPI's host processes."""
-    if row.impl == "mpi":
-        return "MPI ranks"
-    return "across ranks" if "ranks" in row.args else "one process"
+def ranks_of(row: Row) -> int:
+    """A collectives row's rank count: its ranks axis (across processes) or gpus axis (one
+    process), else its counter."""
+    for key in ("ranks", "gpus"):
+        if row.args.get(key, "").isdigit():
+            return int(row.args[key])
+    return int(row.counter("ranks") or 1)
 
 
-def _of_op(rows: list[Row], impl: str, op: str) -> list[Row]:
-    return [r for r in rows if r.impl == impl and r.args.get("op") == op
-            and _int_arg(r, "bytes") is not None]
+def _spread(row: Row) -> tuple[str, str, str]:
+    return _SPREADS["mpi" if row.impl == "mpi" else "ranks" if "ranks" in row.args
+                    else "process"]
+
+
+def link_bandwidth(row: Row) -> tuple[str, float | None]:
+    """("busbw", GB/s), or ("algbw", GB/s) for one rank, where busbw is 0 by definition."""
+    if ranks_of(row) > 1:
+        return "busbw", row.counter("busbw_GBps")
+    return "algbw", row.counter("algbw_GBps")
+
+
+def series_label(row: Row) -> str:
+    ranks, (_, unit, where) = ranks_of(row), _spread(row)
+    plural = "s" if ranks > 1 else ""
+    return f"{row.impl.upper()}, {ranks} {unit}{plural}, {where} ({link_bandwidth(row)[0]})"
+
+
+def collective_series(rows: list[Row]) -> dict[str, dict[str, list[tuple[int, float]]]]:
+    """op -> series label -> (bytes, GB/s) points, sorted by size; rows without a size or a
+    positive bandwidth are left out (a log axis has no 0)."""
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for row in usable(rows):
+        size, op, (_, value) = row.args.get("bytes", ""), row.args.get("op"), link_bandwidth(row)
+        if row.workload == "collectives" and op and size.isdigit() and value and value > 0:
+            out[op][series_label(row)].append((int(size), value))
+    return {op: {label: sorted(points) for label, points in lines.items()}
+            for op, lines in out.items()}
+
+
+def _draw_panel(ax, op: str, lines: dict[str, list[tuple[int, float]]], colors: dict) -> None:
+    for label, points in sorted(lines.items()):
+        style = IMPL_STYLES["mpi" if label.startswith("MPI") else "nccl"]
+        ax.plot([p[0] for p in points], [p[1] for p in points], style, label=label,
+                color=colors[label], markersize=4)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(bytes_formatter())
+    ax.tick_params(axis="x", labelrotation=45, labelsize=8)
+    ax.set(xlabel="size (nccl-tests' bytes)", ylabel="GB/s", title=op)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def chart_collectives(rows: list[Row]) -> Figure | None:
+    """Each collective's link bandwidth against its size, NCCL's lines beside MPI's, one panel
+    per op (log-log, as the transfers chart draws bandwidth): busbw is what compares with a
+    link's bandwidth whatever the rank count; with one rank nothing crosses a link and busbw is
+    0 (but for broadcast), so that line shows algbw and says so."""
+    series = collective_series(rows)
+    ops = [op for op in OPS if op in series] + sorted(set(series) - set(OPS))
+    if not ops:
+        return None
+    labels = sorted({label for op in ops for label in series[op]})
+    colors = dict(zip(labels, distinct_colors(len(labels))))
+    fig, axes = grid(len(ops), width=5.2, height=3.8)
+    for ax, op in zip(axes, ops):
+        _draw_panel(ax, op, series[op], colors)
+    fig.suptitle("Collectives: busbw against size (algbw where one rank: nothing crossed a link)")
+    return fig
 
 
 def _size_ranks(row: Row) -> tuple[int, int]:
     return _int_arg(row, "bytes") or 0, ranks_of(row)
 
 
-def _nccl_over_mpi(nccl: Row | None, mpi: Row | None) -> str:
-    """MPI's time over NCCL's at the same size and ranks: how many times faster the GPUs'
-    links carried it than the host's (the busbw ratio too, the bus factor being the same)."""
-    if nccl is None or mpi is None or not nccl.time_s or not mpi.time_s:
-        return "–"
-    return f"{mpi.time_s / nccl.time_s:.3g}×"
+def collective_pairs(rows: list[Row], op: str) -> list[tuple[Row | None, Row | None]]:
+    """(NCCL row, MPI row of the same size and ranks) for every NCCL row of `op`, by size and
+    ranks; an MPI row no NCCL row matched comes with None beside it."""
+    of_op = [r for r in rows if r.args.get("op") == op and _int_arg(r, "bytes") is not None]
+    nccl = [r for r in of_op if r.impl == "nccl"]
+    mpi = {_size_ranks(r): r for r in of_op if r.impl == "mpi"}
+    matched = {_size_ranks(r) for r in nccl}
+    pairs = [(r, mpi.get(_size_ranks(r))) for r in nccl]
+    pairs += [(None, r) for key, r in mpi.items() if key not in matched]
+    return sorted(pairs, key=lambda p: (_size_ranks(p[0] or p[1]), _spread(p[0] or p[1])[0]))
 
 
 def _impl_cells(row: Row | None) -> list[str]:
@@ -93,19 +169,11 @@ def _impl_cells(row: Row | None) -> list[str]:
 def _collective_line(nccl: Row | None, mpi: Row | None) -> list[str]:
     first = nccl or mpi
     size, ranks = _size_ranks(first)
-    return ([fmt_bytes(size), f"{ranks} ({_where(first)})"] + _impl_cells(nccl)
-            + _impl_cells(mpi) + [_nccl_over_mpi(nccl, mpi)])
-
-
-def collective_pairs(rows: list[Row], op: str) -> list[tuple[Row | None, Row | None]]:
-    """(NCCL row, MPI row of the same size and ranks) for every NCCL row of `op`, by size and
-    ranks; an MPI row no NCCL row matched comes with None beside it."""
-    mpi = {_size_ranks(r): r for r in _of_op(rows, "mpi", op)}
-    nccl = _of_op(rows, "nccl", op)
-    pairs = [(r, mpi.get(_size_ranks(r))) for r in nccl]
-    matched = {_size_ranks(r) for r in nccl}
-    pairs += [(None, r) for key, r in mpi.items() if key not in matched]
-    return sorted(pairs, key=lambda p: (_size_ranks(p[0] or p[1]), _where(p[0] or p[1])))
+    # MPI's time over NCCL's at the same size and ranks: how many times faster the GPUs' links
+    # carried it than the host's (the busbw ratio too, the bus factor being the same).
+    both = nccl is not None and mpi is not None and nccl.time_s and mpi.time_s
+    return ([fmt_bytes(size), f"{ranks} ({_spread(first)[0]})"] + _impl_cells(nccl)
+            + _impl_cells(mpi) + [f"{mpi.time_s / nccl.time_s:.3g}×" if both else "–"])
 
 
 HEADERS = ["size", "ranks", "NCCL time", "NCCL algbw", "NCCL busbw", "MPI time", "MPI algbw",
@@ -131,15 +199,9 @@ COLLECTIVES_TEXT = (
     "column is MPI's time over NCCL's at the same size and ranks, how many times faster the "
     "GPUs' links are than the host's. These pairs are set beside each other here only, never "
     "in the headline's CPU-vs-GPU speedups.")
-
-
-def _one_rank_note(rows: list[Row]) -> Paragraph | None:
-    nccl = [r for r in rows if r.impl == "nccl"]
-    if not nccl or any(ranks_of(r) > 1 for r in nccl):
-        return None
-    return Paragraph("With one rank nothing crossed a link: these rows time NCCL's local copy "
-                     "within the GPU and its launch, so busbw is 0 (broadcast's factor is 1); "
-                     "the chart shows algbw.", note=True)
+ONE_RANK_NOTE = ("With one rank nothing crossed a link: these rows time NCCL's local copy within "
+                 "the GPU and its launch, so busbw is 0 (broadcast's factor is 1); the chart "
+                 "shows algbw.")
 
 
 def collectives_chart(rows: list[Row], out_dir: Path | None) -> tuple[Image | None, Path | None]:
@@ -161,25 +223,18 @@ def collectives_blocks(rows: list[Row], out_dir: Path | None = None
     if not measured:
         return blocks + [Paragraph(f"Every collectives row skipped: {_skip_reason(ours)}.")], None
     blocks.append(Paragraph(COLLECTIVES_TEXT))
-    note = _one_rank_note(measured)
-    if note is not None:
-        blocks.append(note)
+    nccl = [r for r in measured if r.impl == "nccl"]
+    if nccl and all(ranks_of(r) <= 1 for r in nccl):
+        blocks.append(Paragraph(ONE_RANK_NOTE, note=True))
     image, path = collectives_chart(measured, out_dir)
-    if image is not None:
-        blocks.append(image)
+    blocks += [image] if image is not None else []
     for op in OPS:
-        table = collectives_table(measured, op)
-        if table is not None:
+        if (table := collectives_table(measured, op)) is not None:
             blocks += [Heading(op, 4), table]
     return blocks, path
 
 
 # ----------------------------------------------------------------- peer-to-peer
-
-def _pair_rows(rows: list[Row]) -> list[Row]:
-    return [r for r in rows if r.workload == "peer_copy" and r.args.get("src", "").isdigit()
-            and r.args.get("dst", "").isdigit()]
-
 
 def _bandwidth_cell(row: Row) -> str:
     return _gbps((row.bytes_per_second or 0) / 1e9)
@@ -195,10 +250,6 @@ def _shared_link(pairs: list[Row]) -> str | None:
     said once above the matrices instead of in every cell."""
     links = {r.fields.get("link", "") for r in pairs}
     return links.pop() if len(links) == 1 and "" not in links else None
-
-
-def _latency_cell(row: Row) -> str:
-    return fmt_time(row.time_s)
 
 
 def peer_matrix(rows: list[Row], access: str, size: int, cell=_bandwidth_link_cell
@@ -221,20 +272,31 @@ def _latency_blocks(pairs: list[Row]) -> list[Block]:
     if not on:
         return []
     size = min(_int_arg(r, "bytes") or 0 for r in on)
-    table = peer_matrix(on, "on", size, _latency_cell)
-    return [Paragraph(f"Latency: time per {fmt_bytes(size)} copy, peer access on:"), table]
+    return [Paragraph(f"Latency: time per {fmt_bytes(size)} copy, peer access on:"),
+            peer_matrix(on, "on", size, lambda r: fmt_time(r.time_s))]
+
+
+def _matrix_blocks(pairs: list[Row]) -> list[Block]:
+    size = max(_int_arg(r, "bytes") or 0 for r in pairs)
+    link = _shared_link(pairs)
+    blocks: list[Block] = [Paragraph(f"Every pair is joined by {link} (NVML).")] if link else []
+    for access in ("on", "off"):
+        table = peer_matrix(pairs, access, size, _bandwidth_cell if link else _bandwidth_link_cell)
+        if table is not None:
+            blocks += [Paragraph(f"{fmt_bytes(size)} per copy, peer access {access}:"), table]
+    return blocks + _latency_blocks(pairs)
 
 
 def _aggregate_line(rows: list[Row], src: str, what: str) -> str | None:
-    ours = [r for r in rows if r.workload == "peer_copy" and r.args.get("src") == src]
+    ours = [r for r in rows if r.args.get("src") == src]
     if not ours:
         return None
     largest = max(ours, key=lambda r: _int_arg(r, "bytes") or 0)
     devices = int(largest.counter("devices") or largest.counter("pairs") or 0)
-    unit = ('device' if src == 'host' else 'pair') + ('' if devices == 1 else 's')
+    unit = ("device" if src == "host" else "pair") + ("" if devices == 1 else "s")
     count = f", {devices} {unit}" if devices else ""
-    return (f"{what}: {_gbps((largest.bytes_per_second or 0) / 1e9)} at "
-            f"{fmt_bytes(_int_arg(largest, 'bytes'))} each{count}.")
+    return (f"{what}: {_bandwidth_cell(largest)} at {fmt_bytes(_int_arg(largest, 'bytes'))} "
+            f"each{count}.")
 
 
 PEER_TEXT = (
@@ -245,38 +307,29 @@ PEER_TEXT = (
     "every GPU at once, the host's own limit.")
 
 
-def _matrix_blocks(pairs: list[Row]) -> list[Block]:
-    size = max(_int_arg(r, "bytes") or 0 for r in pairs)
-    link = _shared_link(pairs)
-    blocks: list[Block] = [Paragraph(f"Every pair is joined by {link} (NVML).")] if link else []
-    cell = _bandwidth_cell if link else _bandwidth_link_cell
-    for access in ("on", "off"):
-        table = peer_matrix(pairs, access, size, cell)
-        if table is not None:
-            blocks += [Paragraph(f"{fmt_bytes(size)} per copy, peer access {access}:"), table]
-    return blocks + _latency_blocks(pairs)
-
-
 def peer_blocks(rows: list[Row]) -> list[Block]:
     ours = [r for r in rows if r.workload == "peer_copy"]
     if not ours:
         return []
     blocks: list[Block] = [Heading("Peer-to-peer", 3), Paragraph(PEER_TEXT)]
-    pairs = _measured(_pair_rows(ours))
-    if pairs:
-        blocks += _matrix_blocks(pairs)
+    pairs = [r for r in ours if r.args.get("src", "").isdigit()
+             and r.args.get("dst", "").isdigit()]
+    if _measured(pairs):
+        blocks += _matrix_blocks(_measured(pairs))
     else:
-        reason = _skip_reason(_pair_rows(ours))
-        blocks.append(Paragraph(f"No pair of GPUs measured: {reason or 'no rows'}."))
-    measured = _measured(ours)
-    for line in (_aggregate_line(measured, "all", "All pairs at once"),
-                 _aggregate_line(measured, "host", "Host to every GPU at once")):
-        if line:
-            blocks.append(Paragraph(line))
-    return blocks
+        blocks.append(Paragraph(f"No pair of GPUs measured: {_skip_reason(pairs) or 'no rows'}."))
+    lines = (_aggregate_line(_measured(ours), "all", "All pairs at once"),
+             _aggregate_line(_measured(ours), "host", "Host to every GPU at once"))
+    return blocks + [Paragraph(line) for line in lines if line]
 
 
 # ----------------------------------------------------------------- scaling
+
+SCALING_TEXT = (
+    "One problem spread over 1, 2, 4, ... GPUs in one process, timed on the host from the first "
+    "launch to the last GPU's end. Strong: the same problem split (efficiency t1 / (G × tG)); "
+    "weak: each GPU a whole problem (t1 / tG); 1 is perfect.")
+
 
 def scaling_table(rows: list[Row]) -> Table | None:
     ours = sorted(_measured([r for r in rows if r.workload == "scaling"]),
@@ -287,12 +340,6 @@ def scaling_table(rows: list[Row]) -> Table | None:
     lines = [[r.args.get("target", "?"), r.args.get("scaling", "?"), r.args.get("gpus", "?"),
               r.impl, fmt_time(r.time_s), fmt_num(r.counter("efficiency"))] for r in ours]
     return Table(["target", "scaling", "GPUs", "impl", "time", "efficiency"], lines)
-
-
-SCALING_TEXT = (
-    "One problem spread over 1, 2, 4, ... GPUs in one process, timed on the host from the first "
-    "launch to the last GPU's end. Strong: the same problem split (efficiency t1 / (G × tG)); "
-    "weak: each GPU a whole problem (t1 / tG); 1 is perfect.")
 
 
 def scaling_blocks(rows: list[Row]) -> list[Block]:
@@ -311,9 +358,8 @@ def section_blocks(run: Run, out_dir: Path | None = None) -> tuple[list[Block], 
     rows = [r for r in run.rows if is_multi_gpu(r)]
     if not rows:
         return [], None
-    links = run.context.get("gpu_links")
     blocks: list[Block] = [Heading(SECTION)]
-    if links:
+    if links := run.context.get("gpu_links"):
         blocks.append(Paragraph(f"Device links (NVML): {links}."))
     collectives, chart = collectives_blocks(rows, out_dir)
     return blocks + collectives + peer_blocks(rows) + scaling_blocks(rows), chart
