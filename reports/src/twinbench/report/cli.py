@@ -38,27 +38,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"error: {message} (see --help)\n")
 
 
-def _threshold(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--threshold: '{text}' is not a number") from None
-    if not math.isfinite(value) or not 0 < value < 1:
-        raise argparse.ArgumentTypeError(
-            f"--threshold: expected a relative change between 0 and 1, got {text}")
-    return value
+def _checked(option: str, convert, ok, expected: str, what: str = "a number"):
+    """An argparse type: `convert(text)`, refused in one line unless `ok(value)`."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{option}: '{text}' is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{option}: expected {expected}, got {text}")
+        return value
+    return parse
 
 
 def _positive(option: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option}: '{text}' is not a number") from None
-        if not math.isfinite(value) or value < 0:
-            raise argparse.ArgumentTypeError(f"{option}: expected a number ≥ 0, got {text}")
-        return value
-    return parse
+    return _checked(option, float, lambda v: math.isfinite(v) and v >= 0, "a number ≥ 0")
+
+
+_threshold = _checked("--threshold", float, lambda v: math.isfinite(v) and 0 < v < 1,
+                      "a relative change between 0 and 1")
+_rounds = _checked("--rounds", int, lambda v: 1 <= v <= 20, "1 to 20", "a whole number")
 
 
 def _regex(text: str) -> str:
@@ -69,14 +68,19 @@ def _regex(text: str) -> str:
     return text
 
 
+def _results_and_out(parser, results_help: str, out_help: str = "output folder (created if "
+                     "missing)") -> None:
+    parser.add_argument("results", nargs="+", help=results_help)
+    parser.add_argument("--out", required=True, help=out_help)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="twinbench-report",
         description="Charts and tables from twinbench (Google Benchmark) JSON results.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     render = sub.add_parser("render", help="report for one run (several files are merged)")
-    render.add_argument("results", nargs="+", help="Google Benchmark JSON file(s)")
-    render.add_argument("--out", required=True, help="output folder (created if missing)")
+    _results_and_out(render, "Google Benchmark JSON file(s)")
     render.add_argument("--linked-charts", action="store_true",
                         help="report.html links the chart PNGs beside it instead of embedding "
                              "them (for a report kept in results/)")
@@ -101,27 +105,14 @@ def build_parser() -> argparse.ArgumentParser:
                               "is slower beyond it and by more than PCT percent (for CI); "
                               "noisier rows that are slower are printed, not failed on")
     merge = sub.add_parser("merge", help="one JSON from several parts of a run (later wins)")
-    merge.add_argument("results", nargs="+", help="Google Benchmark JSON file(s), in order")
-    merge.add_argument("--out", required=True, help="merged JSON file to write")
+    _results_and_out(merge, "Google Benchmark JSON file(s), in order", "merged JSON file to write")
     merge.add_argument("--drop", type=_regex, default=None,
                        help="regex: leave out entries whose name matches")
     devices = sub.add_parser("devices", help="several devices' runs side by side (one run per "
                                              "device: twinbench --devices=0,2)")
-    devices.add_argument("results", nargs="+", help="one results file per device, the first the "
-                                                    "reference")
-    devices.add_argument("--out", required=True, help="output folder (created if missing)")
+    _results_and_out(devices, "one results file per device, the first the reference")
     _add_gate(sub)
     return parser
-
-
-def _rounds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--rounds: '{text}' is not a whole number") from None
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"--rounds: expected 1 to 20, got {text}")
-    return value
 
 
 def _add_gate(sub) -> None:
@@ -162,15 +153,12 @@ def _add_gate(sub) -> None:
                            f"{DEFAULT_TIMEOUT_S:g})")
 
 
-def _with_default_command(argv: list[str]) -> list[str]:
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     # `twinbench-report RUN.json --out DIR` is the common case: treat as render.
     if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
-        return ["render", *argv]
-    return argv
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(_with_default_command(list(sys.argv[1:] if argv is None else argv)))
+        argv = ["render", *argv]
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "render":
             from .render import render
@@ -201,39 +189,37 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK
 
 
+def _print_changes(changes, line, file=None) -> None:
+    for c in changes[:MAX_PRINTED]:
+        print(f"  {line(c)}, threshold ±{c.threshold.text}", file=file)
+
+
 def _compare(args) -> int:
     from .compare import NOT_COMPARABLE, compare, gated
     if args.baseline is not None and len(args.baseline) < 2:
         print("error: --baseline needs two or more runs of one revision (their differences are "
               "the noise)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    kwargs: dict = {}
-    if args.threshold is not None:
-        kwargs["threshold"] = args.threshold
-    if args.noise_k is not None:
-        kwargs["k"] = args.noise_k
+    options = {"threshold": args.threshold, "k": args.noise_k}
     # LoadError and OSError reach main()'s handler, which says what went wrong (exit 2).
     result = compare(args.baseline_run, args.candidate, args.out, baseline=args.baseline,
-                     **kwargs)
+                     **{key: value for key, value in options.items() if value is not None})
     print(f"wrote {result.markdown}: {result.summary}")
-    for c in result.changed()[:MAX_PRINTED]:
-        print(f"  {c.verdict} {c.name}: B/A {c.ratio:.3f}, threshold ±{c.threshold.text}")
-    if args.fail_on_regression is None:
+    _print_changes(result.changed(), lambda c: f"{c.verdict} {c.name}: B/A {c.ratio:.3f}")
+    pct = args.fail_on_regression
+    if pct is None:
         return EXIT_OK
     if any(c.verdict == NOT_COMPARABLE for c in result.comparisons):
         print("warning: the runs' settings differ: no benchmark was judged, so none regressed",
               file=sys.stderr)
-    pct = args.fail_on_regression
-    regressed = result.regressions(pct)
-    ungated = result.ungated_regressions(pct)
+    regressed, ungated = result.regressions(pct), result.ungated_regressions(pct)
     if ungated:
         # Reported, not failed on: these rows' kinds move past PCT between runs of identical
         # code (twinbench/report/noise.py), so their flags are not evidence of a PCT regression.
         print(f"not gated: {len(ungated)} benchmark(s) slower by more than {pct:g}% and beyond "
               f"their noise, whose threshold is above {pct:g}% (a --baseline of repeated runs "
               "measures their own noise):")
-        for c in ungated[:MAX_PRINTED]:
-            print(f"  {c.name}: B/A {c.ratio:.3f}, threshold ±{c.threshold.text}")
+        _print_changes(ungated, lambda c: f"{c.name}: B/A {c.ratio:.3f}")
     if not any(gated(c, pct) for c in result.comparisons):
         smallest = min((c.threshold.value for c in result.comparisons if c.threshold), default=0)
         print(f"warning: no benchmark has a threshold of {pct:g}% or less, so none is gated "
@@ -244,9 +230,8 @@ def _compare(args) -> int:
         return EXIT_OK
     print(f"FAIL: {len(regressed)} benchmark(s) slower by more than {pct:g}% and beyond noise:",
           file=sys.stderr)
-    for c in regressed[:MAX_PRINTED]:
-        print(f"  {c.name}: B/A {c.ratio:.3f} {_interval(c.interval)}, threshold "
-              f"±{c.threshold.text}", file=sys.stderr)
+    _print_changes(regressed, lambda c: f"{c.name}: B/A {c.ratio:.3f} {_interval(c.interval)}",
+                   file=sys.stderr)
     return EXIT_REGRESSION
 
 
