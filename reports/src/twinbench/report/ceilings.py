@@ -1,14 +1,11 @@
 """Measured ceilings and roofs of a run, and where each row stands against them.
 
-twinbench measures, at the start of a run, the bandwidth its own kernels reach with six access
-patterns (read-only, write-only, copy, scale, add, triad) on the GPU, on the CPU with every
-OpenMP thread and with one thread, and the FLOP/s its own compute kernels reach. A row is held
-to the pattern whose mix of reads and writes is nearest its own (`ceiling_pattern`,
-`pct_ceiling`): one copy figure for every row made read-mostly kernels read above 100%.
-
-Older files have one device copy bandwidth (`gpu_copy_bw_bytes_per_s`, a cudaMemcpy), a CPU
-triad bandwidth, a datasheet FP32 peak and `pct_copy_bw` per GPU row; every function here falls
-back to those, and says so in its labels.
+At its start a run measures the bandwidth its own kernels reach with six access patterns
+(PATTERNS) on the GPU, on the CPU with every OpenMP thread and with one thread, and the FLOP/s
+its own compute kernels reach. A row is held to the pattern nearest its own mix of reads and
+writes: one copy figure for every row made read-mostly kernels read above 100%. Older files
+have one cudaMemcpy bandwidth, a CPU triad, a datasheet FP32 peak and `pct_copy_bw` per GPU row;
+every function here falls back to those and says so in its labels.
 """
 
 from __future__ import annotations
@@ -34,28 +31,33 @@ _BW_KEYS = {"gpu": "gpu_bw_{}_bytes_per_s", "cpu_all": "cpu_bw_{}_all_bytes_per_
 
 DEVICE_COPY = "device copy"  # the old cudaMemcpy ceiling's name in labels
 
-# Arithmetic intensity (FLOP/byte) below which a kernel is treated as memory-bound when the
-# side's roof or bandwidth is unknown; real ridge points on current hardware are far above this.
+# FLOP/byte below which a kernel counts as memory-bound when the side's roof or bandwidth is
+# unknown; real ridge points on current hardware are far above this.
 DEFAULT_MEMORY_BOUND_INTENSITY = 1.0
 
-# Precision named by a row's dtype arg -> the roof it is held to (dtypes/fma dtype:fp16 ...).
-_DTYPE_ROOF = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "int8": "INT8"}
+ABOVE_CEILING = "above its measured ceiling"
+
+
+def context_text(context: dict, key: str) -> str:
+    return str(context.get(key) or "").strip()
+
+
+def _pattern_index(row: Row) -> int | None:
+    index = row.counter("ceiling_pattern")
+    known = index is not None and index == int(index) and 0 <= int(index) < len(PATTERNS)
+    return int(index) if known else None
 
 
 # ----------------------------------------------------------------- bandwidth ceilings
 
 def pattern_bandwidths(context: dict, side: str) -> dict[str, float]:
     """pattern -> measured bytes (read + written) per second, only the measured ones."""
-    out = {}
-    for pattern in PATTERNS:
-        value = rates.context_number(context, _BW_KEYS[side].format(pattern))
-        if value:
-            out[pattern] = value
+    out = {p: v for p in PATTERNS
+           if (v := rates.context_number(context, _BW_KEYS[side].format(p)))}
     # Older files measured one CPU ceiling: a triad with every thread.
-    if side == "cpu_all" and "triad" not in out:
-        old = rates.context_number(context, "cpu_triad_bw_bytes_per_s")
-        if old:
-            out["triad"] = old
+    old = rates.context_number(context, "cpu_triad_bw_bytes_per_s")
+    if side == "cpu_all" and "triad" not in out and old:
+        out["triad"] = old
     return out
 
 
@@ -76,15 +78,14 @@ def slopes(context: dict, side: str) -> list[tuple[str, float]]:
 
 
 def highest_bandwidth(context: dict, side: str) -> tuple[str, float] | None:
-    lines = slopes(context, side)
-    return lines[0] if lines else None
+    return next(iter(slopes(context, side)), None)
 
 
 # ----------------------------------------------------------------- compute roofs
 
 @dataclass(frozen=True)
 class Roof:
-    precision: str          # FP32, FP64, FP16, INT8
+    precision: str          # FP32, FP64, FP16, INT8, TF32, BF16, FP16 tensor
     value: float            # FLOP/s (integer OP/s for INT8)
     kind: str               # "measured", "datasheet" or "native"
     note: str = ""          # e.g. the ISA of a native roof, or the CPU's BF16 kernel
@@ -95,85 +96,66 @@ class Roof:
 
     @property
     def label(self) -> str:
-        kind = {"measured": f"measured {self.note}".strip(), "datasheet": "datasheet",
-                "native": f"native {self.note}".strip()}[self.kind]
+        kind = self.kind if self.kind == "datasheet" else f"{self.kind} {self.note}".strip()
         return f"{kind} {self.precision} {fmt_rate(self.value, self.unit)}"
 
 
 def fmt_rate(value: float | None, unit: str = "FLOP/s") -> str:
     if value is None:
         return "–"
-    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
-        if value >= scale:
-            return f"{value / scale:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
+    scale, prefix = next(((s, p) for s, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"))
+                          if value >= s), (1.0, ""))
+    return f"{value / scale:.3g} {prefix}{unit}"
 
 
 def fmt_bandwidth(value: float | None) -> str:
     return "–" if value is None else f"{value / 1e9:,.0f} GB/s"
 
 
-def _roof(context: dict, key: str, precision: str, kind: str, note: str = "") -> list[Roof]:
-    value = rates.context_number(context, key)
-    return [Roof(precision, value, kind, note)] if value else []
-
-
-def context_text(context: dict, key: str) -> str:
-    return str(context.get(key) or "").strip()
-
-
-def measured_at_active_isa(context: dict) -> bool:
-    """Runs since run-time dispatch measure cpu_roof_fp32_flops with the ISA level the kernels
-    run (cpu_roof_isa); before, with baseline SSE2 code, which dispatched kernels pass."""
-    return bool(context_text(context, "cpu_roof_isa"))
-
-
 def native_isa(context: dict) -> str:
-    isa = str(context.get("cpu_roof_native_isa") or "").strip()
-    return "" if isa in ("", "0") else isa
+    isa = context_text(context, "cpu_roof_native_isa")
+    return "" if isa == "0" else isa
 
 
 # Tensor-core and matrix-unit roofs, measured when the run could (never required): the GPU's
 # TF32, BF16 and FP16 tensor cores, the CPU's BF16 path (AMX or AVX512_BF16, cpu_roof_bf16_isa).
 FP16_TENSOR = "FP16 tensor"
-_GPU_TENSOR_ROOFS = (("tf32", "TF32"), ("bf16", "BF16"), ("fp16_tensor", FP16_TENSOR))
+
+# Each side's roofs, in the order they are listed: (context key, precision, kind, the context
+# key of its note).
+_ROOFS = {
+    "gpu": (("gpu_roof_fp32_flops", "FP32", "measured", ""),
+            ("gpu_roof_fp64_flops", "FP64", "measured", ""),
+            ("gpu_roof_fp16_flops", "FP16", "measured", ""),
+            ("gpu_roof_int8_ops", "INT8", "measured", ""),
+            ("gpu_roof_tf32_flops", "TF32", "measured", ""),
+            ("gpu_roof_bf16_flops", "BF16", "measured", ""),
+            ("gpu_roof_fp16_tensor_flops", FP16_TENSOR, "measured", ""),
+            ("gpu_peak_fp32_flops", "FP32", "datasheet", ""),
+            ("gpu_peak_fp64_flops", "FP64", "datasheet", "")),
+    "cpu_one": (("cpu_roof_fp32_one_flops", "FP32", "measured", ""),
+                ("cpu_roof_fp64_one_flops", "FP64", "measured", "")),
+    "cpu_all": (("cpu_roof_fp32_flops", "FP32", "measured", "cpu_roof_isa"),
+                ("cpu_roof_fp64_flops", "FP64", "measured", "cpu_roof_isa"),
+                ("cpu_roof_bf16_flops", "BF16", "measured", "cpu_roof_bf16_isa"),
+                ("cpu_roof_fp16_flops", "FP16", "measured", "cpu_roof_fp16_isa"),
+                ("cpu_roof_fp32_native_flops", "FP32", "native", "cpu_roof_native_isa"),
+                ("cpu_roof_fp64_native_flops", "FP64", "native", "cpu_roof_native_isa")),
+}
 
 
 def compute_roofs(context: dict, side: str) -> list[Roof]:
     """Every roof the run recorded for one side: measured first, then datasheet or native."""
-    if side == "gpu":
-        roofs = []
-        for precision, unit in (("fp32", "flops"), ("fp64", "flops"), ("fp16", "flops"),
-                                ("int8", "ops")):
-            roofs += _roof(context, f"gpu_roof_{precision}_{unit}", precision.upper(), "measured")
-        for key, precision in _GPU_TENSOR_ROOFS:
-            roofs += _roof(context, f"gpu_roof_{key}_flops", precision, "measured")
-        for precision in ("fp32", "fp64"):
-            roofs += _roof(context, f"gpu_peak_{precision}_flops", precision.upper(), "datasheet")
-        return roofs
-    if side == "cpu_one":
-        return (_roof(context, "cpu_roof_fp32_one_flops", "FP32", "measured")
-                + _roof(context, "cpu_roof_fp64_one_flops", "FP64", "measured"))
-    isa = native_isa(context)
-    level = context_text(context, "cpu_roof_isa")
-    return (_roof(context, "cpu_roof_fp32_flops", "FP32", "measured", level)
-            + _roof(context, "cpu_roof_fp64_flops", "FP64", "measured", level)
-            + _roof(context, "cpu_roof_bf16_flops", "BF16", "measured",
-                    context_text(context, "cpu_roof_bf16_isa"))
-            + _roof(context, "cpu_roof_fp16_flops", "FP16", "measured",
-                    context_text(context, "cpu_roof_fp16_isa"))
-            + _roof(context, "cpu_roof_fp32_native_flops", "FP32", "native", isa)
-            + _roof(context, "cpu_roof_fp64_native_flops", "FP64", "native", isa))
+    return [Roof(precision, value, kind,
+                 native_isa(context) if kind == "native" else context_text(context, note))
+            for key, precision, kind, note in _ROOFS[side]
+            if (value := rates.context_number(context, key))]
 
 
 def top_roof(context: dict, side: str) -> Roof | None:
     """The roof the bandwidth slopes bend into: the measured FP32 roof, else the datasheet's."""
-    roofs = compute_roofs(context, side)
-    for kind in ("measured", "datasheet"):
-        for roof in roofs:
-            if roof.kind == kind and roof.precision == "FP32":
-                return roof
-    return None
+    roofs = [r for r in compute_roofs(context, side) if r.precision == "FP32"]
+    return next((r for kind in ("measured", "datasheet") for r in roofs if r.kind == kind), None)
 
 
 def precision_roof(context: dict, side: str, precision: str, tensor: bool = False
@@ -184,34 +166,35 @@ def precision_roof(context: dict, side: str, precision: str, tensor: bool = Fals
     figure where there is one, since their `cpu_roof_fp32_flops` is baseline SSE2 code, which
     the dispatched kernels pass. FP16 on the GPU: the tensor-core roof for a library row
     (tensor=True) where measured, else the CUDA cores'."""
-    wanted = precision.upper()
     roofs = compute_roofs(context, side)
-    if side == "gpu" and wanted == "FP16" and tensor:
-        same = [r for r in roofs if r.precision == FP16_TENSOR]
-        if same:
-            return same[0]
-    order = ("measured",)
+    wanted = precision.upper()
+    if side == "gpu" and wanted == "FP16" and tensor \
+            and any(r.precision == FP16_TENSOR for r in roofs):
+        wanted = FP16_TENSOR
+    kinds = ("measured",)
     if side == "cpu_all":
-        order = (("measured", "native") if measured_at_active_isa(context)
-                 else ("native", "measured"))
-    for kind in order:
-        same = [r for r in roofs if r.precision == wanted and r.kind == kind]
-        if same:
-            return same[0]
-    return None
+        kinds = ("measured", "native") if context_text(context, "cpu_roof_isa") \
+            else ("native", "measured")
+    return next((r for kind in kinds for r in roofs
+                 if r.precision == wanted and r.kind == kind), None)
 
 
 def roof_for(row: Row, context: dict, side: str) -> Roof | None:
-    """The compute roof a row cannot pass: its precision's (precision field, impl word such as
-    tf32, or dtype arg) when it names one, None when that precision's roof was not measured (a
-    TF32 row is never held to the FP32 roof); otherwise the higher of the FP32/FP64 roofs, since
-    the row's precision is unknown (never flags a valid row)."""
-    precision = row.precision
-    if precision:
-        return precision_roof(context, side, precision,
-                              tensor=row.family in ("cublas",) or row.is_cpu_library)
+    """The compute roof a row cannot pass: its precision's when it names one (None where that
+    roof was not measured: a TF32 row is never held to the FP32 roof); else the higher of the
+    FP32/FP64 roofs, since the row's precision is unknown (never flags a valid row)."""
+    if row.precision:
+        return precision_roof(context, side, row.precision,
+                              tensor=row.family == "cublas" or row.is_cpu_library)
     float_roofs = [r for r in (precision_roof(context, side, p) for p in ("fp32", "fp64")) if r]
     return max(float_roofs, key=lambda r: r.value) if float_roofs else None
+
+
+def pct_of_roof(row: Row, context: dict, side: str) -> float | None:
+    """The row's FLOP/s as a % of its precision's roof on its side; None without either."""
+    flops = rates.achieved_flop_per_s(row)
+    roof = roof_for(row, context, side)
+    return 100 * flops / roof.value if flops and roof else None
 
 
 # ----------------------------------------------------------------- hardware ratio
@@ -232,51 +215,28 @@ class HardwareRatio:
 
     @property
     def text(self) -> str:
-        kind = "bandwidth" if self.bound == "bandwidth" else "roof"
-        return f"{_fmt_x(self.value)} ({self.what} {kind})"
+        return f"{_fmt_x(self.value)} ({self.what} " \
+            f"{'bandwidth' if self.bound == 'bandwidth' else 'roof'})"
 
 
 def _fmt_x(value: float) -> str:
-    return f"{value:,.0f}×" if value >= 100 else (f"{value:.1f}×" if value >= 10
-                                                   else f"{value:.2f}×")
+    return f"{value:,.0f}×" if value >= 100 else f"{value:.{1 if value >= 10 else 2}f}×"
 
 
 def bandwidth_ratio(context: dict, pattern: str) -> HardwareRatio | None:
     gpu = pattern_bandwidths(context, "gpu").get(pattern)
     cpu = pattern_bandwidths(context, "cpu_all").get(pattern)
-    if not gpu or not cpu:
-        return None
-    return HardwareRatio(gpu / cpu, "bandwidth", pattern, gpu, cpu)
+    return HardwareRatio(gpu / cpu, "bandwidth", pattern, gpu, cpu) if gpu and cpu else None
 
 
 def compute_ratio(context: dict, precision: str, tensor: bool = False) -> HardwareRatio | None:
     gpu = precision_roof(context, "gpu", precision, tensor)
     cpu = precision_roof(context, "cpu_all", precision)
-    if not gpu or not cpu:
-        return None
-    return HardwareRatio(gpu.value / cpu.value, "compute", gpu.precision, gpu.value, cpu.value)
+    return HardwareRatio(gpu.value / cpu.value, "compute", gpu.precision, gpu.value, cpu.value) \
+        if gpu and cpu else None
 
 
-def pct_of_roof(row: Row, context: dict, side: str) -> float | None:
-    """The row's FLOP/s as a % of its precision's roof on its side; None without either."""
-    flops = rates.achieved_flop_per_s(row)
-    roof = roof_for(row, context, side)
-    return 100 * flops / roof.value if flops and roof else None
-
-
-# ----------------------------------------------------------------- sanity of the CPU ceilings
-
-def suspect_cpu_ceilings(context: dict) -> dict[str, str]:
-    """Patterns whose all-thread CPU ceiling came out below the one-thread one: impossible on an
-    idle machine (more threads never move less), so the ceiling was measured while something
-    else ran, and a row's % of it means nothing. pattern -> "all threads 78 GB/s < one thread
-    90 GB/s"."""
-    every, one = pattern_bandwidths(context, "cpu_all"), pattern_bandwidths(context, "cpu_one")
-    return {p: f"all threads {fmt_bandwidth(every[p])} < one thread {fmt_bandwidth(one[p])}"
-            for p in PATTERNS if p in every and p in one and every[p] < one[p]}
-
-
-# ----------------------------------------------------------------- rows
+# ----------------------------------------------------------------- rows' shares of a ceiling
 
 @dataclass(frozen=True)
 class RowCeiling:
@@ -295,35 +255,28 @@ class RowCeiling:
 
 def row_ceiling(row: Row) -> RowCeiling | None:
     """The row's share of its pattern's bandwidth ceiling, where its limit is a bandwidth (the
-    limit the run wrote, or the one the loader derived for an older file: derive_limit); older
-    files' % of device copy."""
+    limit the run wrote, or the one derive_limit gave an older file's row); older files' % of
+    device copy."""
     if row.fields.get("limit_kind", "bandwidth") != "bandwidth":
         return None
-    pct = row.counter("pct_ceiling")
+    pct, index = row.counter("pct_ceiling"), _pattern_index(row)
     if pct is not None:
-        index = row.counter("ceiling_pattern")
-        known = index is not None and index == int(index) and 0 <= int(index) < len(PATTERNS)
-        label = (PATTERNS[int(index)] if known
-                 else row.fields.get("limit", "ceiling").removesuffix(" bandwidth"))
+        label = PATTERNS[index] if index is not None \
+            else row.fields.get("limit", "ceiling").removesuffix(" bandwidth")
         return RowCeiling(pct, label, row.counter("ceiling_bytes_per_s"))
     old = row.counter("pct_copy_bw")
-    if old is not None:
-        return RowCeiling(old, DEVICE_COPY)
-    return None
+    return RowCeiling(old, DEVICE_COPY) if old is not None else None
 
 
 def pattern_ceiling(row: Row) -> RowCeiling | None:
     """The bandwidth of the row's access pattern where the run recorded it, and the row's share
     of it, whichever limit binds: the roofline's ridge is drawn with it."""
     ceiling = row_ceiling(row)
-    if ceiling is not None:
+    index, per_s, rate = _pattern_index(row), row.counter("ceiling_bytes_per_s"), \
+        rates.gb_per_s(row)
+    if ceiling is not None or index is None or not per_s or not rate:
         return ceiling
-    index, per_s, rate = (row.counter("ceiling_pattern"), row.counter("ceiling_bytes_per_s"),
-                          rates.gb_per_s(row))
-    if index is None or index != int(index) or not 0 <= int(index) < len(PATTERNS) \
-            or not per_s or not rate:
-        return None
-    return RowCeiling(100 * rate * 1e9 / per_s, PATTERNS[int(index)], per_s)
+    return RowCeiling(100 * rate * 1e9 / per_s, PATTERNS[index], per_s)
 
 
 # ----------------------------------------------------------------- the row's one limit
@@ -337,7 +290,6 @@ def pattern_ceiling(row: Row) -> RowCeiling | None:
 # A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
 # the DRAM write stream): its time is latency, whatever its bytes per second say.
 MIN_STREAM_BYTES = 1 << 20
-LIMIT_FIELDS = ("limit_kind", "limit", "suspect")
 _LIMIT_COUNTERS = ("pct_ceiling", "limit_per_s", "ceiling_pattern", "ceiling_bytes_per_s",
                    "pct_copy_bw")
 
@@ -362,54 +314,38 @@ class RowLimit:
 
 
 def row_limit(row: Row | None) -> RowLimit | None:
-    """The limit the row is held to, as its run wrote it (or the loader derived it); None for a
-    row held to none (latency rows, e2e, host API costs)."""
-    if row is None:
+    """The limit the row is held to; None for a row held to none (latency rows, e2e, host API
+    costs)."""
+    kind = row.fields.get("limit_kind") if row is not None else None
+    if kind in (None, "none") or row.counter("pct_ceiling") is None:
         return None
-    kind = row.fields.get("limit_kind")
-    pct = row.counter("pct_ceiling")
-    if kind in (None, "none") or pct is None:
-        return None
-    return RowLimit(kind, row.fields.get("limit", kind), pct, row.counter("limit_per_s"),
-                    row.fields.get("suspect", ""))
-
-
-LINK_DIRECTIONS = ("h2d", "d2h")
+    return RowLimit(kind, row.fields.get("limit", kind), row.counter("pct_ceiling"),
+                    row.counter("limit_per_s"), row.fields.get("suspect", ""))
 
 
 def pinned_links(rows: list[Row]) -> dict[str, float]:
-    """Direction -> bytes/s of the fastest pinned copy a file from before the run measured its
-    links recorded: the link a transfer row of that direction is held to."""
+    """Direction -> bytes/s of the fastest pinned copy of a file from before the run measured its
+    links: the link a transfer row of that direction is held to."""
     links: dict[str, float] = {}
     for row in rows:
         direction = row.args.get("dir")
         if (row.usable and row.is_gpu and row.impl == "cuda_pinned"
-                and direction in LINK_DIRECTIONS and row.bytes_per_second):
+                and direction in ("h2d", "d2h") and row.bytes_per_second):
             links[direction] = max(links.get(direction, 0.0), row.bytes_per_second)
     return links
 
 
-def derive_limit(row: Row, context: dict, links: dict[str, float] | None = None) -> None:
-    """A row of a file written before the run wrote its limit gets the same fields, from the
-    report's logic of then: its bandwidth share (rows that stream at least MIN_STREAM_BYTES) or
-    its precision's roof, whichever it is nearer (the roofline's minimum, as the run chooses it),
-    else none; and `suspect` for a row above that limit, bandwidth and compute alike, as the run
-    flags it: every row above 100 %, the reason saying whether its noise covers it."""
-    if "limit_kind" in row.fields or not row.usable:
-        return
-    counters, fields = row.counters, row.fields
-    link = (links or {}).get(row.args.get("dir", "")) if row.workload == "transfers" else None
-    # The pinned rows define the link here: held to themselves they would say nothing.
+def _candidate_limits(row: Row, context: dict, links: dict[str, float]) -> list[tuple]:
+    """(pct, kind, name, per second) of each limit an older file's row could be held to: a
+    transfer's pinned link (the pinned rows define it: held to themselves they would say
+    nothing), else its bandwidth share (rows that stream at least MIN_STREAM_BYTES) and its
+    precision's roof."""
+    link = links.get(row.args.get("dir", "")) if row.workload == "transfers" else None
     if link and row.is_gpu and row.bytes_per_second and row.impl != "cuda_pinned":
-        pct = 100 * row.bytes_per_second / link
-        fields.update(limit_kind="link", limit=f"pinned {row.args['dir']} link")
-        counters.update(pct_ceiling=pct, limit_per_s=link)
-        if pct > 100:
-            fields["suspect"] = _suspect_reason(row, context, pct, "link", fields["limit"])
-        return
+        return [(100 * row.bytes_per_second / link, "link", f"pinned {row.args['dir']} link",
+                 link)]
     found = []
-    ceiling = row_ceiling(row)
-    moved = row.counter("bytes_per_iter")
+    ceiling, moved = row_ceiling(row), row.counter("bytes_per_iter")
     if ceiling and (moved is None or moved >= MIN_STREAM_BYTES):
         found.append((ceiling.pct, "bandwidth", f"{ceiling.pattern} bandwidth",
                       ceiling.bytes_per_s))
@@ -417,20 +353,30 @@ def derive_limit(row: Row, context: dict, links: dict[str, float] | None = None)
     flops = rates.achieved_flop_per_s(row)
     if roof and flops:
         found.append((100 * flops / roof.value, "compute", f"{roof.precision} roof", roof.value))
+    return found
+
+
+def derive_limit(row: Row, context: dict, links: dict[str, float] | None = None) -> None:
+    """A row of a file written before the run wrote its limit gets the same fields: of its
+    candidate limits the one it is nearest (the roofline's minimum, as the run chooses it), else
+    none; and `suspect` when it is above that limit, as the run flags it."""
+    if "limit_kind" in row.fields or not row.usable:
+        return
+    found = _candidate_limits(row, context, links or {})
     if not found:
-        fields["limit_kind"] = "none"
+        row.fields["limit_kind"] = "none"
         for key in _LIMIT_COUNTERS:
-            counters.pop(key, None)
+            row.counters.pop(key, None)
         return
     pct, kind, name, per_s = max(found, key=lambda f: f[0])
     if kind == "compute":  # the pattern's bandwidth stays: the roofline's ridge reads it
-        counters.pop("pct_copy_bw", None)
-    fields.update(limit_kind=kind, limit=name)
-    counters["pct_ceiling"] = pct
+        row.counters.pop("pct_copy_bw", None)
+    row.fields.update(limit_kind=kind, limit=name)
+    row.counters["pct_ceiling"] = pct
     if per_s:
-        counters["limit_per_s"] = per_s
+        row.counters["limit_per_s"] = per_s
     if pct > 100:
-        fields["suspect"] = _suspect_reason(row, context, pct, kind, name)
+        row.fields["suspect"] = _suspect_reason(row, context, pct, kind, name)
 
 
 def _suspect_reason(row: Row, context: dict, pct: float, kind: str, name: str) -> str:
@@ -447,8 +393,7 @@ def _suspect_reason(row: Row, context: dict, pct: float, kind: str, name: str) -
     if row.is_gpu:
         return (why + ": suspect the ceiling, whose kernel moves this pattern slower than the "
                 "row does, the row's byte count, or data served from the L2 cache")
-    pattern = name.removesuffix(" bandwidth")
-    busy = suspect_cpu_ceilings(context).get(pattern)
+    busy = suspect_cpu_ceilings(context).get(name.removesuffix(" bandwidth"))
     if busy:
         why += (f": suspect the ceiling, measured while something else ran ({busy}), or data "
                 "served from a cache")
@@ -463,21 +408,16 @@ def _suspect_reason(row: Row, context: dict, pct: float, kind: str, name: str) -
     return why
 
 
-def ridge_intensity(context: dict, side: str) -> float:
-    """FLOP/byte where the side's top roof meets its highest bandwidth."""
-    roof = top_roof(context, side)
-    bandwidth = highest_bandwidth(context, side)
-    if roof and bandwidth:
-        return roof.value / bandwidth[1]
-    return DEFAULT_MEMORY_BOUND_INTENSITY
-
+# ----------------------------------------------------------------- the roofline
 
 def is_memory_bound(row: Row, context: dict) -> bool:
+    """Below the ridge (where the side's top roof meets its highest bandwidth); a row without a
+    FLOP counter (copy/convert kernels) is held to bandwidth alone."""
     intensity = rates.arithmetic_intensity(row)
-    if intensity is None:
-        # No FLOP counter: copy/convert kernels; bandwidth is the only ceiling.
-        return True
-    return intensity < ridge_intensity(context, row.limit_side or "gpu")
+    side = row.limit_side or "gpu"
+    roof, bandwidth = top_roof(context, side), highest_bandwidth(context, side)
+    ridge = roof.value / bandwidth[1] if roof and bandwidth else DEFAULT_MEMORY_BOUND_INTENSITY
+    return intensity is None or intensity < ridge
 
 
 def above_roof(row: Row, context: dict, side: str) -> str | None:
@@ -498,14 +438,22 @@ def above_roof(row: Row, context: dict, side: str) -> str | None:
     return "; ".join(reasons) or None
 
 
-# ----------------------------------------------------------------- the CPU's caches
+# ----------------------------------------------------------------- the CPU's ceilings and caches
+
+def suspect_cpu_ceilings(context: dict) -> dict[str, str]:
+    """Patterns whose all-thread CPU ceiling came out below the one-thread one: impossible on an
+    idle machine, so it was measured while something else ran, and a share of it means nothing.
+    pattern -> "all threads 78 GB/s < one thread 90 GB/s"."""
+    every, one = pattern_bandwidths(context, "cpu_all"), pattern_bandwidths(context, "cpu_one")
+    return {p: f"all threads {fmt_bandwidth(every[p])} < one thread {fmt_bandwidth(one[p])}"
+            for p in PATTERNS if p in every and p in one and every[p] < one[p]}
+
 
 def cpu_last_level_cache_bytes(context: dict) -> int | None:
     """The largest cache Google Benchmark found (its `caches` context: the L3, shared)."""
     caches = context.get("caches")
-    if not isinstance(caches, list):
-        return None
-    sizes = [c.get("size") for c in caches if isinstance(c, dict) and c.get("type") != "Instruction"]
+    sizes = [c.get("size") for c in caches if isinstance(c, dict)
+             and c.get("type") != "Instruction"] if isinstance(caches, list) else []
     sizes = [int(s) for s in sizes if isinstance(s, (int, float)) and s > 0]
     return max(sizes) if sizes else None
 
@@ -525,6 +473,3 @@ def cpu_data_beyond_cache(row: Row, context: dict) -> bool:
     moved = row.counter("bytes_per_iter")
     cache = cpu_last_level_cache_bytes(context)
     return not row.is_gpu and bool(moved and cache and moved > cache)
-
-
-ABOVE_CEILING = "above its measured ceiling"
