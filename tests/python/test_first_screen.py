@@ -13,6 +13,7 @@ from conftest import DATA, REPO_ROOT, markdown_tables, write_run
 from summary_markdown import detail_items, full_summary, narrow_summary
 from test_headline import CONTEXT, ROWS
 from twinbench.report import first_screen as fs
+from twinbench.report import headline as hl
 from twinbench.report import speedup_chart as sc
 from twinbench.report import summary as su
 from twinbench.report.loader import load_run
@@ -131,10 +132,10 @@ def test_h200_chart_and_table_sizes():
     image, _ = fs.chart_block(lines, run.context, True, None)
     width, height = _png_size(bytes(image.png))
     assert width <= 1300 and height <= 560, (width, height)
-    table = fs.narrow_table(lines, run.context)
+    table = fs.narrow_table(lines)
     longest = max(len(c) for row in table.rows for c in row)
     assert longest <= 70, longest
-    assert re.search(r"\d+ of \d+ workloads \(median", fs.gpu_headline(lines, run.context))
+    assert re.search(r"\d+ of \d+ workloads \(median", hl.gpu_headline(lines, run.context))
 
 
 def test_cpu_only_first_screen(tmp_path):

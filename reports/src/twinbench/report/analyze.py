@@ -1,14 +1,11 @@
-"""`analyze(run)`: the facts a report states, computed once; every renderer (Markdown, HTML, the
-charts, the first screen) reads this object and computes none of them again.
+"""`analyze(run)`: the facts a report states, computed once; every renderer (render.py's
+document, first_screen.py, the charts) reads this object and computes none of them again.
 
-- `table`: the usable rows as a pandas DataFrame, one column per typed field the run wrote (the
-  description's workload, impl, side, mode, algorithm, precision; the loader's kind; the size,
-  median, samples; the limit each row is held to, its % of it and the flag), for grouping;
-- `lines`: the summary, per workload at its headline size: the pairs like for like and best vs
-  best, their speedups with intervals, the hardware ratios, the limiters and the flags
-  (summary.summary_lines);
-- `pairs`: per problem, the fastest CPU row against the fastest GPU kernel (pairing.cpu_gpu_pairs);
-- `headline`: the headline's sentence; `gpu` and `numba`: what the run holds.
+- `table`: the usable rows as a pandas DataFrame, one column per typed field, for grouping;
+- `lines`: the summary, per workload at its headline size (summary.summary_lines);
+- `pairs`: per problem, the fastest CPU row against the fastest GPU kernel;
+- `headline`, `crossover`, `numba_points`: the answer, the crossover table and the Numba peers
+  beside the C++; `notes`: what the run says about how it was run.
 """
 
 from __future__ import annotations
@@ -18,14 +15,28 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from . import analysis as an
-from . import machine
+from . import machine, peers, progress_table
 from . import summary as su
+from .document import Table
 from .headline import gpu_headline
 from .loader import Row, Run
 from .pairing import CpuGpuPair, cpu_gpu_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+@dataclass
+class Notes:
+    """The run's own words on how it was run, each None (or "") where it has none."""
+    gpu_status: str | None = None
+    numba_status: str | None = None
+    timing: str | None = None
+    cache_mode: str | None = None
+    cpu_isa: str | None = None
+    gpu_telemetry: str | None = None
+    cpu_energy: str = ""
+    progress: str | None = None
 
 
 @dataclass
@@ -46,11 +57,16 @@ class Analysis:
     # Rows above their own limit, flagged by the run (or, for older files, by the loader) with
     # what to suspect: the `suspect` field.
     suspects: list[Row] = field(default_factory=list)
+    crossover: Table | None = None
+    cpu_energy: bool = False        # any summary line's best CPU row has an energy per item
+    peer_rows: bool = False         # the run holds Numba rows (measured or not)
+    numba_points: list[peers.NumbaPoint] = field(default_factory=list)
+    notes: Notes = field(default_factory=Notes)
 
     @cached_property
     def table(self) -> pd.DataFrame:
-        """The usable rows as a DataFrame, built on first use: pandas' import alone is 0.3 s of
-        a render on the 2-core development machine, where no section reads it."""
+        """Built on first use: pandas' import alone is 0.3 s of a render on the 2-core
+        development machine, where no section reads it."""
         return rows_table(self.rows)
 
 
@@ -70,14 +86,30 @@ def rows_table(rows: list[Row]) -> pd.DataFrame:
           r.fields.get("suspect", ""), r.is_gpu, r.is_peer) for r in rows], columns=COLUMNS)
 
 
+def notes(run: Run, rows: list[Row]) -> Notes:
+    context = run.context
+    return Notes(gpu_status=an.gpu_status_note(context),
+                 numba_status=peers.numba_status_note(context),
+                 timing=an.timing_note(run.ok_rows),
+                 cache_mode=machine.cache_mode_note(context, run.rows),
+                 cpu_isa=machine.cpu_isa_note(context, run.rows),
+                 gpu_telemetry=machine.gpu_telemetry_note(context),
+                 cpu_energy=machine.cpu_energy_note(context),
+                 progress=progress_table.summary_text(rows))
+
+
 def analyze(run: Run) -> Analysis:
     rows = an.usable(run.rows)
     lines = su.summary_lines(run.rows, run.context, precisions=True)
     gpu = su.has_gpu_rows(run.rows)
+    numba = su.has_numba_rows(run.rows)
     return Analysis(
         run=run, context=run.context, rows=rows, measured=run.ok_rows, skipped=run.skipped_rows,
- lines=lines, pairs=cpu_gpu_pairs(run.rows),
-        gpu=gpu, numba=gpu and su.has_numba_rows(run.rows),
+        lines=lines, pairs=cpu_gpu_pairs(run.rows), gpu=gpu, numba=gpu and numba,
         headline=gpu_headline(lines, run.context) if gpu and lines else None,
         throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows),
-        suspects=[r for r in rows if r.fields.get("suspect")])
+        suspects=[r for r in rows if r.fields.get("suspect")],
+        crossover=su.crossover_table(run.rows) if lines else None,
+        cpu_energy=any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu),
+        peer_rows=numba, numba_points=peers.numba_points(run.rows) if numba else [],
+        notes=notes(run, rows))

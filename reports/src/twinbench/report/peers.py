@@ -26,9 +26,9 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from .document import Block, Heading, Image, Paragraph, Table  # noqa: E402
-from .loader import Row, Run  # noqa: E402
+from .loader import Row  # noqa: E402
 from .png import PNG  # noqa: E402
-from .summary import NumbaBeside, beside_numba, has_numba_rows, row_cell, speedup_cell  # noqa: E402
+from .summary import NumbaBeside, beside_numba, row_cell, speedup_cell  # noqa: E402
 from .tables import numba_versions  # noqa: E402
 from .units import fmt_time  # noqa: E402
 
@@ -205,14 +205,15 @@ SECTION_TEXT = (
     "per-size result tables list them.")
 
 
-def numba_blocks(run: Run, out_dir: Path) -> tuple[list[Block], Path | None]:
-    """The section and the path of the chart it wrote; nothing for a run without Numba rows."""
-    if not has_numba_rows(run.rows):
+def numba_blocks(a, out_dir: Path) -> tuple[list[Block], Path | None]:
+    """The section of an analysis (analyze.Analysis) and the path of the chart it wrote;
+    nothing for a run without Numba rows."""
+    if not a.peer_rows:
         return [], None
-    versions = numba_versions(run.context)
+    versions = numba_versions(a.context)
     text = SECTION_TEXT + (f" Versions: {versions}." if versions else "")
     blocks: list[Block] = [Heading(SECTION_TITLE), Paragraph(text)]
-    points = numba_points(run.rows)
+    points = a.numba_points
     figure = chart_numba(points)
     if figure is None:
         blocks.append(Paragraph("No Numba row of this run can be set beside a C++ row: none was "

@@ -1,31 +1,16 @@
-"""The progress table: per target, what each way of counting costs the kernel and how
-live the count is.
+"""The progress section: per target, what each way of counting costs the kernel and how live
+the count is (bench/progress.cpp times every instrumented kernel against its uninstrumented twin
+in cold pairs: the median pair's overhead with a distribution-free ~95% interval, the twin's
+time, and the distinct values the host's poller saw).
 
-bench/progress.cpp times every instrumented kernel against its uninstrumented twin in cold pairs
-(an L2 flush before each kernel) and writes, per row: overhead_median_pct (the median pair's
-(t - t_twin) / t_twin), overhead_lo_pct / overhead_hi_pct (a distribution-free ~95% interval of
-that median, from the pairs' order statistics; absent in older files), t_none_us (the
-twin's mean time), distinct_updates (distinct values the host's poller saw per kernel) and
-updates_per_s (the same per second of kernel time).
-
-How the host reads the count decides whether it is live:
-- load: the count is in mapped host memory (counter:mapped, one word; counter:slots64/slots8,
-  a slot per block or warp that the host sums): a plain load, no CUDA call, while the kernel runs;
-- copy: the count is in device memory (counter:device, one word; counter:devslots8/devslots64,
-  the same slots as slots8/slots64 in device memory), read with a cudaMemcpyAsync on a stream of
-  its own while the kernel runs (a CUDA call per read);
-- after: the article's way (impl cuda_article, and its Numba peer's counter:device row): a copy on
-  the legacy (default) stream, which waits for the kernel, so the host sees final values only.
-The Numba peers' slot rows (counter:slots8) are loads like the C++ ones; the peers stay out of the
-best C++ strategy per target (the overview), which compares the suite's own kernels.
-Host-visible means the host reads the count while the kernel runs: `load` or `copy`. (The H200
+How the host reads the count decides whether it is live: `load` (mapped host memory, a plain
+load while the kernel runs), `copy` (device memory, a cudaMemcpyAsync on a stream of its own
+while the kernel runs), both host-visible; `after` (the article's legacy-stream copy, and its
+Numba peer's counter:device row: it waits for the kernel, so final values only). The H200
 measured the same slots in device memory as cheap as or cheaper than in mapped host memory: the
-kernels' reporting code costs, not the PCIe stores; gpu/progress.cuh.) Rows of impl cuda_live with strategy:none are not counting strategies:
-they time the twin of the cuda_live kernels against the suite's own kernel of the target (how far
-the kernel written for live progress is from the fastest), and the table says so.
-
-`progress_blocks(rows)` returns the section (document.py blocks); `summary_text(rows)` the text
-for the summary's progress row.
+kernels' reporting code costs, not the PCIe stores (gpu/progress.cuh). The Numba peers stay out
+of the best C++ strategy per target. cuda_live strategy:none rows are no strategy: they time the
+cuda_live kernels' twin against the suite's own kernel of the target.
 """
 
 from __future__ import annotations
@@ -54,7 +39,7 @@ def is_twin_row(row: Row) -> bool:
 
 
 def reads(row: Row) -> str:
-    """How the host reads the row's count: load, copy, after, or "" (nothing counted)."""
+    """load, copy, after, or "" (nothing counted)."""
     if row.args.get("strategy") == "none":
         return ""
     if row.impl.startswith("cuda_article") or (
@@ -69,7 +54,6 @@ def reads(row: Row) -> str:
 
 
 def host_visible(row: Row) -> bool:
-    """The host reads the count while the kernel runs (a load, or a copy on its own stream)."""
     return reads(row) in ("load", "copy")
 
 
@@ -109,13 +93,13 @@ def targets(rows: list[Row]) -> list[tuple[str, str]]:
     return sorted(keys, key=lambda k: (k[0], _n_sort(k[1])))
 
 
+def _of_target(rows: list[Row], key: tuple[str, str]) -> list[Row]:
+    return [r for r in rows if _is_progress(r) and _target_key(r) == key]
+
+
 def twin_gap(rows: list[Row], key: tuple[str, str]) -> float | None:
-    """How far the cuda_live twin of a target is from the suite's kernel, in % (None: no twin
-    row)."""
-    for r in rows:
-        if _is_progress(r) and is_twin_row(r) and _target_key(r) == key:
-            return overhead(r)
-    return None
+    """How far the cuda_live twin of a target is from the suite's kernel, in % (None: no twin)."""
+    return next((overhead(r) for r in _of_target(rows, key) if is_twin_row(r)), None)
 
 
 def vs_suite_kernel(row: Row, gap: float | None) -> float | None:
@@ -148,8 +132,8 @@ class Best:
 
 def best_host_visible(rows: list[Row], key: tuple[str, str]) -> Best | None:
     """The host-visible strategy of the target with the lowest median overhead over its twin."""
-    mine = [r for r in rows if _is_progress(r) and _target_key(r) == key and host_visible(r)
-            and not r.is_peer and overhead(r) is not None]
+    mine = [r for r in _of_target(rows, key)
+            if host_visible(r) and not r.is_peer and overhead(r) is not None]
     if not mine:
         return None
     row = min(mine, key=lambda r: (overhead(r), r.name))
@@ -191,7 +175,7 @@ def target_table(rows: list[Row], key: tuple[str, str]) -> Table:
     gap = twin_gap(rows, key)
     best = best_host_visible(rows, key)
     out = []
-    for r in sorted((r for r in rows if _is_progress(r) and _target_key(r) == key), key=_order):
+    for r in sorted(_of_target(rows, key), key=_order):
         how = reads(r)
         mark = " (best)" if best is not None and r is best.row else ""
         out.append([
@@ -235,9 +219,8 @@ def overview_table(rows: list[Row]) -> Table | None:
 
 
 def progress_blocks(rows: list[Row]) -> list[Block]:
-    """The report's progress section: an overview (the best host-visible strategy per target
-    against its limit: 1%, 0.5% for kernels over 1 ms), then one table per target and size. Empty without progress
-    rows."""
+    """An overview (the best host-visible strategy per target against its limit), then one
+    table per target and size; nothing without progress rows."""
     keys = targets(rows)
     if not keys:
         return []
@@ -263,9 +246,8 @@ def progress_blocks(rows: list[Row]) -> list[Block]:
 
 
 def summary_text(rows: list[Row]) -> str | None:
-    """For the summary's progress row: the best host-visible strategy's worst overhead over the
-    targets, e.g. "live: ≤ +0.31 % on 7 targets (worst poisson n:10000000; 6 of 7 within
-    its limit)". None without live rows."""
+    """The best host-visible strategy's worst overhead over the targets ("host-visible live
+    count: ≤ +0.31 % on 7 targets (worst poisson n:10000000, ...)"); None without live rows."""
     bests = [b for b in (best_host_visible(rows, k) for k in targets(rows)) if b is not None]
     if not bests:
         return None

@@ -6,18 +6,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
-from .analyze import Analysis, analyze
 from . import machine, multi_gpu, ncu, progress_table
+from .analyze import Analysis, analyze
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
-from .loader import Row, Run, load_run, merge_runs
-from .png import PNG, wait_all
-from .peers import numba_blocks, numba_status_note
 from .first_screen import first_screen_blocks
+from .loader import Row, Run, load_run, merge_runs
+from .peers import numba_blocks
+from .png import PNG, wait_all
 from .tables import (block_choice_table, busy_table, ceilings_table, context_table,
                      cpu_gpu_table, environment_table, result_tables, roofs_note, roofs_table,
                      skipped_table, throttled_table)
-
 
 
 @dataclass
@@ -35,36 +34,20 @@ class RenderResult:
         return self.out_dir / "report.html"
 
 
-def _left_out_reason(spec: ChartSpec, context: dict) -> str:
-    reason = "no data in this run"
-    status = context.get("gpu_status")
-    if spec.needs_gpu and status != "available":
-        reason += f" ({an.NO_GPU_SAID_ABOVE})" if status else " (gpu_status not recorded)"
-    return reason
-
-
 def _left_out_by_reason(specs: list[ChartSpec], context: dict) -> dict[str, list[str]]:
+    """The charts the run has no data for, by reason: each reason said once."""
+    status = context.get("gpu_status")
     by_reason: dict[str, list[str]] = {}
     for spec in specs:
-        by_reason.setdefault(_left_out_reason(spec, context), []).append(spec.key)
+        reason = "no data in this run"
+        if spec.needs_gpu and status != "available":
+            reason += f" ({an.NO_GPU_SAID_ABOVE})" if status else " (gpu_status not recorded)"
+        by_reason.setdefault(reason, []).append(spec.key)
     return by_reason
 
 
-def left_out_lines(specs: list[ChartSpec], context: dict) -> list[str]:
-    """The console's lines: one per reason, naming the charts it left out."""
-    return [f"chart{'s' if len(keys) > 1 else ''} {', '.join(keys)} left out: {reason}"
-            for reason, keys in _left_out_by_reason(specs, context).items()]
-
-
-def left_out_list(specs: list[ChartSpec], context: dict) -> BulletList:
-    """One line per reason, naming the charts it left out: each reason said once."""
-    return BulletList([f"{', '.join(keys)}: {reason}"
-                       for reason, keys in _left_out_by_reason(specs, context).items()])
-
-
 def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
-    """Each drawn chart under its title (said once: the heading is its caption); the charts the
-    run has no data for, one line each, in one list at the end."""
+    """Each drawn chart under its title (its caption); those left out in one list at the end."""
     blocks: list[Block] = [Heading("Charts")]
     left_out: list[ChartSpec] = []
     for spec in CHARTS:
@@ -80,8 +63,12 @@ def chart_blocks(run: Run, out_dir: Path, result: RenderResult) -> list[Block]:
         if note:
             blocks.append(Paragraph(note, note=True))
     if left_out:
-        result.left_out = left_out_lines(left_out, run.context)
-        blocks += [Heading("Charts left out", 3), left_out_list(left_out, run.context)]
+        by_reason = _left_out_by_reason(left_out, run.context)
+        result.left_out = [f"chart{'s' if len(keys) > 1 else ''} {', '.join(keys)} left out: "
+                           f"{reason}" for reason, keys in by_reason.items()]
+        blocks += [Heading("Charts left out", 3),
+                   BulletList([f"{', '.join(keys)}: {reason}"
+                               for reason, keys in by_reason.items()])]
     return blocks
 
 
@@ -98,25 +85,21 @@ def suspect_blocks(a: Analysis) -> list[Block]:
 
 def status_blocks(a: Analysis) -> list[Block]:
     """Everything that makes the numbers below incomplete, said up front."""
-    run = a.run
+    notes = a.notes
     blocks: list[Block] = []
-    if not run.rows:
+    if not a.run.rows:
         blocks.append(Paragraph("This run holds no benchmarks: nothing was measured "
                                 "(filter matched nothing, or the run stopped before the first one).",
                                 note=True))
-    gpu_note = an.gpu_status_note(run.context)
-    # A run without GPU rows opened with that and why (summary_blocks): said once.
-    if gpu_note and (not run.rows or any(r.is_gpu for r in a.measured)):
-        blocks.append(Paragraph(gpu_note, note=True))
-    numba_note = numba_status_note(run.context)
-    if numba_note:
-        blocks.append(Paragraph(numba_note, note=True))
-    timing = an.timing_note(a.measured)
-    if timing:
-        blocks.append(Paragraph(timing))
-    skipped = len(a.skipped)
-    if skipped:
-        blocks.append(Paragraph(f"{skipped} benchmark(s) were skipped or failed; "
+    # A run without GPU rows opened with that and why (first_screen): said once.
+    if notes.gpu_status and (not a.run.rows or any(r.is_gpu for r in a.measured)):
+        blocks.append(Paragraph(notes.gpu_status, note=True))
+    if notes.numba_status:
+        blocks.append(Paragraph(notes.numba_status, note=True))
+    if notes.timing:
+        blocks.append(Paragraph(notes.timing))
+    if a.skipped:
+        blocks.append(Paragraph(f"{len(a.skipped)} benchmark(s) were skipped or failed; "
                                 "see the last section for reasons.", note=True))
     return blocks
 
@@ -134,52 +117,33 @@ def ceiling_blocks(context: dict) -> list[Block]:
     tables = [t for t in (ceilings_table(context), roofs_table(context)) if t is not None]
     if not tables:
         blocks.append(Paragraph("This run recorded no ceilings or roofs."))
-    blocks += tables
     why_not = roofs_note(context)
-    if why_not:
-        blocks.append(Paragraph(why_not))
-    return blocks
+    return blocks + tables + ([Paragraph(why_not)] if why_not else [])
 
 
-def _state_line(rows: list[Row], key: str, what: str, listed: list[Row]) -> str | None:
-    """"none" when the rows carry the counter and none is flagged; None when none carries it."""
+def _state_blocks(rows: list[Row], key: str, what: str, listed: list[Row], table) -> list[Block]:
+    """"what: none (of N rows that record it)." or "what: k of N rows (below)." and the table;
+    nothing when no row carries the counter."""
     carried = machine.with_counter(rows, key)
     if not carried:
-        return None
+        return []
     if not listed:
-        return f"{what}: none (of {len(carried)} rows that record it)."
-    return f"{what}: {len(listed)} of {len(carried)} rows (below)."
+        return [Paragraph(f"{what}: none (of {len(carried)} rows that record it).")]
+    return [Paragraph(f"{what}: {len(listed)} of {len(carried)} rows (below).", note=True),
+            table]
 
 
 def machine_state_blocks(a: Analysis) -> list[Block]:
     """What telemetry and energy could be read, and the rows measured while the GPU was
     throttled or the host was busy: their times are not the machine's best."""
-    run = a.run
-    blocks: list[Block] = [Heading("Machine state during the run", 3)]
     # The cache mode is said once, at the top, beside how times were taken.
-    notes = [machine.cpu_isa_note(run.context, run.rows), machine.gpu_telemetry_note(run.context),
-             machine.cpu_energy_note(run.context)]
-    blocks += [Paragraph(n) for n in notes if n]
-    rows = a.measured
-    throttled, busy = a.throttled, a.busy
-    line = _state_line(rows, "gpu_throttled", "GPU rows measured while throttled", throttled)
-    if line:
-        blocks.append(Paragraph(line, note=bool(throttled)))
-    if throttled:
-        blocks.append(throttled_table(rows))
-    line = _state_line(rows, "host_busy", "CPU rows measured while the host was busy "
-                       "(load above half the CPUs)", busy)
-    if line:
-        blocks.append(Paragraph(line, note=bool(busy)))
-    if busy:
-        blocks.append(busy_table(rows))
-    return blocks
-
-
-def method_blocks(a: Analysis) -> list[Block]:
-    return ([Heading("Method and machine"), Heading("Environment", 3),
-             environment_table(a.context)]
-            + ceiling_blocks(a.context) + machine_state_blocks(a))
+    notes = (a.notes.cpu_isa, a.notes.gpu_telemetry, a.notes.cpu_energy)
+    return ([Heading("Machine state during the run", 3)] + [Paragraph(n) for n in notes if n]
+            + _state_blocks(a.measured, "gpu_throttled", "GPU rows measured while throttled",
+                            a.throttled, a.throttled and throttled_table(a.throttled))
+            + _state_blocks(a.measured, "host_busy", "CPU rows measured while the host was busy "
+                            "(load above half the CPUs)", a.busy,
+                            a.busy and busy_table(a.measured, a.busy)))
 
 
 CPU_GPU_TEXT = (
@@ -191,17 +155,51 @@ CPU_GPU_TEXT = (
 
 
 def cpu_gpu_blocks(a: Analysis) -> list[Block]:
-    table = cpu_gpu_table(a.pairs)
-    if table is None:
+    if not a.pairs:
         return []
     blocks: list[Block] = [Heading("CPU vs GPU: time and energy"), Paragraph(CPU_GPU_TEXT)]
     # An energy column left empty says why, in the run's own words.
     if not any(an.energy_per_iter_j(p.cpu) for p in a.pairs):
-        blocks.append(Paragraph(machine.cpu_energy_note(a.context), note=True))
+        blocks.append(Paragraph(a.notes.cpu_energy, note=True))
     if not any(an.energy_per_iter_j(p.gpu) for p in a.pairs):
-        blocks.append(Paragraph(machine.gpu_telemetry_note(a.context)
-                                or "GPU energy: not recorded in this run.", note=True))
-    return blocks + [table]
+        blocks.append(Paragraph(a.notes.gpu_telemetry or "GPU energy: not recorded in this run.",
+                                note=True))
+    return blocks + [cpu_gpu_table(a.pairs)]
+
+
+RESULTS_TEXT = (
+    "× serial / × omp: speedup over the serial and the fastest OpenMP row of the same problem "
+    "size. % of limit: share of the one limit the run holds the row to (the bandwidth of the "
+    "access pattern named, the roof of its precision, or its link; see the ceilings table); "
+    "files without per-pattern ceilings: % of device copy (cudaMemcpy).")
+BLOCKS_TEXT = (
+    "suggested block: cudaOccupancyMaxPotentialBlockSize for the kernel; the last column is how "
+    "much slower the suggested size ran (1.00× when it is the best).")
+
+
+def result_blocks(run: Run) -> list[Block]:
+    tables = result_tables(run.rows)
+    blocks: list[Block] = [Heading("Results per workload and size"),
+                           Paragraph(RESULTS_TEXT if tables else "No measured results.")]
+    for title, table in tables:
+        blocks += [Heading(title, 3), table]
+    blocks_table = block_choice_table(run.rows)
+    if blocks_table is not None:
+        blocks += [Heading("Block size: best measured against the occupancy API's suggestion"),
+                   Paragraph(BLOCKS_TEXT), blocks_table]
+    skipped = skipped_table(run)
+    if skipped is not None:
+        blocks += [Heading("Skipped or failed benchmarks"), skipped]
+    return blocks
+
+
+def _chart(blocks_and_chart: tuple[list[Block], Path | None], result: RenderResult
+           ) -> list[Block]:
+    """A section's blocks, its chart file recorded."""
+    blocks, chart = blocks_and_chart
+    if chart is not None:
+        result.charts.append(chart)
+    return blocks
 
 
 def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Block]:
@@ -217,66 +215,32 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     # After the summary: the hardware counters' section (ncu: who named the limiters, why per
     # workload) and the live progress tables.
     blocks += ncu.report_blocks(run)
-    progress = progress_table.summary_text(a.rows)
-    if progress:
-        blocks.append(Paragraph("Progress: " + progress))
+    if a.notes.progress:
+        blocks.append(Paragraph("Progress: " + a.notes.progress))
     blocks += progress_table.progress_blocks(a.rows)
-    blocks.append(Paragraph(source_line(a)))
-    cache = machine.cache_mode_note(run.context, run.rows)
-    if cache:
-        blocks.append(Paragraph(cache))
-    blocks += status_blocks(a)
-    blocks += suspect_blocks(a)
-    numba, chart = numba_blocks(run, out_dir)
-    if chart is not None:
-        result.charts.append(chart)
-    blocks += numba
-    several, chart = multi_gpu.section_blocks(run, out_dir)
-    if chart is not None:
-        result.charts.append(chart)
-    blocks += several
-    blocks += [Heading("Run context"), context_table(run.context)]
-    blocks += method_blocks(a)
+    blocks.append(Paragraph(source_line(run)))
+    if a.notes.cache_mode:
+        blocks.append(Paragraph(a.notes.cache_mode))
+    blocks += status_blocks(a) + suspect_blocks(a)
+    blocks += _chart(numba_blocks(a, out_dir), result)
+    blocks += _chart(multi_gpu.section_blocks(run, out_dir), result)
+    blocks += [Heading("Run context"), context_table(run.context),
+               Heading("Method and machine"), Heading("Environment", 3),
+               environment_table(a.context)]
+    blocks += ceiling_blocks(a.context) + machine_state_blocks(a)
     blocks += chart_blocks(run, out_dir, result)
-    blocks += cpu_gpu_blocks(a)
-    tables = result_tables(run.rows)
-    blocks.append(Heading("Results per workload and size"))
-    if tables:
-        blocks.append(Paragraph("× serial / × omp: speedup over the serial and the fastest "
-                                "OpenMP row of the same problem size. % of limit: share of the "
-                                "one limit the run holds the row to (the bandwidth of the "
-                                "access pattern named, the roof of its precision, or its "
-                                "link; see the ceilings table); files without per-pattern "
-                                "ceilings: % of device copy (cudaMemcpy)."))
-    else:
-        blocks.append(Paragraph("No measured results."))
-    for title, table in tables:
-        blocks += [Heading(title, 3), table]
-    blocks_table = block_choice_table(run.rows)
-    if blocks_table is not None:
-        blocks += [Heading("Block size: best measured against the occupancy API's suggestion"),
-                   Paragraph("suggested block: cudaOccupancyMaxPotentialBlockSize for the kernel; "
-                             "the last column is how much slower the suggested size ran (1.00× "
-                             "when it is the best)."),
-                   blocks_table]
-    skipped = skipped_table(run)
-    if skipped is not None:
-        blocks += [Heading("Skipped or failed benchmarks"), skipped]
-    return blocks
+    return blocks + cpu_gpu_blocks(a) + result_blocks(run)
 
 
-def source_line(run: Run | Analysis) -> str:
+def source_line(run: Run) -> str:
     """"Source: run.json. 848 measured benchmark(s) (673 C++, 175 Numba peers), 0 skipped, in
-    8 min 19 s (...)": the time covers every row counted. From the analysis, or a run alone."""
-    a = run if isinstance(run, Analysis) else None
-    measured = a.measured if a else run.ok_rows
-    skipped = a.skipped if a else run.skipped_rows
-    path, context = (a.run.path, a.context) if a else (run.path, run.context)
+    8 min 19 s (...)": the time covers every row counted."""
+    measured = run.ok_rows
     peers = sum(1 for r in measured if r.is_peer)
     split = f" ({len(measured) - peers} C++, {peers} Numba peers)" if peers else ""
-    return (f"Source: {path}. {len(measured)} measured benchmark(s){split}, "
-            f"{len(skipped)} skipped{an.wall_time_note(context, bool(peers))}. "
-            f"{an.stopping_note(context)}")
+    return (f"Source: {run.path}. {len(measured)} measured benchmark(s){split}, "
+            f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context, bool(peers))}. "
+            f"{an.stopping_note(run.context)}")
 
 
 def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:

@@ -1,49 +1,37 @@
-"""The report's first screen: per workload, how much faster the GPU is, and why.
-
-One row per workload at its headline size (the largest size the run has for it): the best
-serial, OpenMP, GPU kernel-only and GPU end-to-end rows of the same algorithm, the speedups
-with a distribution-free confidence interval, each side's share of its own measured ceiling,
-energy per item, and the limiter named from the numbers; when the run holds the articles' Numba
-rows, the fastest Numba CUDA kernel beside the C++ one. Then, where the run swept sizes, the
-smallest size from which the GPU is faster (kernel only and end to end).
-"""
+"""The summary: per workload at its headline size, the best rows of each side of the same
+algorithm, the speedups with distribution-free intervals, the hardware ratio, the limiter read
+off the numbers and the articles' Numba code beside the C++; then the crossover sizes."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import lru_cache
 
 from . import analysis as an
 from . import stats as st
 from . import ceilings as ce
-from . import machine
 from . import multi_gpu
 from . import ncu
 from .charts import crossover_series
-from .document import Block, Heading, Paragraph, Table
-from .loader import PEER_FAMILIES, PRECISIONS, TUNING_ARGS, Row, Run, family_of
+from .document import Table
+from .loader import TUNING_ARGS, Row
 from .pairing import (  # noqa: F401  (the summary's pairing, re-exported for its callers)
-    DEFAULT_PRECISION, PLAIN, REFERENCE_WORDS, Contenders, algorithm_of, algorithms, group_key,
-    headline, impl_words, is_reference, like_for_like, other_precisions, precision_class,
-    fastest_per_side, shared_words)
+    Contenders, algorithms, group_key, headline, impl_words, is_reference, like_for_like,
+    other_precisions, precision_class, fastest_per_side)
 from .units import fmt_energy, fmt_speedup, fmt_time
 
 # ----------------------------------------------------------------- speedups with intervals
 #
 # A distribution-free interval for each median (order statistics: the number of samples below
 # the median is Binomial(n, 1/2)), at 97.5 % each; the ratio's interval divides the ends
-# crosswise, which covers the ratio of medians with at least 95 % (Bonferroni). Deterministic,
-# no resampling, no assumption about the shape of the timing distribution. With few samples the
-# widest interval (min..max) reaches less; the cell then says how much.
+# crosswise, which covers the ratio of medians with at least 95 % (Bonferroni). With few
+# samples the widest interval (min..max) reaches less; the cell then says how much.
 
 LEVEL = 0.95
 
 
 def median_interval(samples: list[float], level: float = 1 - (1 - LEVEL) / 2
                     ) -> tuple[float, float, float] | None:
-    """(low, high, coverage) for the median of the samples; None under two samples."""
     return st.median_interval(samples, level)
 
 
@@ -80,12 +68,11 @@ def speedup_of(slow: Row | None, fast: Row | None) -> Speedup | None:
 
 # ----------------------------------------------------------------- the articles' Numba code
 #
-# The Numba rows (peers/numba/: the articles' code, same inputs, sizes and timing as the C++)
-# are set beside the C++ they were translated to: the impl a row's label names ("numba peer of
-# lucas/cuda_recursive": the recursive kernel, not the iterative one, whose algorithm alone
-# makes it thousands of times faster); for a row without that label, the fastest hand-written
-# CUDA (cuda*, and the GPU-only experiments' impls) rather than the libraries (Thrust, cuBLAS),
-# which the articles did not write; OpenMP beside @njit(parallel=True).
+# A Numba row (peers/numba/) is set beside the C++ it was translated to: the impl its label
+# names ("numba peer of lucas/cuda_recursive": the recursive kernel, not the iterative one,
+# whose algorithm alone makes it thousands of times faster); without a label, the fastest
+# hand-written CUDA rather than the libraries the articles did not write; OpenMP beside
+# @njit(parallel=True).
 
 LIBRARY_FAMILIES = frozenset({"thrust", "cublas"})
 # Tuning args that change what is measured, not only how fast (progress' counting strategy,
@@ -94,10 +81,7 @@ MEASURE_ARGS = ("strategy", "streams", "chunk")
 
 
 def _cpp_beside(rows: list[Row], sides: tuple[str, ...], like: Row | None) -> Row | None:
-    """The fastest C++ row of `sides` to set beside a Numba row like `like` (that row, or, where
-    the Numba code has none of this kind, one of its other GPU rows): of the impl its label
-    names (none when that impl has no row here), else the fastest not from a library; with the
-    same MEASURE_ARGS."""
+    """The fastest C++ row of `sides` to set beside a Numba row like `like`."""
     rows = [r for r in rows if r.pair_side in sides and not is_reference(r)]
     if like is not None:
         rows = [r for r in rows if all(r.args.get(k) == like.args.get(k) for k in MEASURE_ARGS)]
@@ -108,7 +92,8 @@ def _cpp_beside(rows: list[Row], sides: tuple[str, ...], like: Row | None) -> Ro
 
 @dataclass
 class NumbaBeside:
-    """One problem's fastest C++ and Numba rows: CUDA kernel only, CUDA end to end, CPU."""
+    """One problem's fastest C++ and Numba rows: CUDA kernel only, CUDA end to end, CPU. Each
+    ratio is the Numba time over the C++ time: how many times faster the C++ is."""
     cuda: Row | None = None
     numba_cuda: Row | None = None
     cuda_e2e: Row | None = None
@@ -116,7 +101,6 @@ class NumbaBeside:
     omp: Row | None = None
     numba_cpu: Row | None = None
 
-    # Each ratio is the Numba time over the C++ time: how many times faster the C++ is.
     @property
     def kernel_ratio(self) -> Speedup | None:
         return speedup_of(self.numba_cuda, self.cuda)
@@ -139,14 +123,12 @@ class NumbaBeside:
 
 
 def beside_numba(rows: list[Row]) -> NumbaBeside:
-    """Rows of one problem (workload and size) -> the fastest Numba row of each kind and the
-    C++ row set beside it (_cpp_beside)."""
+    """Rows of one problem -> the fastest Numba row of each kind and the C++ row beside it."""
     usable = an.usable(rows)
     numba_cuda = [r for r in usable if r.family == "numba_cuda"]
     kernel = an.fastest([r for r in numba_cuda if r.mode != "e2e"])
     e2e = an.fastest([r for r in numba_cuda if r.mode == "e2e"])
     cpu = an.fastest([r for r in usable if r.family == "numba_cpu"])
-
     # numba_cpu_serial mirrors serial: a labelled CPU row may meet either C++ CPU side.
     cpu_sides = ("serial", "omp") if cpu is not None and cpu.mirrors else ("omp",)
     return NumbaBeside(cuda=_cpp_beside(usable, ("gpu",), kernel or e2e), numba_cuda=kernel,
@@ -155,8 +137,11 @@ def beside_numba(rows: list[Row]) -> NumbaBeside:
 
 
 def has_numba_rows(rows: list[Row]) -> bool:
-    """Whether the run holds any Numba peer row (measured or not)."""
     return any(r.is_peer for r in rows)
+
+
+def has_gpu_rows(rows: list[Row]) -> bool:
+    return any(r.pair_side in ("gpu", "e2e") for r in an.usable(rows))
 
 
 # ----------------------------------------------------------------- limiters
@@ -168,13 +153,13 @@ LAUNCH_BOUND_S = 10e-6        # a kernel this short is mostly launch
 LAUNCH_RATIO = 2.0            # launch-included time over kernel time
 PCIE_RATIO = 2.0              # e2e over kernel: transfers at least half of e2e
 MIN_STREAM_BYTES = ce.MIN_STREAM_BYTES  # below: a few cache lines, latency
+OTHER = "latency / other"
 
 
 def _memory(row: Row, suspect: dict[str, str] | None = None,
             context: dict | None = None) -> str | None:
-    """suspect: the CPU ceilings that are impossible (ce.suspect_cpu_ceilings), for CPU rows:
-    above such a ceiling a row says nothing about caches. context (CPU rows): a row whose data
-    exceed the last-level cache is above its ceiling, not in a cache."""
+    """suspect (CPU rows): the impossible CPU ceilings (ce.suspect_cpu_ceilings), above which a
+    row says nothing about caches; context (CPU rows): to tell data beyond the last-level cache."""
     moved = row.counter("bytes_per_iter")
     if moved is not None and moved < MIN_STREAM_BYTES:
         return None
@@ -207,13 +192,11 @@ def _compute(row: Row, context: dict, side: str) -> str | None:
 
 
 def _too_few_threads(row: Row, context: dict) -> str | None:
-    """Fewer blocks than SMs (some SMs idle), or a grid that fills under ncu.ACHIEVED_SHARE of
-    one wave (the blocks the SMs hold at once: SMs × this kernel's blocks per SM), so no SM can
-    reach that share of its theoretical warps: the counters' rules (under one wave; achieved
-    occupancy under that share of theoretical) without the counters. A grid just short of a
-    wave is not named (conv2d cuda_direct 8x8: 0.97 of a wave, FMA-pipe bound by the counters),
-    nor is low theoretical occupancy alone (poisson 100M's fastest kernel: one 1024-thread
-    block per SM, a full wave, ALU bound by the counters)."""
+    """Fewer blocks than SMs, or a grid under ncu.ACHIEVED_SHARE of one wave (SMs × blocks per
+    SM): the counters' rules without the counters. A grid just short of a wave is not named
+    (conv2d cuda_direct 8x8: 0.97 of a wave, FMA-pipe bound by the counters), nor is low
+    theoretical occupancy alone (poisson 100M's fastest kernel: one 1024-thread block per SM, a
+    full wave, ALU bound by the counters)."""
     blocks, sms = row.counter("grid_blocks"), an.context_number(context, "gpu_sms")
     if blocks is None or not sms:
         return None
@@ -236,39 +219,30 @@ def _launch(row: Row) -> str | None:
     return None
 
 
-OTHER = "latency / other"
-
-
-def gpu_limiter(row: Row, context: dict) -> str:
-    """What holds a GPU kernel row back. Nsight Compute's counters first, where the row has
-    them (scripts/gpu-profile.sh; twinbench/report/ncu.py limiter_words: "DRAM bandwidth (ncu: 93 % of
-    peak)", the "ncu:" in the brackets says the profiler spoke); else the rules, first match:
-    memory bandwidth, compute, too few threads (under a wave), launch latency, the side of the
-    roofline its model puts it on (_gpu_roofline_side), a model without throughput, else
-    latency / other (a row whose model has neither bytes nor FLOPs), with the reason the
-    profile pass could not say more when the run had one."""
-    measured = ncu.limiter_words(row)
-    if measured:
-        return measured
-    across = multi_gpu.limiter(row)
-    if across:
-        return across
-    ruled = (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
-             or _launch(row) or _gpu_roofline_side(row, context) or _no_throughput_model(row))
-    if ruled:
-        return ruled
-    why = ncu.unprofiled_reason(row, context)
+def _with_reason(why: str | None) -> str:
     return f"{OTHER} ({why})" if why else OTHER
 
 
+def gpu_limiter(row: Row, context: dict) -> str:
+    """What holds a GPU kernel row back: Nsight Compute's counters where the row has them
+    ("DRAM bandwidth (ncu: 93 % of peak)"), else the first rule that matches."""
+    measured = ncu.limiter_words(row) or multi_gpu.limiter(row)
+    if measured:
+        return measured
+    return (_memory(row) or _compute(row, context, "gpu") or _too_few_threads(row, context)
+            or _launch(row) or _gpu_roofline_side(row, context) or _no_throughput_model(row)
+            or _with_reason(ncu.unprofiled_reason(row, context)))
+
+
+def _roofline(intensity: float, ridge: float) -> str:
+    return f"roofline: {intensity:.2g} FLOP/B against a ridge of {ridge:.2g}"
+
+
 def _roofline_side(row: Row, context: dict, side: str) -> str | None:
-    """A CPU row under both of its limits: which side of the roofline it is on. Where the host
-    gives no hardware counters (a VM without a PMU: the H200 host), the roofline against the
-    CPU's measured ceiling and roof is what can say more than "latency / other": the
-    row's arithmetic intensity (FLOPs per byte of its model) against the ridge point (roof over
-    the ceiling's bandwidth) names the bound its model puts it under, and the share says how far
-    below it the row runs. A row without FLOPs in its model (Poisson: integer work) is placed by
-    its bytes alone, and says so."""
+    """A CPU row under both of its limits: the side of the roofline its model puts it on, from
+    its FLOPs per byte against the ridge (roof over the ceiling's bandwidth); on a host without
+    hardware counters (a VM without a PMU: the H200 host) the one thing that says more than
+    latency / other. A model without FLOPs (Poisson: integer work) is placed by its bytes."""
     ceiling = ce.pattern_ceiling(row)
     flops = an.achieved_flop_per_s(row)
     roof = ce.roof_for(row, context, side)
@@ -284,18 +258,16 @@ def _roofline_side(row: Row, context: dict, side: str) -> str | None:
         ridge = roof.value / ceiling.bytes_per_s
         if work / moved >= ridge:
             return (f"compute (under the roof: {100 * flops / roof.value:.0f} % of the "
-                    f"{roof.precision} roof; roofline: {work / moved:.2g} FLOP/B against a "
-                    f"ridge of {ridge:.2g})")
-        return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline: "
-                f"{work / moved:.2g} FLOP/B against a ridge of {ridge:.2g})")
+                    f"{roof.precision} roof; {_roofline(work / moved, ridge)})")
+        return (f"memory bandwidth (under the ceiling: {ceiling.short}; "
+                f"{_roofline(work / moved, ridge)})")
     return (f"memory bandwidth (under the ceiling: {ceiling.short}; roofline by bytes alone: "
             f"its model counts no FLOPs)")
 
 
 def _gpu_roof(row: Row, context: dict) -> ce.Roof | None:
-    """The roof of the pipe the row's precision uses (its tensor roof where it names a tensor
-    precision or is a cuBLAS row; ce.roof_for); for FP32 or an unnamed precision, the GPU's
-    datasheet FP32 peak where the run measured no roof."""
+    """The roof of the pipe the row's precision uses (ce.roof_for); for FP32 or an unnamed
+    precision, the datasheet FP32 peak where the run measured no roof."""
     roof = ce.roof_for(row, context, "gpu")
     if roof is None and (row.precision or "fp32").lower() == "fp32":
         roof = ce.top_roof(context, "gpu")
@@ -303,8 +275,8 @@ def _gpu_roof(row: Row, context: dict) -> ce.Roof | None:
 
 
 def _ridge_bandwidth(ceiling: ce.RowCeiling | None, context: dict) -> tuple[str, float] | None:
-    """(pattern, bytes/s) the ridge is drawn with: the row's own pattern's ceiling, else the
-    GPU's highest measured bandwidth (the lowest ridge: a row past it is past every ridge)."""
+    """(pattern, bytes/s) of the ridge: the row's own pattern's ceiling, else the GPU's highest
+    measured bandwidth (the lowest ridge: a row past it is past every ridge)."""
     if ceiling and ceiling.bytes_per_s:
         return ceiling.pattern, ceiling.bytes_per_s
     measured = ce.pattern_bandwidths(context, "gpu")
@@ -313,19 +285,12 @@ def _ridge_bandwidth(ceiling: ce.RowCeiling | None, context: dict) -> tuple[str,
     return ce.highest_bandwidth(context, "gpu")
 
 
-def _roof_name(roof: ce.Roof) -> str:
-    return f"{'datasheet ' if roof.kind == 'datasheet' else ''}{roof.precision} roof"
-
-
 def _gpu_roofline_side(row: Row, context: dict) -> str | None:
-    """A GPU kernel row under both of its limits and without counters: which side of the
-    roofline its model puts it on, and its share of that limit. Its FLOPs per byte against the
-    ridge of the pipe its precision uses (that roof over its access pattern's bandwidth) names
-    the bound; a row with FLOPs but no bytes worth streaming (nested_loop: 80 KB written for
-    2e8 FLOPs) is on the compute side; a row without FLOPs in its model (poisson: integer work)
-    is placed by its bytes alone, and says so. Near the ridge either side can hold it: the
-    H200's conv2d 7x7 sits at 12 FLOP/B against a ridge of 14 (56 % of copy) and its counters
-    find the FMA pipe at 61 % of peak."""
+    """A GPU kernel row under both of its limits and without counters: the side of the roofline
+    its model puts it on. A row with FLOPs but no bytes worth streaming (nested_loop: 80 KB
+    written for 2e8 FLOPs) is on the compute side; one without FLOPs (poisson) is placed by its
+    bytes. Near the ridge either side can hold it: the H200's conv2d 7x7 sits at 12 FLOP/B
+    against a ridge of 14 (56 % of copy) and its counters find the FMA pipe at 61 % of peak."""
     moved = row.counter("bytes_per_iter") or 0.0
     work = row.counter("flop_per_iter") or 0.0
     flops = an.achieved_flop_per_s(row)
@@ -333,18 +298,18 @@ def _gpu_roofline_side(row: Row, context: dict) -> str | None:
     ceiling = ce.pattern_ceiling(row)
     streams = moved >= MIN_STREAM_BYTES
     if work and flops and roof:
-        share = f"{100 * flops / roof.value:.0f} % of the {_roof_name(roof)}"
+        datasheet = "datasheet " if roof.kind == "datasheet" else ""
+        share = f"{100 * flops / roof.value:.0f} % of the {datasheet}{roof.precision} roof"
         bandwidth = _ridge_bandwidth(ceiling, context)
         if not streams:
             return f"compute (under the roof: {share}; its model streams under 1 MiB)"
         if bandwidth is None:
             return f"compute (under the roof: {share}; no bandwidth measured to draw a ridge)"
         intensity, ridge = work / moved, roof.value / bandwidth[1]
-        roofline = f"roofline: {intensity:.2g} FLOP/B against a ridge of {ridge:.2g}"
         if intensity >= ridge:
-            return f"compute (under the roof: {share}; {roofline})"
+            return f"compute (under the roof: {share}; {_roofline(intensity, ridge)})"
         under = _bandwidth_share(row, ceiling, bandwidth)
-        return f"memory bandwidth (under the ceiling: {under}; {roofline})"
+        return f"memory bandwidth (under the ceiling: {under}; {_roofline(intensity, ridge)})"
     if streams and ceiling:
         why = (f"no {row.precision.upper()} roof measured" if work and row.precision
                else "its model counts no FLOPs")
@@ -355,8 +320,7 @@ def _gpu_roofline_side(row: Row, context: dict) -> str | None:
 
 def _bandwidth_share(row: Row, ceiling: ce.RowCeiling | None,
                      bandwidth: tuple[str, float]) -> str:
-    """"56 % of copy": the row's own share where the run gave one, else its bytes per second
-    over the bandwidth the ridge was drawn with."""
+    """"56 % of copy": the row's own share, else its bytes per second over the ridge's."""
     if ceiling:
         return ceiling.short
     rate = an.gb_per_s(row)
@@ -364,9 +328,8 @@ def _bandwidth_share(row: Row, ceiling: ce.RowCeiling | None,
 
 
 def _no_throughput_model(row: Row) -> str | None:
-    """Rows whose work model holds no throughput to be bound by: API calls, dependent chains
-    (alloc, sync, lucas: no bytes worth streaming, no FLOPs) are latency by what they time; host
-    copies held to no ceiling (transfers) by the rate of their bytes."""
+    """Models without throughput to be bound by: API calls and dependent chains (alloc, sync,
+    lucas) are latency; host copies held to no ceiling (transfers), the rate of their bytes."""
     moved = row.counter("bytes_per_iter")
     work = row.counter("flop_per_iter") or 0.0
     if moved is None or work > 0:  # no model written (old files), or FLOPs to be bound by
@@ -379,18 +342,12 @@ def _no_throughput_model(row: Row) -> str | None:
 
 
 def cpu_limiter(row: Row, context: dict) -> str:
-    """The roofline against the CPU's measured ceilings and roofs: at 60 % of one, that one;
-    under both, the side of the roofline the row's model puts it on; latency / other only for
-    rows with neither (a dependent chain without data), saying why no hardware counter could say
-    more where the run recorded that (common/perf_counters)."""
+    """The roofline against the CPU's measured ceilings and roofs; latency / other only for
+    rows with neither, with why no hardware counter could say more (common/perf_counters)."""
     side = row.limit_side or "cpu_one"
-    ruled = (_memory(row, ce.suspect_cpu_ceilings(context), context)
-             or _compute(row, context, side)
-             or _roofline_side(row, context, side) or _no_throughput_model(row))
-    if ruled:
-        return ruled
-    why = ncu.cpu_counters_reason(context)
-    return f"{OTHER} ({why})" if why else OTHER
+    return (_memory(row, ce.suspect_cpu_ceilings(context), context)
+            or _compute(row, context, side) or _roofline_side(row, context, side)
+            or _no_throughput_model(row) or _with_reason(ncu.cpu_counters_reason(context)))
 
 
 def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
@@ -425,17 +382,16 @@ def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
 # ----------------------------------------------------------------- hardware ratio
 #
 # The GPU's limit over the CPU's for the bound the two rows are nearest (ce.HardwareRatio): the
-# bandwidth of the rows' access pattern, or the compute roof of their precision, whichever the
-# rows reach the larger share of. A like-for-like kernel speedup above FAIR_FACTOR times it
-# means one side is far from its limit (Lee et al., ISCA 2010): the flag says which, with the
-# CPU row's % of its own limit.
+# bandwidth of the rows' access pattern, or the compute roof of their precision. A like-for-like
+# kernel speedup above FAIR_FACTOR times it means one side is far from its limit (Lee et al.,
+# ISCA 2010): the flag says which, with the CPU row's % of its own limit.
 
 FAIR_FACTOR = 1.5
 
 
 def _bandwidth_side(line_rows: list[Row], context: dict):
-    """(ratio, nearness %) for the bandwidth bound: the pattern the GPU row is held to (else the
-    CPU row's); nearness is the larger of the rows' % of their ceilings."""
+    """(ratio, nearness %): the pattern the GPU row is held to (else the CPU row's); nearness
+    is the larger of the rows' % of their ceilings."""
     ceilings = [(r, ce.row_ceiling(r)) for r in line_rows]
     patterns = [c.pattern for _, c in ceilings if c and c.pattern in ce.PATTERNS]
     ratio = ce.bandwidth_ratio(context, patterns[0]) if patterns else None
@@ -454,8 +410,7 @@ def _compute_side(gpu: Row, cpu: Row, context: dict):
 
 
 def hardware_ratio(gpu: Row | None, cpu: Row | None, context: dict) -> ce.HardwareRatio | None:
-    """The hardware ratio of a CPU/GPU pair; None when the run measured neither bound on both
-    machines."""
+    """None when the run measured neither bound on both machines."""
     if gpu is None or cpu is None:
         return None
     bandwidth, bw_near = _bandwidth_side([gpu, cpu], context)
@@ -476,8 +431,7 @@ def hardware_ratio(gpu: Row | None, cpu: Row | None, context: dict) -> ce.Hardwa
 
 
 def cpu_lacks(gpu: Row, cpu: Row, context: dict) -> str:
-    """"the CPU has no BF16 roof measured (no AMX or AVX512_BF16); the GPU's measured BF16
-    800 TFLOP/s": a precision the GPU has a measured roof for and the CPU not; "" otherwise."""
+    """"the CPU has no BF16 roof measured (...); the GPU's measured BF16 800 TFLOP/s", or ""."""
     precision = gpu.precision or cpu.precision or "fp32"
     if ce.precision_roof(context, "cpu_all", precision) is not None:
         return ""
@@ -514,7 +468,7 @@ def fairness_flag(speedup: Speedup | None, ratio: ce.HardwareRatio | None, cpu: 
             + _cpu_share(cpu, ratio, context))
 
 
-# ----------------------------------------------------------------- the summary table
+# ----------------------------------------------------------------- the summary lines
 
 @dataclass
 class SummaryLine:
@@ -531,12 +485,11 @@ class SummaryLine:
 
     @property
     def omp_speedup(self) -> Speedup | None:
-        """None where the serial and OpenMP rows do different things (sync's plain call and
-        fork-join: their own words differ), so the ratio is no speedup."""
+        """None where the serial and OpenMP rows do different things (sync's serial_call and
+        omp_fork_join: their own words differ), so the ratio is no speedup."""
         serial, omp = self.best.serial, self.best.omp
-        if serial and omp and different_operations(serial, omp):
-            return None
-        return speedup_of(serial, omp)
+        a, b = (impl_words(serial.impl), impl_words(omp.impl)) if serial and omp else ((), ())
+        return None if a and b and a != b else speedup_of(serial, omp)
 
     @property
     def gpu_speedup(self) -> Speedup | None:
@@ -551,39 +504,16 @@ class SummaryLine:
         return speedup_of(self.any_cpu, self.any_gpu)
 
 
-def different_operations(serial: Row, omp: Row) -> bool:
-    """Both rows name what they do, and differently (sync's serial_call and omp_fork_join): no
-    speedup between them. A bare row (serial) meets a named one (omp_reduction) as before."""
-    a, b = impl_words(serial.impl), impl_words(omp.impl)
-    return bool(a) and bool(b) and a != b
-
-
 def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
-    """A workload's headline size: the largest size measured on both the CPU and the GPU, else
-    the largest size the run has for it (a CPU-only run; GPU-only experiments; atomics, whose
-    GPU rows alone sweep the address count). Numba rows have no say in it."""
+    """The largest size measured on both the CPU and the GPU, else the largest the run has for
+    the workload (CPU-only runs, GPU-only experiments, atomics). Numba rows have no say."""
     usable = [r for r in an.usable(rows) if not r.is_peer]
     sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
     for row in usable:
-        side = row.pair_side
-        if side:
-            sides[row.size_key].add("cpu" if side in ("serial", "omp") else "gpu")
+        if row.pair_side:
+            sides[row.size_key].add("cpu" if row.pair_side in ("serial", "omp") else "gpu")
     both = [r for r in usable if sides[r.size_key] == {"cpu", "gpu"}]
     return an.largest_problem(both or usable)
-
-
-def _line(workload: str, size, best: Contenders, members: list[Row], context: dict,
-          numba: NumbaBeside | None) -> SummaryLine:
-    same = [r for r in members if precision_class(r) == best.precision]
-    everything = fastest_per_side(same, "any")
-    ratio = hardware_ratio(best.gpu, best.cpu, context)
-    line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
-                       limiter_text(best, members, context), numba, ratio)
-    line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
-    if ratio is None and best.gpu and best.cpu:
-        line.fairness = cpu_lacks(best.gpu, best.cpu, context)
-    line.cpu_roof = _roof_share(best.cpu, context)
-    return line
 
 
 def _roof_share(row: Row | None, context: dict) -> str:
@@ -595,20 +525,34 @@ def _roof_share(row: Row | None, context: dict) -> str:
     return f"{pct:.0f} % of {ce.roof_for(row, context, side).precision} roof"
 
 
+def _line(workload: str, size, best: Contenders, members: list[Row], context: dict,
+          numba: NumbaBeside | None) -> SummaryLine:
+    same = [r for r in members if precision_class(r) == best.precision]
+    everything = fastest_per_side(same, "any")
+    ratio = hardware_ratio(best.gpu, best.cpu, context)
+    line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
+                       limiter_text(best, members, context), numba, ratio,
+                       cpu_roof=_roof_share(best.cpu, context))
+    line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
+    if ratio is None and best.gpu and best.cpu:
+        line.fairness = cpu_lacks(best.gpu, best.cpu, context)
+    return line
+
+
 def summary_lines(rows: list[Row], context: dict, precisions: bool = False
                   ) -> list[SummaryLine]:
     """One line per workload at its headline size; with precisions, one more per other precision
-    measured on both sides there (the report's summary; compare keys lines by workload)."""
+    measured on both sides there."""
     by_workload: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         by_workload[row.workload].append(row)
     lines = []
-    for workload in sorted(by_workload):
-        size = headline_size(by_workload[workload])
+    for workload, rows_of in sorted(by_workload.items()):
+        size = headline_size(rows_of)
         if size is None:
             continue
-        members = [r for r in an.usable(by_workload[workload]) if r.size_key == size]
-        groups = like_for_like(members, {r.impl for r in by_workload[workload] if not r.is_peer})
+        members = [r for r in an.usable(rows_of) if r.size_key == size]
+        groups = like_for_like(members, {r.impl for r in rows_of if not r.is_peer})
         best = headline(groups)
         lines.append(_line(workload, size, best, members, context, beside_numba(members)))
         if precisions:
@@ -616,6 +560,8 @@ def summary_lines(rows: list[Row], context: dict, precisions: bool = False
                       for other in other_precisions(groups, best)]
     return lines
 
+
+# ----------------------------------------------------------------- cells and table
 
 def row_cell(row: Row | None) -> str:
     """"47.8 µs (cuda block:512)": the time and which row (the column says the mode)."""
@@ -626,9 +572,9 @@ def row_cell(row: Row | None) -> str:
     return f"{fmt_time(row.time_s)} ({row.impl} {tuning})".replace(" )", ")")
 
 
-def _ceiling(row: Row | None) -> str:
-    """The row's % of its own limit, as the run wrote it; "(suspect)" where the run flagged it
-    (the section on rows above their limit says why)."""
+def limit_cell(row: Row | None, context: dict | None = None) -> str:
+    """"95 % of add", "47 % of FP32 roof", "117 % of add (suspect)": the row's share of its own
+    limit as the run wrote it, flagged where the run flagged it (ceilings.row_limit)."""
     limit = ce.row_limit(row)
     if not limit:
         return "–"
@@ -651,6 +597,10 @@ def hardware_cell(line: SummaryLine) -> str:
     if line.hardware is None:
         return f"– ({line.fairness})" if line.fairness else "–"
     return line.hardware.text + (f"; {line.fairness}" if line.fairness else "")
+
+
+def energy_cell(row: Row | None) -> str:
+    return fmt_energy(an.energy_per_item_j(row) if row else None)
 
 
 def _pair(a: str, b: str) -> str:
@@ -683,20 +633,18 @@ def numba_cell(line: SummaryLine) -> str:
 
 def summary_cells(line: SummaryLine, numba: bool = False, gpu: bool = True) -> list[str]:
     best = line.best
-    cpu_energy = fmt_energy(an.energy_per_item_j(best.cpu) if best.cpu else None)
+    head = [line.workload, " ".join(line.size_key) or "–", best.label,
+            row_cell(best.serial), row_cell(best.omp)]
     if not gpu:
-        return [line.workload, " ".join(line.size_key) or "–", best.label,
-                row_cell(best.serial), row_cell(best.omp), omp_speedup_cell(line),
-                _ceiling(best.cpu), line.cpu_roof or "–", cpu_energy,
-                line.limiter]
-    cells = [
-        line.workload, " ".join(line.size_key) or "–", best.label,
-        row_cell(best.serial), row_cell(best.omp), row_cell(best.gpu), row_cell(best.e2e),
+        return head + [omp_speedup_cell(line), limit_cell(best.cpu), line.cpu_roof or "–",
+                       energy_cell(best.cpu), line.limiter]
+    cells = head + [
+        row_cell(best.gpu), row_cell(best.e2e),
         omp_speedup_cell(line), speedup_cell(line.gpu_speedup),
         speedup_cell(line.e2e_speedup), speedup_cell(line.best_vs_best),
         hardware_cell(line),
-        _pair(_ceiling(best.cpu), _ceiling(best.gpu)),
-        _pair(cpu_energy, fmt_energy(an.energy_per_item_j(best.gpu) if best.gpu else None)),
+        _pair(limit_cell(best.cpu), limit_cell(best.gpu)),
+        _pair(energy_cell(best.cpu), energy_cell(best.gpu)),
         line.limiter,
     ]
     if numba:
@@ -715,9 +663,8 @@ def summary_headers(numba: bool = False, gpu: bool = True) -> list[str]:
 
 def summary_table(rows: list[Row], context: dict,
                   lines: list[SummaryLine] | None = None) -> Table | None:
-    """The summary; with the Numba column when the run holds Numba rows (a run without them
-    looks as it did before the peers existed); a run without GPU rows gets the CPU columns
-    only."""
+    """The full summary table: the Numba column when the run holds Numba rows, the CPU columns
+    only for a run without GPU rows. The report shows it folded (first_screen.py)."""
     lines = summary_lines(rows, context, precisions=True) if lines is None else lines
     if not lines:
         return None
@@ -725,6 +672,8 @@ def summary_table(rows: list[Row], context: dict,
     numba = gpu and has_numba_rows(rows)
     return Table(summary_headers(numba, gpu), [summary_cells(line, numba, gpu) for line in lines])
 
+
+# ----------------------------------------------------------------- the summary's reading notes
 
 CPU_ONE_PROCESS = (
     " A CPU row's interval, and that of a speedup with a CPU row in it, comes from one process "
@@ -788,6 +737,8 @@ NUMBA_COLUMN_TEXT = (
 
 GPU_KERNEL_SERIES = "gpu kernel"
 CROSSOVER_TITLE = "From which size the GPU wins"
+CROSSOVER_TEXT = ("The smallest size from which the fastest GPU row beats the fastest CPU row "
+                  "(any algorithm) at that size and every larger one.")
 
 
 def kernel_series(rows: list[Row]) -> dict[tuple, dict[str, list[tuple[float, float]]]]:
@@ -842,53 +793,16 @@ def crossover_table(rows: list[Row]) -> Table | None:
     for key in sorted(set(kernel) | set(e2e)):
         workload, labels, axis = key
         points = {**kernel.get(key, {}), **e2e.get(key, {})}
-        if len(_sizes(points)) < 2 or not ({"serial", "omp"} & set(points)):
+        sizes = _sizes(points)
+        if len(sizes) < 2 or not ({"serial", "omp"} & set(points)):
             continue
         cells = [_crossover_cell(kernel.get(key), GPU_KERNEL_SERIES, axis),
                  _crossover_cell(e2e.get(key), "cuda e2e", axis)]
-        if cells == ["–", "–"]:
-            continue
-        sizes = _sizes(points)
-        lines.append([" ".join((workload,) + labels),
-                      f"{_size_text(axis, sizes[0])} … {sizes[-1]:,.0f} ({len(sizes)} sizes)",
-                      *cells])
+        if cells != ["–", "–"]:
+            lines.append([" ".join((workload,) + labels),
+                          f"{_size_text(axis, sizes[0])} … {sizes[-1]:,.0f} ({len(sizes)} sizes)",
+                          *cells])
     if not lines:
         return None
     return Table(["workload", "sizes run", "GPU kernel faster from", "GPU end to end faster from"],
                  lines)
-
-
-# ----------------------------------------------------------------- blocks
-
-def has_gpu_rows(rows: list[Row]) -> bool:
-    return any(r.pair_side in ("gpu", "e2e") for r in an.usable(rows))
-
-
-def summary_blocks(a, opening: list[Block] | None = None, table: list[Block] | None = None,
-                   beside: list[Block] | None = None) -> list[Block]:
-    """The summary of an analysis (analyze.Analysis): its heading, table and reading notes, then
-    the crossover table. opening: blocks set before the heading (the first screen's headline and
-    chart); table: blocks in the wide table's place; beside: blocks before the crossover table
-    (a run without GPU rows: its CPU rows beside the reference's GPU rows, reference.py)."""
-    run, lines, gpu = a.run, a.lines, a.gpu
-    if not lines:
-        return []
-    blocks: list[Block] = []
-    wide = Table(summary_headers(a.numba, gpu), [summary_cells(line, a.numba, gpu)
-                                                 for line in lines])
-    blocks += [*(opening or []), Heading("Summary: how much faster, and why" if gpu
-                                         else "Summary: this machine's CPU"),
-               *(table or [wide]), Paragraph(SUMMARY_TEXT if gpu else CPU_ONLY_SUMMARY_TEXT)]
-    if a.numba:
-        blocks.append(Paragraph(NUMBA_COLUMN_TEXT))
-    if not any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu):
-        blocks.append(Paragraph(machine.cpu_energy_note(run.context)))
-    blocks += beside or []
-    crossover = crossover_table(run.rows)
-    if crossover is not None:
-        blocks += [Heading(CROSSOVER_TITLE, 3),
-                   Paragraph("The smallest size from which the fastest GPU row beats the "
-                             "fastest CPU row (any algorithm) at that size and every larger "
-                             "one."),
-                   crossover]
-    return blocks

@@ -3,6 +3,8 @@ GPU time and energy, machine state, skipped benchmarks."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from . import analysis as an
 from . import pairing
 from . import ceilings as ce
@@ -21,6 +23,10 @@ def _ctx(context: dict, key: str) -> str | None:
     return None if value in (None, "") else str(value)
 
 
+def _joined(context: dict, keys: tuple[str, ...], sep: str = " / ", unit: str = "") -> str | None:
+    return sep.join(f"{_ctx(context, k)}{unit}" for k in keys if _ctx(context, k)) or None
+
+
 def context_table(context: dict) -> Table:
     """The facts needed to judge a result, in reading order; absent ones are left out."""
     gpu = _ctx(context, "gpu_name")
@@ -32,9 +38,8 @@ def context_table(context: dict) -> Table:
         ("gpu_status", gpu_status_text(context)),
         ("GPU", gpu),
         ("GPU memory", fmt_bytes(float(memory)) if memory and memory.isdigit() else memory),
-        ("GPU clocks (SM / memory)", " / ".join(
-            f"{context[k]} MHz" for k in ("gpu_sm_clock_mhz", "gpu_mem_clock_mhz") if _ctx(context, k))
-            or None),
+        ("GPU clocks (SM / memory)",
+         _joined(context, ("gpu_sm_clock_mhz", "gpu_mem_clock_mhz"), unit=" MHz")),
         ("CUDA driver", fmt_cuda_version(_ctx(context, "cuda_driver_version"))),
         ("CUDA runtime", fmt_cuda_version(_ctx(context, "cuda_runtime_version"))),
         ("CPU", _ctx(context, "cpu_model")),
@@ -42,12 +47,10 @@ def context_table(context: dict) -> Table:
          if "num_cpus" in context else None),
         ("OpenMP threads", _ctx(context, "omp_threads")),
         ("Numba (the articles' code)", numba_versions(context) or None),
-        ("host / machine", " / ".join(v for v in (_ctx(context, "host_name"), _ctx(context, "machine")) if v)
-         or None),
+        ("host / machine", _joined(context, ("host_name", "machine"))),
         ("twinbench", _ctx(context, "twinbench_version")),
         ("git revision", _ctx(context, "git_revision")),
-        ("build", " ".join(v for v in (_ctx(context, "build_type"), _ctx(context, "compiler")) if v)
-         or None),
+        ("build", _joined(context, ("build_type", "compiler"), " ")),
         ("benchmark library build", _ctx(context, "library_build_type")),
         ("date", _ctx(context, "date")),
     ]
@@ -63,8 +66,7 @@ def numba_versions(context: dict) -> str:
 
 
 def ceiling_cell(row: Row) -> str:
-    """"93.6 % of read", "41.0 % of FP32 roof": the row's share of its own limit (old files:
-    device copy), "(suspect)" where the run flagged it."""
+    """"93.6 % of read", "41.0 % of FP32 roof", with "(suspect)" where the run flagged it."""
     limit = ce.row_limit(row)
     if limit is None:
         return "–"
@@ -76,8 +78,7 @@ ISA_HEADER = "CPU ISA"
 
 
 def isa_cell(row: Row) -> str:
-    """The ISA level or library kernel a CPU row ran ("avx512", "openblas SkylakeX"), and its
-    precision when the row names one that is not FP32."""
+    """"avx512", "openblas SkylakeX (bf16)": what a CPU row ran, and a precision not FP32."""
     if row.is_gpu:
         return "–"
     precision = row.fields.get("precision", "")
@@ -104,8 +105,7 @@ def result_cells(row: Row, baselines: an.Baselines, isa: bool = False) -> list[s
 
 def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
     """One table per (workload, size), fastest first, with speedups against its own baselines;
-    with the CPU ISA column when the run's CPU rows record it (files before run-time dispatch
-    look as before)."""
+    with the CPU ISA column when the run's CPU rows record it."""
     groups = an.group_by_problem(an.usable(rows))
     isa = any(r.cpu_isa for r in rows)
     headers = RESULT_HEADERS[:1] + [ISA_HEADER] + RESULT_HEADERS[1:] if isa else RESULT_HEADERS
@@ -120,8 +120,7 @@ def result_tables(rows: list[Row]) -> list[tuple[str, Table]]:
 
 
 def gpu_status_text(context: dict) -> str:
-    """gpu_status as a table shows it: the report's opening note already says why a run has no
-    GPU, so a table points there rather than saying it again."""
+    """gpu_status, pointing to the report's opening note for why a run has no GPU."""
     status = _ctx(context, "gpu_status")
     if not status:
         return "not recorded"
@@ -213,17 +212,18 @@ def ceilings_table(context: dict) -> Table | None:
     return _without_empty_columns(Table(["pattern", "read : written", *labels], lines), 2)
 
 
+def _roof(roofs: list[ce.Roof], precision: str, kind: str) -> ce.Roof | None:
+    return next((r for r in roofs if r.precision == precision and r.kind == kind), None)
+
+
 def _roof_cell(roofs: list[ce.Roof], precision: str, kind: str) -> str:
-    found = [r for r in roofs if r.precision == precision and r.kind == kind]
-    return ce.fmt_rate(found[0].value, found[0].unit) if found else "–"
+    found = _roof(roofs, precision, kind)
+    return ce.fmt_rate(found.value, found.unit) if found else "–"
 
 
 def _measured_share(roofs: list[ce.Roof], precision: str) -> str:
-    measured = [r for r in roofs if r.precision == precision and r.kind == "measured"]
-    datasheet = [r for r in roofs if r.precision == precision and r.kind == "datasheet"]
-    if measured and datasheet:
-        return f"{100 * measured[0].value / datasheet[0].value:.0f} %"
-    return "–"
+    measured, datasheet = (_roof(roofs, precision, k) for k in ("measured", "datasheet"))
+    return f"{100 * measured.value / datasheet.value:.0f} %" if measured and datasheet else "–"
 
 
 def roofs_table(context: dict) -> Table | None:
@@ -302,10 +302,8 @@ def _mhz(value: float | None) -> str:
     return "–" if value is None else f"{value:.0f}"
 
 
-def throttled_table(rows: list[Row]) -> Table | None:
-    listed = machine.throttled_rows(rows)
-    if not listed:
-        return None
+def throttled_table(listed: list[Row]) -> Table:
+    """The rows measured while the GPU was throttled (machine.throttled_rows)."""
     lines = [[r.name, ", ".join(machine.decode_throttle_reasons(r.counter("gpu_throttle_reasons")))
               or "–",
               f"{_mhz(r.counter('gpu_sm_mhz_min'))} / {_mhz(r.counter('gpu_sm_mhz_mean'))}",
@@ -320,8 +318,9 @@ def throttled_table(rows: list[Row]) -> Table | None:
 BUSY_LISTED = 12
 
 
-def busy_table(rows: list[Row]) -> Table | None:
-    listed = machine.busy_rows(rows)
+def busy_table(rows: list[Row], listed: list[Row] | None = None) -> Table | None:
+    """The rows measured while the host was busy (listed: machine.busy_rows(rows))."""
+    listed = machine.busy_rows(rows) if listed is None else listed
     if not listed:
         return None
     if len(listed) > BUSY_LISTED:
@@ -334,16 +333,12 @@ def busy_table(rows: list[Row]) -> Table | None:
 
 def busy_counts_table(rows: list[Row], listed: list[Row]) -> Table:
     """Busy rows per workload: how many of the rows that record it, and the highest load."""
-    carried: dict[str, int] = {}
-    for row in machine.with_counter(rows, "host_busy"):
-        carried[row.workload] = carried.get(row.workload, 0) + 1
-    busy: dict[str, list[Row]] = {}
-    for row in listed:
-        busy.setdefault(row.workload, []).append(row)
+    carried = Counter(row.workload for row in machine.with_counter(rows, "host_busy"))
+    busy = Counter(row.workload for row in listed)
     lines = []
-    for workload, members in sorted(busy.items()):
-        loads = [r.counter("host_load1_before") for r in members
-                 if r.counter("host_load1_before") is not None]
-        lines.append([workload, f"{len(members)} of {carried.get(workload, len(members))}",
+    for workload, count in sorted(busy.items()):
+        loads = [r.counter("host_load1_before") for r in listed if r.workload == workload
+                 and r.counter("host_load1_before") is not None]
+        lines.append([workload, f"{count} of {carried.get(workload, count)}",
                       fmt_num(max(loads)) if loads else "–"])
     return Table(["workload", "busy rows", "highest load (1 min) before"], lines)
