@@ -204,15 +204,6 @@ ONE_RANK_NOTE = ("With one rank nothing crossed a link: these rows time NCCL's l
                  "shows algbw.")
 
 
-def collectives_chart(rows: list[Row], out_dir: Path | None) -> tuple[Image | None, Path | None]:
-    """The chart as a block and the PNG written beside the report; nothing without out_dir."""
-    figure = chart_collectives(rows) if out_dir is not None else None
-    if figure is None:
-        return None, None
-    path = Path(out_dir) / FILENAME
-    return Image(TITLE, FILENAME, PNG(figure, path)), path
-
-
 def collectives_blocks(rows: list[Row], out_dir: Path | None = None
                        ) -> tuple[list[Block], Path | None]:
     ours = [r for r in rows if r.workload == "collectives"]
@@ -226,8 +217,11 @@ def collectives_blocks(rows: list[Row], out_dir: Path | None = None
     nccl = [r for r in measured if r.impl == "nccl"]
     if nccl and all(ranks_of(r) <= 1 for r in nccl):
         blocks.append(Paragraph(ONE_RANK_NOTE, note=True))
-    image, path = collectives_chart(measured, out_dir)
-    blocks += [image] if image is not None else []
+    # The chart's PNG is written beside the report, so there is none without out_dir.
+    figure = chart_collectives(measured) if out_dir is not None else None
+    path = Path(out_dir) / FILENAME if figure is not None else None
+    if figure is not None:
+        blocks.append(Image(TITLE, FILENAME, PNG(figure, path)))
     for op in OPS:
         if (table := collectives_table(measured, op)) is not None:
             blocks += [Heading(op, 4), table]
