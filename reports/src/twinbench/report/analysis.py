@@ -10,18 +10,29 @@ from .loader import Row, Run, usable  # noqa: F401  (usable: one definition, the
 from .rates import (  # noqa: F401  (re-exported: the row's rates, the context's numbers)
     achieved_flop_per_s, arithmetic_intensity, context_number, gb_per_s, gflop_per_s)
 
-# Bars of the speedup chart, in order. Kernel-only and end-to-end CUDA are
-# separate because they answer different questions (is the kernel fast / is
-# offloading worth it).
-CATEGORIES = ("serial", "omp", "cuda kernel", "cuda e2e", "thrust", "cublas")
 # The CPU libraries' rows (openblas, onednn): every thread, like omp, but not the OpenMP
 # teaching kernel, so not the "× omp" baseline.
 CPU_LIBRARY = "cpu library"
+# The like-for-like pair of the CPU-vs-GPU table: the fastest CPU row against the fastest GPU
+# row that times the kernel alone (e2e adds transfers, a different question).
+CPU_CATEGORIES = ("serial", "omp", CPU_LIBRARY)
+GPU_KERNEL_CATEGORIES = ("cuda kernel", "thrust", "cublas")
 
 
 def fastest(rows: list[Row]) -> Row | None:
     rows = usable(rows)
     return min(rows, key=lambda r: r.time_s) if rows else None
+
+
+def fastest_by(rows: list[Row], key) -> dict:
+    """key(row) -> the fastest usable row with that key (None: left out), in first-seen order;
+    the first of equal times."""
+    best: dict = {}
+    for row in usable(rows):
+        k = key(row)
+        if k is not None and (k not in best or row.time_s < best[k].time_s):
+            best[k] = row
+    return best
 
 
 def group_by_problem(rows: list[Row]) -> dict[tuple[str, tuple[str, ...]], list[Row]]:
@@ -33,21 +44,13 @@ def group_by_problem(rows: list[Row]) -> dict[tuple[str, tuple[str, ...]], list[
 
 
 def best_by_category(rows: list[Row]) -> dict[str, Row]:
-    """Fastest row per category among rows of one problem."""
-    buckets: dict[str, list[Row]] = defaultdict(list)
-    for row in usable(rows):
-        cat = row.kind
-        if cat is None:
-            continue
-        # thrust/cublas: compare kernel-only numbers when there are any, so the
-        # bar means the same thing as "cuda kernel".
-        buckets[cat].append(row)
-    best = {}
-    for cat, members in buckets.items():
-        if cat in ("thrust", "cublas"):
-            kernel_only = [r for r in members if r.mode != "e2e"]
-            members = kernel_only or members
-        best[cat] = fastest(members)
+    """The fastest row of each kind among rows of one problem; thrust and cuBLAS by their
+    kernel-only rows where there are any, so that their bar means what "cuda kernel" means."""
+    best = fastest_by(rows, lambda r: r.kind)
+    for kind in ("thrust", "cublas"):
+        kernel = fastest([r for r in rows if r.kind == kind and r.mode != "e2e"])
+        if kernel:
+            best[kind] = kernel
     return best
 
 
@@ -63,40 +66,27 @@ def baselines_for(rows: list[Row]) -> Baselines:
 
 
 def speedup(baseline: Row | None, row: Row) -> float | None:
-    if baseline is None or row.time_s is None or not baseline.time_s or not row.time_s:
+    if baseline is None or not baseline.time_s or not row.time_s:
         return None
     return baseline.time_s / row.time_s
-
-
-# The like-for-like pair of the CPU-vs-GPU table: the fastest CPU row against the fastest GPU
-# row that times the kernel alone (e2e adds transfers, a different question).
-CPU_CATEGORIES = ("serial", "omp", CPU_LIBRARY)
-GPU_KERNEL_CATEGORIES = ("cuda kernel", "thrust", "cublas")
 
 
 # ----------------------------------------------------------------- energy
 
 def energy_per_iter_j(row: Row) -> float | None:
-    """Joules per iteration (mean power while the samples ran x the median time)."""
-    # gpu_energy_per_iter_j: the name GPU rows used before the CPU side measured energy too.
-    for key in ("energy_per_iter_j", "gpu_energy_per_iter_j"):
-        value = row.counter(key)
-        if value is not None and value > 0:
-            return value
-    return None
-
-
-def items_per_iter(row: Row) -> float | None:
-    if row.items_per_second and row.time_s:
-        return row.items_per_second * row.time_s
-    return row.counter("items_per_iter")
+    """Joules per iteration (mean power while the samples ran x the median time);
+    gpu_energy_per_iter_j is the name GPU rows used before the CPU side measured energy."""
+    return next((v for v in map(row.counter, ("energy_per_iter_j", "gpu_energy_per_iter_j"))
+                 if v is not None and v > 0), None)
 
 
 def energy_per_item_j(row: Row) -> float | None:
     value = row.counter("energy_per_item_j")
     if value is not None and value > 0:
         return value
-    per_iter, items = energy_per_iter_j(row), items_per_iter(row)
+    items = row.items_per_second * row.time_s if row.items_per_second and row.time_s \
+        else row.counter("items_per_iter")
+    per_iter = energy_per_iter_j(row)
     return per_iter / items if per_iter and items else None
 
 
@@ -109,43 +99,33 @@ def energy_ratio(cpu: Row, gpu: Row) -> float | None:
     return None
 
 
-def size_scalar(row: Row) -> float | None:
-    """One number for "how big": the product of the numeric size args (n, w*h, ...)."""
-    product = 1.0
-    found = False
-    for item in row.size_key:
-        _, _, value = item.partition(":")
-        try:
-            number = float(value)
-        except ValueError:
-            continue
-        product *= number
-        found = True
-    return product if found else None
+# ----------------------------------------------------------------- sizes
 
-
-def size_axis_label(row: Row) -> str:
-    keys = []
+def _size_args(row: Row) -> list[tuple[str, str, float | None]]:
+    """(item, key, its number or None for a label) of each size arg."""
+    out = []
     for item in row.size_key:
         key, _, value = item.partition(":")
         try:
-            float(value)
+            out.append((item, key, float(value)))
         except ValueError:
-            continue
-        keys.append(key)
-    return "×".join(keys) if keys else "size"
+            out.append((item, key, None))
+    return out
+
+
+def size_scalar(row: Row) -> float | None:
+    """One number for "how big": the product of the numeric size args (n, w*h, ...)."""
+    numbers = [n for _, _, n in _size_args(row) if n is not None]
+    return math.prod(numbers) if numbers else None
+
+
+def size_axis_label(row: Row) -> str:
+    return "×".join(k for _, k, n in _size_args(row) if n is not None) or "size"
 
 
 def non_numeric_size(row: Row) -> tuple[str, ...]:
     """Size args that are labels (dtype:fp32), which split a size sweep into series."""
-    out = []
-    for item in row.size_key:
-        _, _, value = item.partition(":")
-        try:
-            float(value)
-        except ValueError:
-            out.append(item)
-    return tuple(out)
+    return tuple(item for item, _, n in _size_args(row) if n is None)
 
 
 def largest_problem(rows: list[Row]) -> tuple[str, ...] | None:
@@ -156,26 +136,22 @@ def largest_problem(rows: list[Row]) -> tuple[str, ...] | None:
 
 def crossover_size(points: dict[str, list[tuple[float, float]]],
                    gpu_series: str = "cuda e2e") -> float | None:
-    """Smallest size from which the GPU series (cuda e2e unless named) beats the best CPU at
-    every larger size.
-
-    points: series name -> [(size, seconds)]. Requiring "every larger size"
-    keeps one noisy small-size win from being reported as the crossover.
-    """
+    """Smallest size from which the GPU series (points: series -> [(size, seconds)]) beats the
+    best CPU at every larger size, so one noisy small-size win is no crossover."""
     gpu = dict(points.get(gpu_series, []))
     cpu: dict[float, float] = {}
     for name in ("serial", "omp"):
         for size, seconds in points.get(name, []):
             cpu[size] = min(seconds, cpu.get(size, math.inf))
-    common = sorted(set(gpu) & set(cpu))
     answer = None
-    for size in reversed(common):
-        if gpu[size] < cpu[size]:
-            answer = size
-        else:
+    for size in sorted(set(gpu) & set(cpu), reverse=True):
+        if not gpu[size] < cpu[size]:
             break
+        answer = size
     return answer
 
+
+# ----------------------------------------------------------------- notes
 
 # What a table or a list says where a run has no GPU: why is said once, in the report's opening
 # note (reference.no_gpu_blocks), not again wherever gpu_status would appear.
@@ -189,16 +165,14 @@ def gpu_status_note(context: dict) -> str | None:
         return "gpu_status not recorded in this run; GPU results may be missing."
     if status == "available":
         return None
-    if status.startswith("not built"):
-        return f"GPU variants were not built ({status}); only CPU results are shown."
-    return f"GPU variants were skipped ({status}); only CPU results are shown."
+    how = "not built" if status.startswith("not built") else "skipped"
+    return f"GPU variants were {how} ({status}); only CPU results are shown."
 
 
 def timing_note(rows: list[Row], listed: int = 8) -> str | None:
-    """How the GPU rows were timed (the launch_gated counter), or None when no row says.
-
-    Gated rows time the GPU's execution only; the others include the host's launch latency
-    (a few microseconds), which matters for kernels of tens of microseconds."""
+    """How the GPU rows were timed (the launch_gated counter), or None when no row says: gated
+    rows time the GPU's execution only, the others include the host's launch latency (a few
+    microseconds, which matter for kernels of tens of microseconds)."""
     gated = [r for r in rows if r.counter("launch_gated") == 1.0]
     inline = [r for r in rows if r.counter("launch_gated") == 0.0]
     if not gated and not inline:
@@ -206,10 +180,9 @@ def timing_note(rows: list[Row], listed: int = 8) -> str | None:
     text = (f"GPU timing: {len(gated)} row(s) timed behind the launch gate (GPU execution "
             f"only, launch latency left out); {len(inline)} with the launch latency included")
     if inline:
-        names = [r.name for r in inline[:listed]]
         more = f", and {len(inline) - listed} more" if len(inline) > listed else ""
-        text += " (work that waits for the GPU, e2e, or longer than 10 ms: " + \
-            ", ".join(names) + more + ")"
+        text += (" (work that waits for the GPU, e2e, or longer than 10 ms: "
+                 + ", ".join(r.name for r in inline[:listed]) + more + ")")
     return text + "."
 
 
@@ -219,15 +192,14 @@ def _minutes(seconds: float) -> str:
 
 
 def wall_time_note(context: dict, peers: bool = False) -> str:
-    """", in 4 min 12 s" for a finished run (twinbench records its wall time). peers: the run
-    holds the Numba peers' rows, which peers/numba/ measured after the C++ (numba_peers_wall_s):
-    their time is added, so that the time covers what the count counts."""
+    """", in 4 min 12 s" for a finished run. peers: the run holds the Numba peers' rows, which
+    peers/numba/ measured after the C++ (numba_peers_wall_s), so their time is added."""
     wall = context_number(context, "run_wall_s")
+    numba = context_number(context, "numba_peers_wall_s")
     if wall is None:
         return ""
     if not peers:
         return f", in {_minutes(wall)}"
-    numba = context_number(context, "numba_peers_wall_s")
     if numba is None:
         return f", in {_minutes(wall)} for the C++ rows (the Numba peers' time not recorded)"
     return (f", in {_minutes(wall + numba)} ({_minutes(wall)} the C++, {_minutes(numba)} the "
@@ -236,12 +208,12 @@ def wall_time_note(context: dict, peers: bool = False) -> str:
 
 def stopping_note(context: dict) -> str:
     """How each time was taken: the stopping rule recorded in the context."""
-    if context.get("stop_rule") == "stdrel":
-        return ("Each time is the median of samples taken, once at least "
-                f"{context.get('stop_min_samples', '?')} samples and "
-                f"{context.get('stop_min_time_s', '?')} s of measured time were in, until their "
-                f"relative spread (stdev/mean) fell under "
-                f"{context.get('stop_max_rel_spread_pct', '?')}% or stopped changing, or until "
-                f"{context.get('stop_max_time_s', '?')} s had passed (the row's stop_reason "
-                "says which).")
-    return "Times are per iteration (median of repetitions when repeated)."
+    if context.get("stop_rule") != "stdrel":
+        return "Times are per iteration (median of repetitions when repeated)."
+    return ("Each time is the median of samples taken, once at least "
+            f"{context.get('stop_min_samples', '?')} samples and "
+            f"{context.get('stop_min_time_s', '?')} s of measured time were in, until their "
+            f"relative spread (stdev/mean) fell under "
+            f"{context.get('stop_max_rel_spread_pct', '?')}% or stopped changing, or until "
+            f"{context.get('stop_max_time_s', '?')} s had passed (the row's stop_reason "
+            "says which).")

@@ -1,6 +1,6 @@
 """Which rows the reports compare with which: the one place rows are paired.
 
-Three views of one rule (like for like: the same algorithm and the same precision, below):
+Three views of one rule, like for like (the same algorithm and the same precision):
 - like_for_like / headline / other_precisions: per problem, the fastest serial, OpenMP, GPU
   kernel and end-to-end row of each algorithm and precision (the summary table, the headline);
 - cpu_gpu_pairs: per problem and precision, the fastest CPU row against the fastest GPU kernel of
@@ -8,6 +8,19 @@ Three views of one rule (like for like: the same algorithm and the same precisio
 - speedup_comparisons: per workload, algorithm and label args, GPU kernel vs best CPU, GPU end to
   end vs best CPU and OpenMP vs serial, at the largest size both sides were measured at (the
   speedup chart).
+
+The algorithm is the `algorithm` field each benchmark declares (common/bench_spec.hpp; "" the
+plain one). Rows of older files have no such field; for them an impl is <family>_<words> and a
+word names an algorithm when at least two families of the workload use it (serial_recursive +
+cuda_recursive; omp_article + cuda_article); every other impl (cuda_tiled, thrust, cublas_tf32,
+serial_fp32) implements the plain algorithm, and the fastest of them stands for its family. An
+impl with the word "copy" (transpose's cuda_copy) measures the ceiling the others are held to
+and is no contender. The articles' Numba code is no side of any pairing (its own column).
+
+Rows pair only within one precision (Row.pairing_precision): a row that names none is the
+workload's own and meets the fp32 rows, cublas_bf16 meets onednn_bf16, and cublas_tf32 meets no
+CPU row unless one computes in TF32. The CPU libraries run on every thread: they contend on the
+OpenMP side, as cuBLAS does on the GPU kernel side.
 """
 
 from __future__ import annotations
@@ -18,56 +31,29 @@ from dataclasses import dataclass
 from . import analysis as an
 from .loader import PEER_FAMILIES, PRECISIONS, Row, family_of
 
-# ----------------------------------------------------------------- like for like
-#
-# Which implementations solve the same algorithm: the `algorithm` field each benchmark declares
-# (common/bench_spec.hpp; "" the plain algorithm), and the `precision` field for precision.
-# Rows of older files have no such fields; for them, from the impl names alone:
-#   * an impl is <family>_<words> (serial_recursive, omp_article, cuda_aos_vec) or a bare
-#     family (serial, omp, cuda, thrust);
-#   * a word names an algorithm when at least two families of the workload use it
-#     (serial_recursive + omp_recursive + cuda_recursive; omp_article + cuda_article;
-#     serial_iterative + cuda_iterative; serial_aos + cuda_aos_vec); an impl's algorithm is its
-#     words that do;
-#   * every other impl (bare names, and words only one family uses: cuda_tiled, cuda_naive,
-#     cuda_curand, thrust, cublas_tf32, serial_fp32) is an implementation of the plain
-#     algorithm, and the fastest of them stands for its family. So black_scholes' float32
-#     serial_fp32 meets the float32 omp and cuda, not the float64 reference;
-#   * an impl with the word "copy" (transpose's cuda_copy) measures the ceiling the others are
-#     held to, and is no contender.
-# The speedup chart uses the same rule (algorithm_tags, below). "Best vs best" (the fastest
-# CPU row against the fastest GPU kernel row of any algorithm) is its own, labelled column.
-# The articles' Numba code (numba_cuda*, numba_cpu*) is no C++ family: it names no algorithm,
-# is no side of any pairing, and has its own column (NumbaBeside).
-#
-# Precision is like for like too: a precision word (tf32, bf16, fp32, ...) names no algorithm;
-# rows pair only with rows of the same precision (the `precision` field, else the word, else the
-# dtype arg: Row.precision). A row that names none is the workload's own precision and meets
-# the fp32 rows (black_scholes' float32 serial_fp32 meets the unnamed omp and cuda). So
-# cublas_bf16 meets onednn_bf16, and cublas_tf32 meets no CPU row unless one computes in TF32.
-# The CPU libraries (openblas*, onednn*) run on every thread: they are the OpenMP side's
-# contenders, as cuBLAS is the GPU kernel side's.
-
-PLAIN = ""
-REFERENCE_WORDS = frozenset({"copy"})
+PLAIN = DEFAULT_PRECISION = ""
+REFERENCE_WORDS = REFERENCE_TOKENS = frozenset({"copy"})
+CPU_FAMILIES = ("serial", "omp")
 
 
 def impl_words(impl: str) -> tuple[str, ...]:
-    """cuda_aos_vec -> (aos, vec); serial -> (); an experiment's impl (pinned) -> (); the
-    precision words left out (cublas_tf32 -> ())."""
+    """cuda_aos_vec -> (aos, vec); serial, an experiment's impl (pinned) -> (); precision words
+    left out (cublas_tf32 -> ())."""
     family = family_of(impl)
     if family != "other" and impl.startswith(family + "_"):
         return tuple(w for w in impl[len(family) + 1:].split("_") if w and w not in PRECISIONS)
     return ()
 
 
-DEFAULT_PRECISION = ""
+def impl_tokens(row: Row) -> tuple[str, ...]:
+    return impl_words(row.impl)
 
 
 def precision_class(row: Row) -> str:
-    """The precision a row pairs within: "" for fp32 and for rows that name none. A dtype arg
-    is left out: it is part of the size, so every row of the problem shares it already."""
     return row.pairing_precision
+
+
+precision_group = precision_class
 
 
 def shared_words(impls) -> frozenset[str]:
@@ -75,11 +61,21 @@ def shared_words(impls) -> frozenset[str]:
     algorithm (lucas: recursive, iterative; poisson: article; aos_soa: aos, soa)."""
     families: dict[str, set[str]] = defaultdict(set)
     for impl in impls:
-        if family_of(impl) in PEER_FAMILIES:
-            continue
-        for word in impl_words(impl):
-            families[word].add(family_of(impl))
+        if family_of(impl) not in PEER_FAMILIES:
+            for word in impl_words(impl):
+                families[word].add(family_of(impl))
     return frozenset(w for w, f in families.items() if len(f) >= 2)
+
+
+def algorithm_tags(rows: list[Row]) -> frozenset[str]:
+    return shared_words(r.impl for r in rows)
+
+
+def algorithm_by_tags(row: Row, tags: frozenset[str]) -> str:
+    """The row's declared algorithm, or for an older file's row its impl words in `tags`."""
+    if row.declared_algorithm is not None:
+        return row.declared_algorithm
+    return "_".join(t for t in impl_words(row.impl) if t in tags)
 
 
 def algorithms(impls) -> dict[str, str]:
@@ -98,6 +94,8 @@ def algorithm_of(row: Row, inferred: dict[str, str]) -> str:
 def is_reference(row: Row) -> bool:
     return bool(REFERENCE_WORDS & set(impl_words(row.impl)))
 
+
+# ----------------------------------------------------------------- like for like
 
 @dataclass
 class Contenders:
@@ -120,13 +118,9 @@ class Contenders:
 
 
 def fastest_per_side(rows: list[Row], algorithm: str,
-                      precision: str = DEFAULT_PRECISION) -> Contenders:
-    sides: dict[str, list[Row]] = defaultdict(list)
-    for row in an.usable(rows):
-        side = None if is_reference(row) else row.pair_side
-        if side:
-            sides[side].append(row)
-    return Contenders(algorithm, *(an.fastest(sides[s]) for s in ("serial", "omp", "gpu", "e2e")),
+                     precision: str = DEFAULT_PRECISION) -> Contenders:
+    best = an.fastest_by(rows, lambda r: None if is_reference(r) else r.pair_side)
+    return Contenders(algorithm, *(best.get(s) for s in ("serial", "omp", "gpu", "e2e")),
                       precision=precision)
 
 
@@ -143,34 +137,31 @@ def like_for_like(rows: list[Row], impls=None) -> dict[str, Contenders]:
     names = algorithms(sorted(set(impls or (r.impl for r in rows))))
     groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
     for row in rows:
-        groups[(algorithm_of(row, names), precision_class(row))].append(row)
+        groups[(algorithm_of(row, names), row.pairing_precision)].append(row)
     return {group_key(*key): fastest_per_side(members, *key) for key, members in groups.items()}
 
 
 def headline(groups: dict) -> Contenders:
-    """The algorithm a workload's summary row shows: of those measured on both sides, the one
-    with the fastest GPU kernel; else the one with the fastest CPU row; else the fastest GPU.
-    The workload's own precision first: another precision gets a line of its own
-    (other_precisions)."""
-    own = {k: c for k, c in groups.items() if c.precision == DEFAULT_PRECISION}
-    groups = own or groups
-    both = [c for c in groups.values() if c.cpu and c.gpu]
-    if both:
-        return min(both, key=lambda c: c.gpu.time_s)
-    cpu = [c for c in groups.values() if c.cpu]
-    if cpu:
-        return min(cpu, key=lambda c: c.cpu.time_s)
-    gpu = [c for c in groups.values() if c.gpu or c.e2e]
-    return min(gpu, key=lambda c: (c.gpu or c.e2e).time_s) if gpu else next(iter(groups.values()))
+    """The algorithm a workload's summary row shows, of the workload's own precision where it
+    has one: of those measured on both sides, the one with the fastest GPU kernel; else the one
+    with the fastest CPU row; else the fastest GPU."""
+    groups = [c for c in groups.values() if c.precision == DEFAULT_PRECISION] \
+        or list(groups.values())
+    for measured, key in ((lambda c: c.cpu and c.gpu, lambda c: c.gpu.time_s),
+                          (lambda c: c.cpu, lambda c: c.cpu.time_s),
+                          (lambda c: c.gpu or c.e2e, lambda c: (c.gpu or c.e2e).time_s)):
+        candidates = [c for c in groups if measured(c)]
+        if candidates:
+            return min(candidates, key=key)
+    return groups[0]
 
 
 def other_precisions(groups: dict, shown: Contenders) -> list[Contenders]:
-    """The groups of a precision other than the headline's measured on both sides (sgemm's
-    onednn_bf16 against cublas_bf16): each gets a summary line of its own, fastest GPU first."""
-    both = [c for c in groups.values()
-            if c.precision != shown.precision and c.cpu and c.gpu]
+    """Per precision other than the headline's, its group measured on both sides with the
+    fastest GPU (sgemm's onednn_bf16 against cublas_bf16), fastest first."""
     best: dict[str, Contenders] = {}
-    for c in sorted(both, key=lambda c: c.gpu.time_s):
+    for c in sorted((c for c in groups.values() if c.precision != shown.precision
+                     and c.cpu and c.gpu), key=lambda c: c.gpu.time_s):
         best.setdefault(c.precision, c)
     return list(best.values())
 
@@ -197,33 +188,27 @@ class CpuGpuPair:
 def problem_order(rows: list[Row]) -> tuple:
     """Sort key of a problem's rows: workload, label args (dtype), then size."""
     first = rows[0]
-    return (first.workload, an.non_numeric_size(first), an.size_scalar(first) or 0.0, first.size_key)
-
-
-def _fastest_of(best: dict[str, Row], categories: tuple[str, ...]) -> Row | None:
-    return an.fastest([best[c] for c in categories if c in best])
+    return (first.workload, an.non_numeric_size(first), an.size_scalar(first) or 0.0,
+            first.size_key)
 
 
 def cpu_gpu_pairs(rows: list[Row]) -> list[CpuGpuPair]:
     """Per (workload, size) with both sides measured: best CPU vs best GPU kernel of the same
-    precision (Row.pairing_precision: a TF32 cuBLAS row meets no FP32 CPU row)."""
+    precision (a TF32 cuBLAS row meets no FP32 CPU row)."""
     pairs = []
     groups = an.group_by_problem(an.usable(rows))
     for key in sorted(groups, key=lambda k: problem_order(groups[k])):
-        precisions = sorted({r.pairing_precision for r in groups[key]})
-        for precision in precisions:
-            best = an.best_by_category([r for r in groups[key] if r.pairing_precision == precision])
-            cpu = _fastest_of(best, an.CPU_CATEGORIES)
-            gpu = _fastest_of(best, an.GPU_KERNEL_CATEGORIES)
+        for precision in sorted({r.pairing_precision for r in groups[key]}):
+            best = an.best_by_category([r for r in groups[key]
+                                        if r.pairing_precision == precision])
+            cpu = an.fastest([best[c] for c in an.CPU_CATEGORIES if c in best])
+            gpu = an.fastest([best[c] for c in an.GPU_KERNEL_CATEGORIES if c in best])
             if cpu and gpu:
                 pairs.append(CpuGpuPair(key[0], key[1], cpu, gpu, best.get("cuda e2e")))
     return pairs
 
 
 # ----------------------------------------------------------------- the speedup chart
-
-CPU_FAMILIES = ("serial", "omp")
-
 
 @dataclass(frozen=True)
 class SpeedupKind:
@@ -241,37 +226,6 @@ SPEEDUP_KINDS = (
                 "#ff7f0e", "v"),
     SpeedupKind("omp", "OpenMP vs serial (same algorithm)", "#1f77b4", "s"),
 )
-
-
-# Impls that measure a ceiling for the others, not the workload's algorithm (transpose's
-# cuda_copy is the copy the transposes are held to): never a speedup contender.
-REFERENCE_TOKENS = REFERENCE_WORDS
-
-
-def impl_tokens(row: Row) -> tuple[str, ...]:
-    """The words of a row's impl after its family (impl_words)."""
-    return impl_words(row.impl)
-
-
-def precision_group(row: Row) -> str:
-    """"" for FP32 and rows that name no precision; else the precision the row names (its field
-    or impl word): cublas_tf32 is no FP32 CPU row's peer (as summary.precision_class)."""
-    return row.pairing_precision
-
-
-def algorithm_tags(rows: list[Row]) -> frozenset[str]:
-    """Impl words that name an algorithm: those used by two or more families of one workload
-    (lucas: recursive, iterative; poisson: article; aos_soa: aos, soa). A word only one family
-    uses (cuda_tiled, cublas_tf32, serial_fp32) names a variant of the plain algorithm."""
-    return shared_words(r.impl for r in rows)
-
-
-def algorithm_by_tags(row: Row, tags: frozenset[str]) -> str:
-    """"" for the plain algorithm (serial, omp, cuda, thrust, cublas and their variants): the
-    row's declared algorithm, or for an older file's row the impl words in `tags`."""
-    if row.declared_algorithm is not None:
-        return row.declared_algorithm
-    return "_".join(t for t in impl_tokens(row) if t in tags)
 
 
 @dataclass(frozen=True)
@@ -300,16 +254,13 @@ def _comparison_sides(members: list[Row], kind: str) -> tuple[Row | None, Row | 
     if kind == "omp":
         serial = an.fastest([r for r in members if r.kind == "serial"])
         omp = an.fastest([r for r in members if r.kind == "omp"])
+        words = (impl_words(serial.impl), impl_words(omp.impl)) if serial and omp else ((), ())
         # Both name what they do, differently (sync's serial_call, omp_fork_join): no speedup.
-        if serial and omp and impl_tokens(serial) and impl_tokens(omp) and \
-                impl_tokens(serial) != impl_tokens(omp):
-            return None, None
-        return serial, omp
+        return (None, None) if all(words) and words[0] != words[1] else (serial, omp)
     cpu = an.fastest([r for r in members if r.kind in an.CPU_CATEGORIES])
-    gpu = [r for r in members if r.kind not in an.CPU_CATEGORIES]
-    if kind == "e2e":
-        return cpu, an.fastest([r for r in gpu if r.mode == "e2e"])
-    return cpu, an.fastest([r for r in gpu if r.mode != "e2e"])
+    gpu = [r for r in members if r.kind not in an.CPU_CATEGORIES
+           and (r.mode == "e2e") == (kind == "e2e")]
+    return cpu, an.fastest(gpu)
 
 
 def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
@@ -317,10 +268,9 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
     CPU and omp vs serial, each at the largest size both of its sides were measured at."""
     by_workload: dict[str, list[Row]] = defaultdict(list)
     for row in an.usable(rows):
-        tokens = impl_tokens(row)
-        if tokens and set(tokens) <= REFERENCE_TOKENS:
-            continue
-        if row.kind is not None:  # a C++ row of a side: serial, OpenMP, a library, a GPU kernel
+        words = impl_words(row.impl)
+        # A C++ row of a side (serial, OpenMP, a library, a GPU kernel) that is no reference.
+        if row.kind is not None and not (words and set(words) <= REFERENCE_WORDS):
             by_workload[row.workload].append(row)
     out: list[Comparison] = []
     for workload in sorted(by_workload):
@@ -328,19 +278,15 @@ def speedup_comparisons(rows: list[Row]) -> list[Comparison]:
         tags = algorithm_tags(members)
         groups: dict[tuple, dict[tuple, list[Row]]] = defaultdict(lambda: defaultdict(list))
         for row in members:
-            name = "_".join(p for p in (algorithm_by_tags(row, tags), precision_group(row)) if p)
+            name = "_".join(p for p in (algorithm_by_tags(row, tags), row.pairing_precision) if p)
             groups[(name, an.non_numeric_size(row))][row.size_key].append(row)
         for (algorithm, _labels), by_size in sorted(groups.items()):
             for kind in SPEEDUP_KINDS:
-                best: tuple[float, Comparison] | None = None
-                for size_key, problem in by_size.items():
-                    baseline, contender = _comparison_sides(problem, kind.key)
-                    if baseline is None or contender is None:
-                        continue
-                    scalar = an.size_scalar(problem[0]) or 0.0
-                    if best is None or scalar > best[0]:
-                        best = (scalar, Comparison(workload, algorithm, kind.key, size_key,
-                                                   baseline, contender))
-                if best:
-                    out.append(best[1])
+                found = [(an.size_scalar(problem[0]) or 0.0, size_key,
+                          _comparison_sides(problem, kind.key))
+                         for size_key, problem in by_size.items()]
+                found = [f for f in found if None not in f[2]]
+                if found:  # the largest size, the first of equal ones
+                    _, size_key, sides = max(found, key=lambda f: f[0])
+                    out.append(Comparison(workload, algorithm, kind.key, size_key, *sides))
     return out
