@@ -1,17 +1,11 @@
-"""Command line: `twinbench-report [render] RUN.json [MORE.json] --out DIR`
-`twinbench-report compare A.json B.json --out DIR [--baseline A1.json A2.json ...]
-[--fail-on-regression PCT]` and
-`twinbench-report merge PART.json [PART.json] --out RUN.json [--drop REGEX]` and
-`twinbench-report devices RUN0.json RUN1.json ... --out DIR` (one run per device, side by side) and
-`twinbench-report gate --a BIN_OR_RESULTS --b BIN [--pct 5] [--cpu-pct PCT] [--rounds 3] ...`
-(twinbench/report/gate.py: run, compare, confirm the suspects in fresh processes).
+"""The `twinbench-report` command: render (the default: `twinbench-report RUN.json --out DIR`),
+compare, merge, devices and gate (twinbench/report/gate.py: run, compare, confirm the suspects in
+fresh processes); reports/README.md and docs/command-line.md describe them.
 
-Exit codes: 0 report written (even for empty, partial or CPU-only runs),
-1 (compare with --fail-on-regression only) a benchmark regressed by more than PCT% and beyond its
-noise threshold, among the benchmarks whose threshold is PCT% or less (the others are printed,
-not failed on: twinbench/report/noise.py says why), 2 unusable input or bad usage.
-`gate`: 0 no confirmed regression, 1 a regression confirmed in every round of the confirm step,
-2 bad input (twinbench/report/gate.py lists the cases).
+Exit codes: 0 done (a report is written even for empty, partial or CPU-only runs); 1 a regression:
+with compare --fail-on-regression PCT, one beyond PCT% and its noise among the benchmarks whose
+threshold is PCT% or less (twinbench/report/noise.py says why the others are only printed), with
+gate, one confirmed in every round of the confirm step; 2 unusable input or bad usage.
 """
 
 from __future__ import annotations

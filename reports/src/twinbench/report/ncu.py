@@ -114,9 +114,7 @@ def filter_regex(names: list[str]) -> str:
 
 # The NVTX range the harness pushes around a row's profile window.
 RANGE = re.compile(r"tb\[([^\]]+)\]")
-_TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3,
-               "ms": 1e-3, "second": 1.0, "s": 1.0}
-_PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_PREFIX = {"": 1.0, "n": 1e-9, "u": 1e-6, "m": 1e-3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 @dataclass
@@ -148,7 +146,8 @@ def _scale(metric: str, unit: str) -> float:
     are): --print-units base already gives base units; this guards against a CSV without it."""
     unit = (unit or "").strip()
     if metric.startswith("gpu__time_duration"):
-        return _TIME_UNITS.get(unit, 1e-9)
+        m = re.fullmatch(r"([num]?)s(?:econd)?", unit)
+        return _PREFIX[m.group(1)] if m else 1e-9
     m = re.fullmatch(r"([KMGT]?)byte(?:/s(?:econd)?)?", unit)
     return _PREFIX[m.group(1)] if m else 1.0
 
