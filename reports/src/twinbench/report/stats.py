@@ -5,7 +5,6 @@ function, so that rendering a report needs only what its charts need."""
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 # Exact U distribution up to this many samples per side; normal beyond.
@@ -56,11 +55,13 @@ def median_interval(samples: list[float], level: float) -> tuple[float, float, f
     """(low, high, coverage) for the median of the positive finite samples at `level` (two-sided),
     the narrowest order-statistic interval that reaches it (or min..max with its coverage);
     None under two samples."""
-    values = sorted(s for s in samples if s is not None and math.isfinite(s) and s > 0)
+    import numpy as np
+    values = np.asarray(samples, dtype=float)  # None becomes NaN, dropped with the rest
+    values = np.sort(values[np.isfinite(values) & (values > 0)])
     if len(values) < 2:
         return None
     k, coverage = order_index(len(values), (1 - level) / 2)
-    return values[k], values[len(values) - 1 - k], coverage
+    return float(values[k]), float(values[len(values) - 1 - k]), coverage
 
 
 def quantile(values: list[float], q: float) -> float:
