@@ -8,6 +8,7 @@ those into sentences and into the differences `compare` warns about.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from . import analysis as an
@@ -29,11 +30,9 @@ def decode_throttle_reasons(mask: float | int | None) -> list[str]:
     if mask is None:
         return []
     mask = int(mask)
-    names = [name for bit, name in THROTTLE_REASONS if mask & bit]
     unknown = mask & ~sum(bit for bit, _ in THROTTLE_REASONS)
-    if unknown:
-        names.append(f"unknown 0x{unknown:x}")
-    return names
+    return [name for bit, name in THROTTLE_REASONS if mask & bit] + \
+        ([f"unknown 0x{unknown:x}"] if unknown else [])
 
 
 def throttled_rows(rows: list[Row]) -> list[Row]:
@@ -66,10 +65,9 @@ def cpu_energy_note(context: dict) -> str:
 
 
 def cpu_isa_note(context: dict, rows: list[Row]) -> str | None:
-    """"CPU code: avx512 of the host's avx512 (features: avx512fp16 avx512bf16 amx); dispatch:
-    GCC function multiversioning ...; threads: OMP_PROC_BIND=spread ...; per CPU row: avx512 on
-    40 rows, openblas SkylakeX on 2": what the CPU side ran, from the context and the rows'
-    cpu_isa fields; None for files before run-time dispatch."""
+    """What the CPU side ran, from the context and the rows' cpu_isa fields ("CPU side: ISA
+    level avx512 (the host's best); dispatch: ...; per CPU row: avx512 on 40 row(s), ..."); None
+    for files before run-time dispatch."""
     parts = []
     active, host = _context_text(context, "cpu_isa_active"), _context_text(context, "cpu_isa_host")
     if active or host:
@@ -79,27 +77,20 @@ def cpu_isa_note(context: dict, rows: list[Row]) -> str | None:
         elif host:
             level += " (the host's best)"
         parts.append(f"ISA level {level}")
-    features = _context_text(context, "cpu_isa_features")
-    if features:
-        parts.append(f"extra features: {features}")
-    for key, what in (("cpu_dispatch", "dispatch"), ("cpu_pinning", "threads")):
-        value = _context_text(context, key)
-        if value:
-            parts.append(f"{what}: {value}")
-    counts: dict[str, int] = {}
-    for row in an.usable(rows):
-        if row.cpu_isa:
-            counts[row.cpu_isa] = counts.get(row.cpu_isa, 0) + 1
+    for key, what in (("cpu_isa_features", "extra features"), ("cpu_dispatch", "dispatch"),
+                      ("cpu_pinning", "threads")):
+        if _context_text(context, key):
+            parts.append(f"{what}: {_context_text(context, key)}")
+    counts = Counter(r.cpu_isa for r in an.usable(rows) if r.cpu_isa)
     if counts:
         parts.append("per CPU row: " + ", ".join(
-            f"{isa} on {n} row(s)" for isa, n in sorted(counts.items(), key=lambda kv: -kv[1])))
+            f"{isa} on {n} row(s)" for isa, n in counts.most_common()))
     return "CPU side: " + "; ".join(parts) + "." if parts else None
 
 
 def gpu_telemetry_note(context: dict) -> str | None:
     value = _context_text(context, "gpu_telemetry")
-    if value is None:
-        # A run without a GPU has nothing to say here.
+    if value is None:  # a run without a GPU has nothing to say here
         return "GPU telemetry: not recorded in this run." if \
             context.get("gpu_status") == "available" else None
     if value == "nvml":
@@ -111,13 +102,13 @@ def gpu_telemetry_note(context: dict) -> str | None:
 
 def cache_mode_note(context: dict, rows: list[Row]) -> str | None:
     """How the GPU kernel rows treated the L2, which decides whether small inputs are read
-    from memory or from the cache; None for a run without GPU rows or a mode."""
+    from memory or from the cache; None for a run without GPU rows (which flushed nothing,
+    whatever mode its context names)."""
     mode = _context_text(context, "gpu_cache_mode")
     l2 = an.context_number(context, "gpu_l2_cache_bytes")
     flush = an.context_number(context, "gpu_l2_flush_bytes")
     size = f" ({fmt_bytes(l2)})" if l2 else ""
     gpu_rows = [r for r in an.usable(rows) if r.is_gpu]
-    # A run without GPU rows flushed nothing (its context may still name the mode it was given).
     if not gpu_rows:
         return None
     if mode is None:
@@ -136,12 +127,11 @@ def cache_mode_note(context: dict, rows: list[Row]) -> str | None:
         text = f"GPU cache mode: {mode}."
     # A merged run's parts can differ: each row says how it was timed.
     other = {"cold": ("warm", 0.0), "warm": ("cold", 1.0)}.get(mode)
-    if other:
-        odd = [r for r in gpu_rows
-               if r.counter("l2_flushed") == other[1] and r.mode != "e2e"]
-        if odd:
-            text += (f" {len(odd)} GPU row(s) say they were timed {other[0]} "
-                     f"(l2_flushed = {other[1]:.0f}).")
+    odd = [r for r in gpu_rows if r.counter("l2_flushed") == other[1] and r.mode != "e2e"] \
+        if other else []
+    if odd:
+        text += (f" {len(odd)} GPU row(s) say they were timed {other[0]} "
+                 f"(l2_flushed = {other[1]:.0f}).")
     return text
 
 
@@ -161,15 +151,17 @@ def _gpu(label: str, key: str, why: str, format: str = "text") -> Setting:
     return Setting(label, key, why, format, gpu=True)
 
 
+_DRIVERS = "drivers change clocks, scheduling and library code"
+_PLACEMENT = "thread placement changes locality and bandwidth"
+
 # Order: hardware, driver and GPU settings, CPU settings, how the run was made.
 SETTINGS = (
     Setting("machine", "machine", "another machine"),
     Setting("GPU status", "gpu_status", "GPU rows ran in one run only"),
     _gpu("GPU", "gpu_name", "a different GPU"),
     Setting("CPU model", "cpu_model", "a different CPU"),
-    _gpu("GPU driver", "env_gpu_driver", "drivers change clocks, scheduling and library code"),
-    _gpu("CUDA driver", "cuda_driver_version",
-         "drivers change clocks, scheduling and library code", "cuda"),
+    _gpu("GPU driver", "env_gpu_driver", _DRIVERS),
+    _gpu("CUDA driver", "cuda_driver_version", _DRIVERS, "cuda"),
     _gpu("CUDA runtime", "cuda_runtime_version",
          "the runtime and its libraries (Thrust, cuBLAS) change code paths", "cuda"),
     _gpu("GPU persistence mode", "env_gpu_persistence_mode",
@@ -186,9 +178,8 @@ SETTINGS = (
     Setting("CPU boost", "env_cpu_boost", "turbo changes the CPU clock"),
     Setting("SMT", "env_smt", "threads share cores with SMT on"),
     Setting("NUMA nodes", "env_numa_nodes", "memory placement and bandwidth per node"),
-    Setting("OMP_PROC_BIND", "env_omp_proc_bind",
-            "thread placement changes locality and bandwidth"),
-    Setting("OMP_PLACES", "env_omp_places", "thread placement changes locality and bandwidth"),
+    Setting("OMP_PROC_BIND", "env_omp_proc_bind", _PLACEMENT),
+    Setting("OMP_PLACES", "env_omp_places", _PLACEMENT),
     Setting("OpenMP threads", "omp_threads", "the omp rows use this many threads"),
     Setting("build type", "build_type", "an unoptimised build is slower"),
     Setting("compiler", "compiler", "code generation differs"),
@@ -200,46 +191,38 @@ _INFO_ONLY = (Setting("git revision", "git_revision", ""),
               _gpu("GPU L2 flush", "gpu_l2_flush_bytes", "", "bytes"))
 
 
-def _has_gpu(context: dict) -> bool:
-    # Files older than gpu_status still name their GPU.
-    status = context.get("gpu_status")
-    return status == "available" or (status is None and "gpu_name" in context)
-
-
 def _applies(context: dict, setting: Setting) -> bool:
-    """A GPU setting is not expected from a run without a GPU."""
-    return not setting.gpu or _has_gpu(context) or setting.key in context
+    """A GPU setting is not expected from a run without a GPU (files older than gpu_status
+    still name their GPU)."""
+    status = context.get("gpu_status")
+    has_gpu = status == "available" or (status is None and "gpu_name" in context)
+    return not setting.gpu or has_gpu or setting.key in context
 
 
 def setting_value(context: dict, setting: Setting) -> str | None:
     raw = _context_text(context, setting.key)
-    if raw is None:
-        return None
+    if raw is None or setting.format == "text":
+        return raw
     if setting.format == "cuda":
         return fmt_cuda_version(raw)
-    if setting.format == "bytes":
-        number = an.context_number(context, setting.key)
-        return fmt_bytes(number) if number else raw
-    return raw
-
-
-def _environment_value(context: dict, setting: Setting) -> str:
-    value = setting_value(context, setting) or NOT_RECORDED
-    if setting.key == "gpu_status" and value not in ("available", NOT_RECORDED):
-        return an.NO_GPU_SAID_ABOVE
-    return value
+    number = an.context_number(context, setting.key)
+    return fmt_bytes(number) if number else raw
 
 
 def environment_rows(context: dict) -> list[list[str]]:
     """[setting, value, context key] for the report's environment table; env_* keys this
     list does not know yet are appended under their own name."""
     known = SETTINGS + _INFO_ONLY
-    rows = [[s.label, _environment_value(context, s), s.key] for s in known
-            if _applies(context, s)]
+    rows = []
+    for s in known:
+        value = setting_value(context, s) or NOT_RECORDED
+        if s.key == "gpu_status" and value not in ("available", NOT_RECORDED):
+            value = an.NO_GPU_SAID_ABOVE
+        if _applies(context, s):
+            rows.append([s.label, value, s.key])
     named = {s.key for s in known}
-    rows += [[key, str(value), key] for key, value in sorted(context.items())
-             if key.startswith("env_") and key not in named]
-    return rows
+    return rows + [[key, str(value), key] for key, value in sorted(context.items())
+                   if key.startswith("env_") and key not in named]
 
 
 def _same(a: str, b: str) -> bool:
@@ -271,10 +254,9 @@ def setting_differences(context_a: dict, context_b: dict
     missing: dict[str, list[str]] = {"A": [], "B": []}
     for setting in SETTINGS:
         a, b = setting_value(context_a, setting), setting_value(context_b, setting)
-        if a is None and _applies(context_a, setting):
-            missing["A"].append(setting.label)
-        if b is None and _applies(context_b, setting):
-            missing["B"].append(setting.label)
+        for side, context, value in (("A", context_a, a), ("B", context_b, b)):
+            if value is None and _applies(context, setting):
+                missing[side].append(setting.label)
         if a is not None and b is not None and not _same(a, b):
             differences.append(Difference(setting, a, b))
     return differences, missing
