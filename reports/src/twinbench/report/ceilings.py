@@ -1,12 +1,8 @@
-"""Measured ceilings and roofs of a run, and where each row stands against them.
-
-At its start a run measures the bandwidth its own kernels reach with six access patterns
-(PATTERNS) on the GPU, on the CPU with every OpenMP thread and with one thread, and the FLOP/s
-its own compute kernels reach. A row is held to the pattern nearest its own mix of reads and
-writes: one copy figure for every row made read-mostly kernels read above 100%. Older files
-have one cudaMemcpy bandwidth, a CPU triad, a datasheet FP32 peak and `pct_copy_bw` per GPU row;
-every function here falls back to those and says so in its labels.
-"""
+"""A run's measured ceilings and roofs, and where each row stands against them: the bandwidth
+of six access patterns on the GPU, the CPU's threads and one CPU thread (a row is held to the
+pattern nearest its mix of reads and writes: one copy figure made read-mostly kernels read above
+100%), and the FLOP/s of the run's own compute kernels. Older files' one cudaMemcpy bandwidth,
+CPU triad and datasheet FP32 peak are the fallbacks, named so in labels."""
 
 from __future__ import annotations
 
@@ -22,8 +18,7 @@ if TYPE_CHECKING:
 # Index = the row's ceiling_pattern counter (common/ceilings.hpp, enum Pattern).
 PATTERNS = ("read", "write", "copy", "scale", "add", "triad")
 
-# The three measured sets: the GPU's, the CPU's with all OpenMP threads (omp rows) and with one
-# thread (serial rows).
+# The measured sets: the GPU's, the CPU's all OpenMP threads' (omp rows), one thread's (serial).
 SIDES = ("gpu", "cpu_all", "cpu_one")
 SIDE_LABELS = {"gpu": "GPU", "cpu_all": "CPU, all threads", "cpu_one": "CPU, one thread"}
 _BW_KEYS = {"gpu": "gpu_bw_{}_bytes_per_s", "cpu_all": "cpu_bw_{}_all_bytes_per_s",
@@ -51,7 +46,7 @@ def _pattern_index(row: Row) -> int | None:
 # ----------------------------------------------------------------- bandwidth ceilings
 
 def pattern_bandwidths(context: dict, side: str) -> dict[str, float]:
-    """pattern -> measured bytes (read + written) per second, only the measured ones."""
+    """pattern -> measured bytes (read + written) per second."""
     out = {p: v for p in PATTERNS
            if (v := rates.context_number(context, _BW_KEYS[side].format(p)))}
     # Older files measured one CPU ceiling: a triad with every thread.
@@ -160,12 +155,10 @@ def top_roof(context: dict, side: str) -> Roof | None:
 
 def precision_roof(context: dict, side: str, precision: str, tensor: bool = False
                    ) -> Roof | None:
-    """The roof of one precision ("fp32", "bf16", ...) on one side, or None when the run did
-    not measure it. The CPU's FP32/FP64 roof: the measured one where the run measured it at the
-    ISA level its kernels run (cpu_roof_isa); in files before that, the native (best-ISA)
-    figure where there is one, since their `cpu_roof_fp32_flops` is baseline SSE2 code, which
-    the dispatched kernels pass. FP16 on the GPU: the tensor-core roof for a library row
-    (tensor=True) where measured, else the CUDA cores'."""
+    """The roof of one precision ("fp32", "bf16", ...) on one side, None where not measured.
+    The CPU's: the measured one where measured at the ISA level its kernels run (cpu_roof_isa),
+    else the native (best-ISA) one: older files measured baseline SSE2 code, which the
+    dispatched kernels pass. The GPU's FP16 for a library row (tensor): the tensor cores'."""
     roofs = compute_roofs(context, side)
     wanted = precision.upper()
     if side == "gpu" and wanted == "FP16" and tensor \
@@ -199,11 +192,10 @@ def pct_of_roof(row: Row, context: dict, side: str) -> float | None:
 
 # ----------------------------------------------------------------- hardware ratio
 #
-# How much faster the GPU can be at all, from the two machines' limits measured in the same run:
-# a kernel bound by bandwidth cannot beat the CPU by more than the ratio of the two bandwidths
-# of its access pattern, a compute-bound one by more than the ratio of the compute roofs of its
-# precision (Lee et al., ISCA 2010: re-optimized, every kernel's speedup was explained by one of
-# these). The CPU figure is the all-thread one: the ratio compares machines, not rows.
+# How much faster the GPU can be at all: a bandwidth-bound kernel by the ratio of the two
+# machines' bandwidths of its pattern, a compute-bound one by that of its precision's roofs (Lee
+# et al., ISCA 2010: re-optimized, every kernel's speedup was explained by one of these). The
+# CPU's all-thread figure: the ratio compares machines, not rows.
 
 @dataclass(frozen=True)
 class HardwareRatio:
@@ -281,11 +273,10 @@ def pattern_ceiling(row: Row) -> RowCeiling | None:
 
 # ----------------------------------------------------------------- the row's one limit
 #
-# The run writes, for each timed row, the one limit it holds the row to (common/row_limit.hpp):
-# `limit_kind` (bandwidth, compute, link, none), `limit` ("triad bandwidth", "FP32 roof",
-# "pinned d2h link"), `limit_per_s`, `pct_ceiling` (the row's % of that limit) and, when the row
-# is above it, `suspect` with what to suspect. The report reads these; for files written before,
-# the loader derives the same fields once (derive_limit), and nothing decides a second limit.
+# The run writes each timed row's one limit (common/row_limit.hpp): `limit_kind` (bandwidth,
+# compute, link, none), `limit` ("triad bandwidth", "FP32 roof", "pinned d2h link"),
+# `limit_per_s`, `pct_ceiling` (the row's % of it) and, above it, `suspect`. For older files the
+# loader derives the same fields once (derive_limit); nothing decides a second limit.
 
 # A row that moves less than this is a few cache lines (lucas' 728 bytes in 25 ns read 447 % of
 # the DRAM write stream): its time is latency, whatever its bytes per second say.

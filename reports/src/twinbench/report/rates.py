@@ -11,14 +11,12 @@ if TYPE_CHECKING:
 
 
 def _giga_per_s(rate: float | None, row: Row, per_iter_counter: str) -> float | None:
-    """A rate in units of 1e9 per second: the one Google Benchmark reported, else the row's
+    """A rate in 1e9 per second: the one Google Benchmark reported, else the row's
     per-iteration counter over its time."""
-    if rate is not None:
-        return rate / 1e9
     per_iter = row.counter(per_iter_counter)
-    if per_iter and row.time_s:
-        return per_iter / row.time_s / 1e9
-    return None
+    if rate is None and per_iter and row.time_s:
+        rate = per_iter / row.time_s
+    return None if rate is None else rate / 1e9
 
 
 def gb_per_s(row: Row) -> float | None:
@@ -35,19 +33,16 @@ def achieved_flop_per_s(row: Row) -> float | None:
 
 
 def arithmetic_intensity(row: Row) -> float | None:
-    flop = row.counter("flop_per_iter")
-    nbytes = row.counter("bytes_per_iter")
-    if flop and nbytes:
-        return flop / nbytes
-    return None
+    flop, nbytes = row.counter("flop_per_iter"), row.counter("bytes_per_iter")
+    return flop / nbytes if flop and nbytes else None
 
 
 def context_number(run_or_ctx, key: str) -> float | None:
+    """A positive finite number of a run's (or a context's) key, else None."""
     context = run_or_ctx if isinstance(run_or_ctx, dict) or run_or_ctx is None \
         else run_or_ctx.context
-    raw = context.get(key) if context else None
     try:
-        value = float(raw)
+        value = float(context.get(key) if context else None)
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) and value > 0 else None
