@@ -4,8 +4,8 @@ document, first_screen.py, the charts) reads this object and computes none of th
 - `table`: the usable rows as a pandas DataFrame, one column per typed field, for grouping;
 - `lines`: the summary, per workload at its headline size (summary.summary_lines);
 - `pairs`: per problem, the fastest CPU row against the fastest GPU kernel;
-- `headline`, `crossover`, `numba_points`: the answer, the crossover table and the Numba peers
-  beside the C++; `notes`: what the run says about how it was run.
+- `headline` (`cpu_figures` without GPU rows), `crossover`, `numba_points`: the answer, the
+  crossover table and the Numba peers beside the C++; `notes`: how the run was run.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from . import analysis as an
-from . import machine, peers, progress_table
+from . import machine, peers, progress_table, reference
 from . import summary as su
 from .document import Table
 from .headline import gpu_headline
@@ -62,6 +62,10 @@ class Analysis:
     peer_rows: bool = False         # the run holds Numba rows (measured or not)
     numba_points: list[peers.NumbaPoint] = field(default_factory=list)
     notes: Notes = field(default_factory=Notes)
+    # A run with rows but no GPU rows: this machine's figures (its headline) and the committed
+    # reference run its CPU rows are set beside.
+    cpu_figures: str | None = None
+    reference: Run | None = None
 
     @cached_property
     def table(self) -> pd.DataFrame:
@@ -112,4 +116,6 @@ def analyze(run: Run) -> Analysis:
         crossover=su.crossover_table(run.rows) if lines else None,
         cpu_energy=any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu),
         peer_rows=numba, numba_points=peers.numba_points(run.rows) if numba else [],
-        notes=notes(run, rows))
+        notes=notes(run, rows),
+        cpu_figures=None if gpu else reference.cpu_figures(lines, run.context),
+        reference=None if gpu or not run.rows else reference.load_reference())

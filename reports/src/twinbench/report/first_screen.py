@@ -91,8 +91,7 @@ def first_screen_blocks(a, out_dir: Path | None = None,
                         charts: list[Path] | None = None) -> list[Block]:
     """The summary section of an analysis; charts: where to record the chart file written."""
     lines, gpu = a.lines, a.gpu
-    no_gpu = [] if gpu or not a.run.rows else reference.no_gpu_blocks(a.run, out_dir, lines,
-                                                                      lead=bool(lines))
+    no_gpu = [] if gpu or not a.run.rows else reference.no_gpu_blocks(a, out_dir)
     if not lines:
         return no_gpu
     blocks = no_gpu + ([Paragraph(a.headline, lead=True)] if a.headline else [])
@@ -111,7 +110,7 @@ def first_screen_blocks(a, out_dir: Path | None = None,
     if not a.cpu_energy:
         blocks.append(Paragraph(a.notes.cpu_energy))
     if not gpu:
-        blocks += reference.two_machine_blocks(a.run, lines)
+        blocks += reference.two_machine_blocks(a)
     if a.crossover is not None:
         blocks += [Heading(su.CROSSOVER_TITLE, 3), Paragraph(su.CROSSOVER_TEXT), a.crossover]
     return blocks

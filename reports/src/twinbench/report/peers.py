@@ -1,14 +1,7 @@
-"""The articles' Numba code beside the C++: a section, its table and its chart.
-
-The suite grew out of articles that accelerate Python with Numba; peers/numba/ runs their code
-on the same machine, inputs and sizes and appends its rows to the run's JSON under the C++
-names with a numba_cuda* or numba_cpu* impl. Per workload (and label args such as dtype or a
-transfer's direction), at the largest of the sizes where most pairs were measured, this module
-sets the fastest Numba CUDA kernel, Numba CUDA end to end and Numba CPU rows beside the C++ rows
-they are the peers of (summary.beside_numba chooses them), with how many times faster the C++
-is. Nothing here is drawn for a run without
-Numba rows: its report only says, when the context does, that the peers were skipped and why.
-"""
+"""The articles' Numba code beside the C++: a section, its table and its chart. Per workload
+(and label args such as dtype), at the largest of the sizes where most pairs were measured, the
+fastest Numba CUDA kernel, Numba CUDA end to end and Numba CPU rows beside the C++ rows they are
+the peers of (summary.beside_numba), with how many times faster the C++ is."""
 
 from __future__ import annotations
 
@@ -91,20 +84,17 @@ TABLE_HEADERS = [
     "workload", "size", "C++ CUDA kernel", "Numba CUDA kernel", "C++ CUDA e2e",
     "Numba CUDA e2e", "Numba CPU", "C++ OpenMP", "C++ × Numba, CUDA kernel",
     "C++ × Numba, CUDA e2e", "C++ OpenMP × Numba CPU"]
+TABLE_ROWS = ("cuda", "numba_cuda", "cuda_e2e", "numba_cuda_e2e", "numba_cpu", "omp")
 
 
 def numba_table(points: list[NumbaPoint]) -> Table | None:
     if not points:
         return None
-    lines = []
-    for point in points:
-        b = point.beside
-        lines.append([point.workload, point.size_text,
-                      row_cell(b.cuda), row_cell(b.numba_cuda), row_cell(b.cuda_e2e),
-                      row_cell(b.numba_cuda_e2e), row_cell(b.numba_cpu), row_cell(b.omp),
-                      speedup_cell(b.kernel_ratio), speedup_cell(b.e2e_ratio),
-                      speedup_cell(b.cpu_ratio)])
-    return Table(TABLE_HEADERS, lines)
+    return Table(TABLE_HEADERS, [
+        [p.workload, p.size_text, *(row_cell(getattr(p.beside, attr)) for attr in TABLE_ROWS),
+         *(speedup_cell(s) for s in (p.beside.kernel_ratio, p.beside.e2e_ratio,
+                                     p.beside.cpu_ratio))]
+        for p in points])
 
 
 # ----------------------------------------------------------------- the chart

@@ -22,9 +22,7 @@ REFERENCE_RUN = REFERENCE_DIR / "run.json.gz"
 
 
 def _repo_root() -> Path:
-    """The checkout holding the reference run: this package's own (an editable install or a
-    source tree), else the working folder's (an installed wheel run inside a clone), else the
-    working folder, where no reference is found and the report says so."""
+    """The checkout holding the reference run: this package's, else the working folder's."""
     for start in (Path(__file__).resolve(), Path.cwd().resolve()):
         for folder in start.parents if start.is_file() else (start, *start.parents):
             if (folder / REFERENCE_RUN).is_file():
@@ -39,8 +37,8 @@ REFERENCE_NAME = "the reference H200 run (results/nvidia-h200/2026-12-02b)"
 
 def reference_href(out_dir: str | Path | None, target: Path = REFERENCE_REPORT,
                    root: Path = REPO_ROOT) -> str:
-    """The reference report's address from a report written into out_dir: relative when out_dir
-    is inside the repository (the link then works in a clone and on GitHub), else the path."""
+    """Relative from out_dir inside the repository (the link works in a clone and on GitHub),
+    else the absolute path."""
     absolute = (root / target).resolve()
     if out_dir is not None:
         out = Path(out_dir).resolve()
@@ -102,12 +100,10 @@ def cpu_figures(lines: list[su.SummaryLine], context: dict) -> str:
     return f"{where}: " + "; ".join(parts) + "."
 
 
-def no_gpu_blocks(run: Run, out_dir: str | Path | None,
-                  lines: list[su.SummaryLine], lead: bool = False) -> list[Block]:
-    """The opening of a report without GPU rows: there is no GPU and why, this machine's
-    figures (lead: set as the headline), and where the answer with a GPU is."""
-    status = run.context.get("gpu_status") or "not recorded"
-    reference = load_reference()
+def no_gpu_blocks(a, out_dir: str | Path | None) -> list[Block]:
+    """The opening of the report of an analysis without GPU rows (analyze.Analysis): there is
+    no GPU and why, this machine's figures (its headline) and where the answer with a GPU is."""
+    status = a.context.get("gpu_status") or "not recorded"
     blocks: list[Block] = [Paragraph(
         f"No GPU in this run (gpu_status: {status}): only the CPU side was measured, so this "
         "report gives no GPU speedup of its own. The reference answer, a GPU and its host "
@@ -115,8 +111,8 @@ def no_gpu_blocks(run: Run, out_dir: str | Path | None,
         note=True, link=Link("results/nvidia-h200/2026-12-02b/report",
                              reference_href(out_dir),
                              reference_href(out_dir, REFERENCE_REPORT.with_suffix(".html"))))]
-    blocks.append(Paragraph(cpu_figures(lines, run.context), lead=lead))
-    if reference is None:
+    blocks.append(Paragraph(a.cpu_figures, lead=bool(a.lines)))
+    if a.reference is None:
         blocks.append(Paragraph(f"The reference run ({REFERENCE_RUN}) is not in this checkout: "
                                 "no comparison with its GPU rows.", note=True))
     return blocks
@@ -132,8 +128,7 @@ TWO_MACHINES_HEADERS = ["workload", "size", "this machine's CPU", "H200 GPU kern
 
 
 def _reference_lines(reference: Run) -> dict[tuple[str, tuple[str, ...], str], su.SummaryLine]:
-    """The reference run's pairs at every size, by (workload, size, su.group_key(algorithm,
-    precision))."""
+    """The reference run's pairs at every size, by (workload, size, group key)."""
     out = {}
     by_problem = an.group_by_problem([r for r in an.usable(reference.rows) if not r.is_peer])
     impls: dict[str, set[str]] = {}
@@ -146,15 +141,14 @@ def _reference_lines(reference: Run) -> dict[tuple[str, tuple[str, ...], str], s
     return out
 
 
-def _hardware(line: su.SummaryLine, context: dict) -> str:
+def _hardware_text(line: su.SummaryLine, context: dict) -> str:
     ratio = su.hardware_ratio(line.best.gpu, line.best.cpu, context)
     return ratio.text if ratio else "–"
 
 
 def two_machine_table(lines: list[su.SummaryLine], reference: Run) -> Table | None:
     """Per workload of this run at its headline size: its best CPU row beside the reference's
-    fastest GPU kernel of the same algorithm and precision at the same size (none where the
-    reference has no GPU row of that algorithm: aos_soa's soa when only aos ran there)."""
+    fastest GPU kernel of the same algorithm and precision at the same size, where it has one."""
     theirs = _reference_lines(reference)
     rows = []
     for line in lines:
@@ -166,15 +160,16 @@ def two_machine_table(lines: list[su.SummaryLine], reference: Run) -> Table | No
         rows.append([line.workload, " ".join(line.size_key) or "–", su.row_cell(cpu),
                      su.row_cell(ref.best.gpu),
                      su.speedup_cell(su.speedup_of(cpu, ref.best.gpu)),
-                     su.speedup_cell(ref.gpu_speedup), _hardware(ref, reference.context)])
+                     su.speedup_cell(ref.gpu_speedup), _hardware_text(ref, reference.context)])
     return Table(TWO_MACHINES_HEADERS, rows) if rows else None
 
 
-def two_machine_blocks(run: Run, lines: list[su.SummaryLine]) -> list[Block]:
-    reference = load_reference()
+def two_machine_blocks(a) -> list[Block]:
+    """This run's best CPU rows beside the reference's GPU rows (a: analyze.Analysis)."""
+    reference = a.reference
     if reference is None:
         return []
-    table = two_machine_table(lines, reference)
+    table = two_machine_table(a.lines, reference)
     if table is None:
         return [Heading(TWO_MACHINES_TITLE, 3),
                 Paragraph(f"None of this run's workloads was measured at a size "
