@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from operator import attrgetter
 
 from . import analysis as an
 from .loader import PEER_FAMILIES, PRECISIONS, Row, family_of
@@ -49,11 +50,8 @@ def impl_tokens(row: Row) -> tuple[str, ...]:
     return impl_words(row.impl)
 
 
-def precision_class(row: Row) -> str:
-    return row.pairing_precision
-
-
-precision_group = precision_class
+# The precision a row pairs within (Row.pairing_precision), by the summary's and the chart's names.
+precision_class = precision_group = attrgetter("pairing_precision")
 
 
 def shared_words(impls) -> frozenset[str]:
