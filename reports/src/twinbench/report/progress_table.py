@@ -63,20 +63,6 @@ def overhead(row: Row) -> float | None:
     return value if value is not None else row.counter("overhead_pct")
 
 
-def interval(row: Row) -> tuple[float, float] | None:
-    lo, hi = row.counter("overhead_lo_pct"), row.counter("overhead_hi_pct")
-    return (lo, hi) if lo is not None and hi is not None else None
-
-
-def twin_time_s(row: Row) -> float | None:
-    t = row.counter("t_none_us")
-    return t * 1e-6 if t is not None else None
-
-
-def limit_pct(kernel_s: float | None) -> float:
-    return LIMIT_LONG_PCT if kernel_s is not None and kernel_s > LONG_KERNEL_S else LIMIT_PCT
-
-
 def _target_key(row: Row) -> tuple[str, str]:
     return row.args.get("target", "?"), row.args.get("n", "?")
 
@@ -107,13 +93,9 @@ def vs_suite_kernel(row: Row, gap: float | None) -> float | None:
     compounded with the twin's gap for cuda_live rows (the twin of a cuda row is the suite's
     kernel itself)."""
     ov = overhead(row)
-    if ov is None:
-        return None
-    if row.impl != "cuda_live":
+    if ov is None or row.impl != "cuda_live":
         return ov
-    if gap is None:
-        return None
-    return ((1 + ov / 100) * (1 + gap / 100) - 1) * 100
+    return None if gap is None else ((1 + ov / 100) * (1 + gap / 100) - 1) * 100
 
 
 @dataclass
@@ -137,8 +119,16 @@ def best_host_visible(rows: list[Row], key: tuple[str, str]) -> Best | None:
     if not mine:
         return None
     row = min(mine, key=lambda r: (overhead(r), r.name))
-    kernel_s = twin_time_s(row) or row.time_s
-    return Best(key[0], key[1], row, overhead(row), limit_pct(kernel_s), kernel_s)
+    twin_us = row.counter("t_none_us")
+    kernel_s = (twin_us * 1e-6 if twin_us is not None else None) or row.time_s
+    limit = LIMIT_LONG_PCT if kernel_s is not None and kernel_s > LONG_KERNEL_S else LIMIT_PCT
+    return Best(key[0], key[1], row, overhead(row), limit, kernel_s)
+
+
+def bests(rows: list[Row]) -> dict[tuple[str, str], Best]:
+    """The best host-visible strategy of each target that has one."""
+    found = {key: best_host_visible(rows, key) for key in targets(rows)}
+    return {key: best for key, best in found.items() if best is not None}
 
 
 def _pct(value: float | None) -> str:
@@ -146,8 +136,8 @@ def _pct(value: float | None) -> str:
 
 
 def _interval_cell(row: Row) -> str:
-    iv = interval(row)
-    return "–" if iv is None else f"[{iv[0]:+.2f}, {iv[1]:+.2f}]"
+    lo, hi = row.counter("overhead_lo_pct"), row.counter("overhead_hi_pct")
+    return "–" if lo is None or hi is None else f"[{lo:+.2f}, {hi:+.2f}]"
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -159,9 +149,12 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def strategy_label(row: Row) -> str:
-    if is_twin_row(row):
-        return "twin (none)"
-    return row.args.get("strategy", "?")
+    return "twin (none)" if is_twin_row(row) else row.args.get("strategy", "?")
+
+
+def _counting(row: Row) -> str:
+    """"cuda_live live_block slots8": what a best strategy is."""
+    return f"{row.impl} {strategy_label(row)} {row.args.get('counter', '')}".strip()
 
 
 def _order(row: Row) -> tuple:
@@ -199,19 +192,11 @@ def target_table(rows: list[Row], key: tuple[str, str]) -> Table:
 
 
 def overview_table(rows: list[Row]) -> Table | None:
-    lines = []
-    for key in targets(rows):
-        best = best_host_visible(rows, key)
-        if best is None:
-            continue
-        lines.append([
-            best.target, best.n, fmt_time(best.kernel_s),
-            f"{best.row.impl} {strategy_label(best.row)} {best.row.args.get('counter', '')}".strip(),
-            _pct(best.overhead_pct), _interval_cell(best.row),
-            f"≤ {best.limit_pct:g} %", "yes" if best.met else "no",
-            _pct(twin_gap(rows, key)) if best.row.impl == "cuda_live" else "0 (the suite's)",
-            _num(best.row.counter("updates_per_s")),
-        ])
+    lines = [[best.target, best.n, fmt_time(best.kernel_s), _counting(best.row),
+              _pct(best.overhead_pct), _interval_cell(best.row),
+              f"≤ {best.limit_pct:g} %", "yes" if best.met else "no",
+              _pct(twin_gap(rows, key)) if best.row.impl == "cuda_live" else "0 (the suite's)",
+              _num(best.row.counter("updates_per_s"))] for key, best in bests(rows).items()]
     if not lines:
         return None
     return Table(["target", "n", "kernel", "best host-visible", "overhead", "interval (~95%)",
@@ -248,11 +233,11 @@ def progress_blocks(rows: list[Row]) -> list[Block]:
 def summary_text(rows: list[Row]) -> str | None:
     """The best host-visible strategy's worst overhead over the targets ("host-visible live
     count: ≤ +0.31 % on 7 targets (worst poisson n:10000000, ...)"); None without live rows."""
-    bests = [b for b in (best_host_visible(rows, k) for k in targets(rows)) if b is not None]
-    if not bests:
+    found = list(bests(rows).values())
+    if not found:
         return None
-    worst = max(bests, key=lambda b: b.overhead_pct)
-    met = sum(b.met for b in bests)
-    return (f"host-visible live count: ≤ {_pct(worst.overhead_pct)} on {len(bests)} targets "
+    worst = max(found, key=lambda b: b.overhead_pct)
+    met = sum(b.met for b in found)
+    return (f"host-visible live count: ≤ {_pct(worst.overhead_pct)} on {len(found)} targets "
             f"(worst {worst.target} n:{worst.n}, {strategy_label(worst.row)} "
-            f"{worst.row.args.get('counter', '')}; {met} of {len(bests)} within its limit)")
+            f"{worst.row.args.get('counter', '')}; {met} of {len(found)} within its limit)")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from . import analysis as an
 from . import machine, multi_gpu, ncu, progress_table
-from .analyze import Analysis, analyze
+from .analyze import Analysis, analyze, source_line  # noqa: F401  (source_line: its callers')
 from .charts import CHARTS, ChartSpec
 from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
 from .first_screen import first_screen_blocks
@@ -88,8 +88,8 @@ def status_blocks(a: Analysis) -> list[Block]:
     notes = a.notes
     blocks: list[Block] = []
     if not a.run.rows:
-        blocks.append(Paragraph("This run holds no benchmarks: nothing was measured "
-                                "(filter matched nothing, or the run stopped before the first one).",
+        blocks.append(Paragraph("This run holds no benchmarks: nothing was measured (filter "
+                                "matched nothing, or the run stopped before the first one).",
                                 note=True))
     # A run without GPU rows opened with that and why (first_screen): said once.
     if notes.gpu_status and (not a.run.rows or any(r.is_gpu for r in a.measured)):
@@ -218,7 +218,7 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     if a.notes.progress:
         blocks.append(Paragraph("Progress: " + a.notes.progress))
     blocks += progress_table.progress_blocks(a.rows)
-    blocks.append(Paragraph(source_line(run)))
+    blocks.append(Paragraph(a.notes.source))
     if a.notes.cache_mode:
         blocks.append(Paragraph(a.notes.cache_mode))
     blocks += status_blocks(a) + suspect_blocks(a)
@@ -230,17 +230,6 @@ def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Blo
     blocks += ceiling_blocks(a.context) + machine_state_blocks(a)
     blocks += chart_blocks(run, out_dir, result)
     return blocks + cpu_gpu_blocks(a) + result_blocks(run)
-
-
-def source_line(run: Run) -> str:
-    """"Source: run.json. 848 measured benchmark(s) (673 C++, 175 Numba peers), 0 skipped, in
-    8 min 19 s (...)": the time covers every row counted."""
-    measured = run.ok_rows
-    peers = sum(1 for r in measured if r.is_peer)
-    split = f" ({len(measured) - peers} C++, {peers} Numba peers)" if peers else ""
-    return (f"Source: {run.path}. {len(measured)} measured benchmark(s){split}, "
-            f"{len(run.skipped_rows)} skipped{an.wall_time_note(run.context, bool(peers))}. "
-            f"{an.stopping_note(run.context)}")
 
 
 def render_run(run: Run, out_dir: str | Path, embed_images: bool = True) -> RenderResult:
