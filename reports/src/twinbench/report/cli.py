@@ -22,7 +22,6 @@ EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
 # Regressions printed when --fail-on-regression fails (the report lists them all).
 MAX_PRINTED = 20
-SUBCOMMANDS = ("render", "compare", "merge", "gate", "devices")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -62,10 +61,79 @@ def _regex(text: str) -> str:
     return text
 
 
-def _results_and_out(parser, results_help: str, out_help: str = "output folder (created if "
-                     "missing)") -> None:
-    parser.add_argument("results", nargs="+", help=results_help)
-    parser.add_argument("--out", required=True, help=out_help)
+def _arg(*flags: str, **options) -> tuple[tuple[str, ...], dict]:
+    return flags, options
+
+
+def _commands() -> dict[str, tuple[str, list]]:
+    """Each subcommand: its help and its arguments (add_argument's flags and keywords)."""
+    from .gate import DEFAULT_MAX_SUSPECTS, DEFAULT_PCT, DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S
+    out = _arg("--out", required=True, help="output folder (created if missing)")
+    return {
+        "render": ("report for one run (several files are merged)", [
+            _arg("results", nargs="+", help="Google Benchmark JSON file(s)"), out,
+            _arg("--linked-charts", action="store_true",
+                 help="report.html links the chart PNGs beside it instead of embedding them (for "
+                      "a report kept in results/)")]),
+        "compare": ("B relative to A, per benchmark", [
+            _arg("baseline_run", metavar="A", help="A: the reference run"),
+            _arg("candidate", metavar="B", help="B: the run being judged"), out,
+            _arg("--threshold", type=_threshold,
+                 help="the smallest relative change ever reported: the floor of every row's "
+                      "threshold max(floor, k × noise) (default 0.02)"),
+            _arg("--baseline", nargs="+", metavar="RUN.json",
+                 help="two or more runs of one revision (A's, say): their differences measure "
+                      "each row's between-run noise (else defaults per kind of row, "
+                      "twinbench/report/noise.py)"),
+            _arg("--noise-k", type=_positive("--noise-k"),
+                 help="the threshold is e^(k x sigma) - 1, sigma the row's between-run noise in "
+                      "log space (default 2: about the 95th percentile of its kind's moves, "
+                      "1.5 x the 98th for kinds that time host work)"),
+            _arg("--fail-on-regression", type=_positive("--fail-on-regression"), metavar="PCT",
+                 help="exit 1 when a benchmark whose threshold is at most PCT percent is slower "
+                      "beyond it and by more than PCT percent (for CI); noisier rows that are "
+                      "slower are printed, not failed on")]),
+        "merge": ("one JSON from several parts of a run (later wins)", [
+            _arg("results", nargs="+", help="Google Benchmark JSON file(s), in order"),
+            _arg("--out", required=True, help="merged JSON file to write"),
+            _arg("--drop", type=_regex, help="regex: leave out entries whose name matches")]),
+        "devices": ("several devices' runs side by side (one run per device: twinbench "
+                    "--devices=0,2)", [
+            _arg("results", nargs="+", help="one results file per device, the first the "
+                                            "reference"), out]),
+        "gate": ("run A and B, compare, confirm the suspects in fresh processes; exit 1 only on a "
+                 "confirmed regression", [
+            _arg("--a", required=True, metavar="BIN_OR_RESULTS",
+                 help="the reference: a twinbench binary, or a results file of it (the confirm "
+                      "step then measures B against its samples)"),
+            _arg("--b", required=True, metavar="BIN", help="the candidate's twinbench binary"),
+            _arg("--out", default="gate-out", help="output folder (default gate-out)"),
+            _arg("--pct", type=_positive("--pct"), default=DEFAULT_PCT,
+                 help="the slowdown to catch, in percent; rows whose noise threshold is at most "
+                      f"this are gated (default {DEFAULT_PCT:g})"),
+            _arg("--cpu-pct", type=_positive("--cpu-pct"),
+                 help="gate every CPU row at this slowdown, screened and confirmed at its "
+                      "midpoint (default: CPU rows are gated like the others, by threshold)"),
+            _arg("--rounds", type=_rounds, default=DEFAULT_ROUNDS,
+                 help=f"confirm rounds, each a fresh process per build (default {DEFAULT_ROUNDS})"),
+            _arg("--repetitions", type=_rounds, default=1,
+                 help="--benchmark_repetitions within each confirm process (default 1)"),
+            _arg("--bench-args", default="",
+                 help="arguments for every twinbench run, one string (e.g. "
+                      "\"--workload=dot,vector_add --no-ceilings\")"),
+            _arg("--a-env", action="append", metavar="KEY=VALUE",
+                 help="environment for A's processes only (repeatable)"),
+            _arg("--b-env", action="append", metavar="KEY=VALUE",
+                 help="environment for B's processes only (repeatable), e.g. "
+                      "TWINBENCH_INJECT_SLOWDOWN='^dot/cuda=5'"),
+            _arg("--baseline", nargs="+", metavar="RUN.json",
+                 help="two or more runs of A's revision: each row's own noise (compare)"),
+            _arg("--max-suspects", type=int, default=DEFAULT_MAX_SUSPECTS,
+                 help=f"suspects measured again at most, largest first (default "
+                      f"{DEFAULT_MAX_SUSPECTS})"),
+            _arg("--timeout", type=_positive("--timeout"), default=DEFAULT_TIMEOUT_S,
+                 help=f"seconds one twinbench process may take (default {DEFAULT_TIMEOUT_S:g})")]),
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,84 +141,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="twinbench-report",
         description="Charts and tables from twinbench (Google Benchmark) JSON results.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    render = sub.add_parser("render", help="report for one run (several files are merged)")
-    _results_and_out(render, "Google Benchmark JSON file(s)")
-    render.add_argument("--linked-charts", action="store_true",
-                        help="report.html links the chart PNGs beside it instead of embedding "
-                             "them (for a report kept in results/)")
-    compare = sub.add_parser("compare", help="B relative to A, per benchmark")
-    compare.add_argument("baseline_run", metavar="A", help="A: the reference run")
-    compare.add_argument("candidate", metavar="B", help="B: the run being judged")
-    compare.add_argument("--out", required=True, help="output folder (created if missing)")
-    compare.add_argument("--threshold", type=_threshold, default=None,
-                         help="the smallest relative change ever reported: the floor of every "
-                              "row's threshold max(floor, k × noise) (default 0.02)")
-    compare.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json",
-                         help="two or more runs of one revision (A's, say): their differences "
-                              "measure each row's between-run noise (else defaults per kind of "
-                              "row, twinbench/report/noise.py)")
-    compare.add_argument("--noise-k", type=_positive("--noise-k"), default=None,
-                         help="the threshold is e^(k x sigma) - 1, sigma the row's between-run "
-                              "noise in log space (default 2: about the 95th percentile of its "
-                              "kind's moves, 1.5 x the 98th for kinds that time host work)")
-    compare.add_argument("--fail-on-regression", type=_positive("--fail-on-regression"),
-                         default=None, metavar="PCT",
-                         help="exit 1 when a benchmark whose threshold is at most PCT percent "
-                              "is slower beyond it and by more than PCT percent (for CI); "
-                              "noisier rows that are slower are printed, not failed on")
-    merge = sub.add_parser("merge", help="one JSON from several parts of a run (later wins)")
-    _results_and_out(merge, "Google Benchmark JSON file(s), in order", "merged JSON file to write")
-    merge.add_argument("--drop", type=_regex, default=None,
-                       help="regex: leave out entries whose name matches")
-    devices = sub.add_parser("devices", help="several devices' runs side by side (one run per "
-                                             "device: twinbench --devices=0,2)")
-    _results_and_out(devices, "one results file per device, the first the reference")
-    _add_gate(sub)
+    for name, (help_text, arguments) in _commands().items():
+        command = sub.add_parser(name, help=help_text)
+        for flags, options in arguments:
+            command.add_argument(*flags, **options)
     return parser
-
-
-def _add_gate(sub) -> None:
-    from .gate import DEFAULT_MAX_SUSPECTS, DEFAULT_PCT, DEFAULT_ROUNDS, DEFAULT_TIMEOUT_S
-    gate = sub.add_parser("gate", help="run A and B, compare, confirm the suspects in fresh "
-                                       "processes; exit 1 only on a confirmed regression")
-    gate.add_argument("--a", required=True, metavar="BIN_OR_RESULTS",
-                      help="the reference: a twinbench binary, or a results file of it (the "
-                           "confirm step then measures B against its samples)")
-    gate.add_argument("--b", required=True, metavar="BIN", help="the candidate's twinbench binary")
-    gate.add_argument("--out", default="gate-out", help="output folder (default gate-out)")
-    gate.add_argument("--pct", type=_positive("--pct"), default=DEFAULT_PCT,
-                      help="the slowdown to catch, in percent; rows whose noise threshold is at "
-                           f"most this are gated (default {DEFAULT_PCT:g})")
-    gate.add_argument("--cpu-pct", type=_positive("--cpu-pct"), default=None,
-                      help="gate every CPU row at this slowdown, screened and confirmed at its "
-                           "midpoint (default: CPU rows are gated like the others, by threshold)")
-    gate.add_argument("--rounds", type=_rounds, default=DEFAULT_ROUNDS,
-                      help=f"confirm rounds, each a fresh process per build (default "
-                           f"{DEFAULT_ROUNDS})")
-    gate.add_argument("--repetitions", type=_rounds, default=1,
-                      help="--benchmark_repetitions within each confirm process (default 1)")
-    gate.add_argument("--bench-args", default="",
-                      help="arguments for every twinbench run, one string "
-                           "(e.g. \"--workload=dot,vector_add --no-ceilings\")")
-    gate.add_argument("--a-env", action="append", metavar="KEY=VALUE",
-                      help="environment for A's processes only (repeatable)")
-    gate.add_argument("--b-env", action="append", metavar="KEY=VALUE",
-                      help="environment for B's processes only (repeatable), e.g. "
-                           "TWINBENCH_INJECT_SLOWDOWN='^dot/cuda=5'")
-    gate.add_argument("--baseline", nargs="+", default=None, metavar="RUN.json",
-                      help="two or more runs of A's revision: each row's own noise (compare)")
-    gate.add_argument("--max-suspects", type=int, default=DEFAULT_MAX_SUSPECTS,
-                      help=f"suspects measured again at most, largest first (default "
-                           f"{DEFAULT_MAX_SUSPECTS})")
-    gate.add_argument("--timeout", type=_positive("--timeout"), default=DEFAULT_TIMEOUT_S,
-                      help=f"seconds one twinbench process may take (default "
-                           f"{DEFAULT_TIMEOUT_S:g})")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # `twinbench-report RUN.json --out DIR` is the common case: treat as render.
-    if argv and argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help"):
+    if argv and argv[0] not in _commands() and argv[0] not in ("-h", "--help"):
         argv = ["render", *argv]
     args = build_parser().parse_args(argv)
     try:
