@@ -1,13 +1,10 @@
 """Which rows the reports compare with which: the one place rows are paired.
 
 Three views of one rule, like for like (the same algorithm and the same precision):
-- like_for_like / headline / other_precisions: per problem, the fastest serial, OpenMP, GPU
-  kernel and end-to-end row of each algorithm and precision (the summary table, the headline);
-- cpu_gpu_pairs: per problem and precision, the fastest CPU row against the fastest GPU kernel of
-  any algorithm ("best vs best", the CPU-vs-GPU section);
-- speedup_comparisons: per workload, algorithm and label args, GPU kernel vs best CPU, GPU end to
-  end vs best CPU and OpenMP vs serial, at the largest size both sides were measured at (the
-  speedup chart).
+like_for_like (the summary table, the headline), per problem the fastest row of each side;
+cpu_gpu_pairs ("best vs best"), per problem and precision the fastest CPU row against the fastest
+GPU kernel of any algorithm; speedup_comparisons (the speedup chart), per workload, algorithm and
+label args, at the largest size both sides were measured at.
 
 The algorithm is the `algorithm` field each benchmark declares (common/bench_spec.hpp; "" the
 plain one). Rows of older files have no such field; for them an impl is <family>_<words> and a
