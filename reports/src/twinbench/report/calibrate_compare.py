@@ -1,47 +1,48 @@
 """The calibration of `compare` from two measured pairs:
 
-  A/A: two default runs of one revision (ideally on two machine instances);
-  A/B: A against a run of the same revision with TWINBENCH_INJECT_SLOWDOWN on a few rows (the
-       run's context records the hook as inject_slowdown: "REGEX=PCT (...)").
-
     python -m twinbench.report.calibrate_compare --aa A1.json A2.json --ab A1.json B.json \\
         --out DIR [--fail-on-regression 5] [--baseline RUN.json RUN.json ...]
 
-writes DIR/calibration.md (and each pair's compare report under DIR/aa and DIR/ab) and checks
-the criteria:
-  1. A/A: at least 95% of the rows "same"; none of the others off by more than its threshold
-     (a flagged row is past its threshold by definition, so the table says by how much);
-  2. A/B: every injected slowdown on a GPU kernel row reported "slower"; at most 5% of the rows
-     not injected flagged;
-  3. --fail-on-regression PCT: would exit 0 on A/A and 1 on A/B (it judges the rows whose
-     threshold is at most PCT: twinbench/report/noise.py).
-Exit 0 when all hold, 1 when one does not (the file says which), 2 on unusable input.
+A/A is two runs of one revision, A/B A against a run with TWINBENCH_INJECT_SLOWDOWN on a few rows
+(its context's inject_slowdown: "REGEX=PCT (...)"). Writes DIR/calibration.md (and each pair's
+compare report under DIR/aa and DIR/ab) and checks: on A/A at least 95% of the rows same and
+--fail-on-regression PCT exits 0; on A/B every injected GPU kernel row slower, at most 5% of the
+others flagged, and --fail-on-regression PCT exits 1. Exit 0 when all hold, 1 when one does not,
+2 on unusable input.
 
     python -m twinbench.report.calibrate_compare --gates GATE_DIR [GATE_DIR ...] [--out DIR]
 
-checks the gate's outputs (twinbench/report/gate.py, each DIR a gate's --out) against its criteria: a gate
-whose B carries no injected slowdown (A/A) exits 0; one whose B carries a slowdown on GPU kernel
-rows exits 1 with at least 90% of those rows confirmed and at most one other row confirmed; an
-injected CPU row is confirmed. Prints a Markdown table (and writes DIR/gates.md with --out).
+checks gate outputs (each DIR a gate's --out): an A/A gate exits 0; a gate whose B slows GPU
+kernel rows exits 1 with at least 90% of them and every injected CPU row confirmed and at most
+one other row confirmed. Prints a Markdown table (and writes DIR/gates.md with --out).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .compare import SAME, SLOWER, CompareResult, Comparison, compare, gated
+from .compare import CompareResult, compare, interval_text
 from .document import Heading, Paragraph, Table, to_markdown
 from .loader import LoadError, load_run
 from .noise import GPU_KERNEL_KINDS, injected_pattern, kind_of
+from .verdicts import SAME, SLOWER, Comparison, gated
 
 MIN_SAME_AA = 0.95
 MAX_FLAGGED_AB = 0.05
 DEFAULT_FAIL_PCT = 5.0
+MIN_CONFIRMED_INJECTED = 0.90
+MAX_OTHERS_CONFIRMED = 1
+HEADERS = ["benchmark", "kind", "verdict", "B/A", "95% interval", "threshold"]
+AA_HEADERS = HEADERS + ["past its threshold", "--fail-on-regression"]
+AB_HEADERS = HEADERS + ["hook within B", "B without the hook / A"]
+GATE_HEADERS = ["gate", "B's injection", "exit", "suspects", "confirmed", "not reproduced",
+                "ambiguous", "injected confirmed", "others confirmed", "confirm step", "met"]
 
 
 @dataclass
@@ -52,12 +53,8 @@ class Check:
 
 
 def _row(c: Comparison) -> list[str]:
-    interval = f"[{c.interval[0]:.3f}, {c.interval[1]:.3f}]" if c.interval else "–"
-    return [c.name, kind_of(c.a), c.verdict, f"{c.ratio:.3f}", interval,
+    return [c.name, kind_of(c.a), c.verdict, f"{c.ratio:.3f}", interval_text(c.interval),
             c.threshold.text if c.threshold else "–"]
-
-
-HEADERS = ["benchmark", "kind", "verdict", "B/A", "95% interval", "threshold"]
 
 
 def _past_by(c: Comparison) -> str:
@@ -73,9 +70,6 @@ def _gate_text(c: Comparison, pct: float) -> str:
     return "fails" if gated(c, pct) else "not gated"
 
 
-AA_HEADERS = HEADERS + ["past its threshold", "--fail-on-regression"]
-
-
 def _hook_cells(c: Comparison) -> list[str]:
     """What the hook did within B's process (common/sampler.hpp: rows record it since the hook
     measured it), and B's level without the hook against A: the between-run part of B/A."""
@@ -83,9 +77,6 @@ def _hook_cells(c: Comparison) -> list[str]:
     base = c.b.counters.get("inject_base_median_s")
     return [f"{measured:+.1f}%" if measured is not None else "–",
             f"{base / c.a.time_s:.3f}" if base and c.a.time_s else "–"]
-
-
-AB_HEADERS = HEADERS + ["hook within B", "B without the hook / A"]
 
 
 def check_aa(result: CompareResult, pct: float) -> tuple[list[Check], list]:
@@ -180,12 +171,6 @@ def calibrate(aa: tuple[str, str], ab: tuple[str, str], out: Path, pct: float = 
 
 # ----------------------------------------------------------------- the gate's outputs
 
-MIN_CONFIRMED_INJECTED = 0.90
-MAX_OTHERS_CONFIRMED = 1
-GATE_HEADERS = ["gate", "B's injection", "exit", "suspects", "confirmed", "not reproduced",
-                "ambiguous", "injected confirmed", "others confirmed", "confirm step", "met"]
-
-
 @dataclass
 class GateCheck:
     cells: list[str]
@@ -194,7 +179,6 @@ class GateCheck:
 
 def check_gate(folder: Path) -> GateCheck:
     """One gate's --out folder against the criteria (module docstring)."""
-    import json
     try:
         data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

@@ -1,54 +1,32 @@
 """`compare A B`: per workload and per benchmark, is B faster, slower or the same as A?
 
-The comparison opens with what changed beyond noise (largest first, with the B/A ratio of the
-medians, its 95% interval and the threshold each verdict used), then both runs' summary tables
-side by side (summary.py's rows: the same headline size, pairing and speedups as each run's own
-report), the B/A ratios of the GPU kernel and best CPU times, and a verdict per workload; "not
-comparable" when the runs' settings differ (machine.setting_differences) or the workload's
-headline sizes do.
-
-A row is "faster" or "slower" only when the difference is both
-  - statistically clear: the strongest evidence both runs carry says so (repetition samples in
-    both -> two-sided Mann-Whitney U at p<0.05; mean and stddev in both -> the mean±stddev
-    intervals do not overlap; single numbers -> nothing more to ask), and
-  - larger than the row's practical threshold: max(2%, e^(k x the row's between-run noise) - 1)
-    (noise.py: from a baseline of repeated runs of one revision when given, else from the
-    row's kind: 2% for a GPU kernel, wider for the kinds that time host work, as far as runs
-    of identical code on the H200 moved them).
-With hundreds of samples a row, the U test alone calls the 0.1-1% by which two machine
-instances differ "significant" (83% of the rows of two runs of identical code were
-flagged); the threshold is what makes the verdict about the code rather than the machine.
+compare.md opens with what changed beyond noise (largest first), then both runs' summary rows
+side by side (summary.py's) with a verdict per workload, then every benchmark; the verdicts are
+verdicts.py's, "not comparable" when the runs' settings or a workload's headline sizes differ.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter, StrMethodFormatter
 
-matplotlib.use("Agg")
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-
-from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown  # noqa: E402
-from .loader import Row, Run, load_run  # noqa: E402
-from .png import png_bytes  # noqa: E402
-from .machine import Difference, compared_count, setting_differences  # noqa: E402
-from .noise import (DEFAULT_FLOOR, DEFAULT_K, NoiseModel, Threshold,  # noqa: E402
-                    median_log_halfwidth)
-from .analyze import analyze  # noqa: E402
-from .summary import SummaryLine, Speedup  # noqa: E402
-from .units import fmt_time  # noqa: E402
-# The statistics (stats.py) and the verdicts (verdicts.py), re-exported: compare.py renders.
-from .stats import mann_whitney_u  # noqa: E402,F401
-from .verdicts import (  # noqa: E402,F401
-    DEFAULT_THRESHOLD, EXACT_LIMIT, FASTER, MIN_SAMPLES_FOR_U, NO_COMMON_ROW, NOT_COMPARABLE,
-    ONLY_IN_A, ONLY_IN_B, SAME, SIGNIFICANCE, SIZES_DIFFER, SLOWER, VERDICT_COLORS, Comparison,
-    row_threshold, compare_runs, gated, ratio_interval, regressions, slower_beyond,
-    ungated_regressions, verdict_for)
+from .analyze import analyze
+from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown
+from .loader import Row, Run, load_run
+from .machine import Difference, compared_count, setting_differences
+from .noise import DEFAULT_K, NoiseModel
+from .png import png_bytes
+from .summary import SummaryLine
+from .units import fmt_time
+# The verdicts (verdicts.py) and the U test (stats.py), re-exported: compare.py renders them.
+from .stats import mann_whitney_u  # noqa: F401
+from .verdicts import (  # noqa: F401
+    DEFAULT_THRESHOLD, FASTER, MIN_SAMPLES_FOR_U, NO_COMMON_ROW, NOT_COMPARABLE, ONLY_IN_A,
+    ONLY_IN_B, SAME, SIGNIFICANCE, SIZES_DIFFER, SLOWER, VERDICT_COLORS, Comparison, compare_runs,
+    gated, ratio_interval, regressions, row_threshold, ungated_regressions, verdict_for)
 
 MAX_LISTED = 40
 # A chart of every row of a full run (850 bars) is unreadable and takes a minute to draw: past
@@ -56,6 +34,26 @@ MAX_LISTED = 40
 MAX_CHARTED = 60
 NICE_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25,
                     1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+# The rows a workload's verdict compares, in order of preference: (label, Contenders field).
+SUBJECTS = (("GPU kernel", "gpu"), ("best CPU", "cpu"), ("GPU e2e", "e2e"))
+SIDE_BY_SIDE_HEADERS = [
+    "workload", "size", "GPU kernel × CPU in A", "GPU kernel × CPU in B",
+    "GPU e2e × CPU in A", "GPU e2e × CPU in B", "OpenMP × serial in A", "OpenMP × serial in B",
+    "GPU kernel time B/A", "best CPU time B/A", "verdict", "how decided"]
+SIDE_BY_SIDE_TEXT = (
+    "Each run's summary row (the same headline size, like-for-like pairing and speedups as its "
+    "own report, intervals in brackets), A beside B. B/A below 1 means B took less time. The "
+    "verdict compares the two GPU kernel rows of the summary (the best CPU rows where a run has "
+    "no GPU kernel for the workload) as the per-benchmark verdicts do: faster or slower only when "
+    "the measurements tell them apart and the ratio is past the row's threshold (both in the "
+    "last column); how the best CPU rows compare follows. \"not comparable\" when the runs' "
+    "settings differ (listed above) or the workload's headline sizes differ; the ratios are then "
+    "shown but do not measure the code alone.")
+CHANGED_HEADERS = ["benchmark", "verdict", "B/A", "95% interval", "threshold", "A time", "B time",
+                   "how decided"]
+COMPARISON_HEADERS = ["benchmark", "A time", "B time", "B/A", "95% interval", "verdict",
+                      "how decided"]
+
 
 @dataclass
 class SummaryComparison:
@@ -71,26 +69,16 @@ class SummaryComparison:
     caveat: str = ""
 
 
+def _timed_pair(a: Row | None, b: Row | None) -> bool:
+    return a is not None and b is not None and bool(a.time_s) and bool(b.time_s)
+
+
 def _time_ratio(a: Row | None, b: Row | None) -> float | None:
-    if a is None or b is None or not a.time_s or not b.time_s:
-        return None
-    return b.time_s / a.time_s
+    return b.time_s / a.time_s if _timed_pair(a, b) else None
 
 
 def _row_label(row: Row) -> str:
     return " ".join(p for p in (row.impl, row.tuning_label) if p)
-
-
-def _subject(a: SummaryLine, b: SummaryLine) -> tuple[str, Row, Row] | None:
-    """The rows a workload's verdict compares: the GPU kernel rows of the headline, else (a run
-    without GPU kernel rows for it) the best CPU rows, else the end-to-end rows."""
-    for label, pick in (("GPU kernel", lambda line: line.best.gpu),
-                        ("best CPU", lambda line: line.best.cpu),
-                        ("GPU e2e", lambda line: line.best.e2e)):
-        row_a, row_b = pick(a), pick(b)
-        if row_a is not None and row_b is not None and row_a.time_s and row_b.time_s:
-            return label, row_a, row_b
-    return None
 
 
 def _judge(label: str, row_a: Row, row_b: Row,
@@ -103,19 +91,43 @@ def _judge(label: str, row_a: Row, row_b: Row,
 
 
 def headline_lines(run: Run) -> dict[str, SummaryLine]:
-    """Workload -> its summary line, read from the run's analysis (analyze.analyze) as the
-    report states it: the first line of each workload (its own precision)."""
+    """Workload -> the first line of its summary (its own precision), as the report states it."""
     lines: dict[str, SummaryLine] = {}
     for line in analyze(run).lines:
         lines.setdefault(line.workload, line)
     return lines
 
 
+def _judge_workload(item: SummaryComparison, threshold: float | NoiseModel,
+                    settings: str) -> None:
+    """Fill in the verdict and method of a workload in both runs."""
+    a, b = item.a, item.b
+    if settings:
+        item.verdict, item.caveat = NOT_COMPARABLE, "settings differ"
+        item.method = f"settings differ: {settings}"
+    elif a.size_key != b.size_key:
+        item.verdict, item.caveat = SIZES_DIFFER, "sizes differ"
+        item.method = (f"headline size A {' '.join(a.size_key) or '–'}, "
+                       f"B {' '.join(b.size_key) or '–'}")
+    else:
+        subject = next(((label, getattr(a.best, f), getattr(b.best, f)) for label, f in SUBJECTS
+                        if _timed_pair(getattr(a.best, f), getattr(b.best, f))), None)
+        if subject is None:
+            item.method = "no side measured in both runs"
+            return
+        item.verdict, which, method = _judge(*subject, threshold)
+        item.method = f"{which}: {method}"
+        if subject[0] == "GPU kernel" and item.cpu_ratio is not None:
+            # The speedup also moves with the CPU side: say how that went.
+            cpu_verdict, which, method = _judge("best CPU", a.best.cpu, b.best.cpu, threshold)
+            item.method += f"; {which}: {cpu_verdict} ({method})"
+
+
 def compare_summaries(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT_THRESHOLD,
                       differences: list[Difference] | None = None) -> list[SummaryComparison]:
-    """One SummaryComparison per workload in either run's summary (summary.summary_lines).
-    differences: the settings that differ between the runs (setting_differences); any of them
-    makes every verdict "not comparable"."""
+    """One SummaryComparison per workload in either run's summary. differences: the settings
+    that differ between the runs (setting_differences); any makes every verdict "not
+    comparable"."""
     if differences is None:
         differences, _ = setting_differences(run_a.context, run_b.context)
     lines_a, lines_b = headline_lines(run_a), headline_lines(run_b)
@@ -131,36 +143,8 @@ def compare_summaries(run_a: Run, run_b: Run, threshold: float | NoiseModel = DE
             continue
         item.gpu_ratio = _time_ratio(a.best.gpu, b.best.gpu)
         item.cpu_ratio = _time_ratio(a.best.cpu, b.best.cpu)
-        if differences:
-            item.verdict, item.caveat = NOT_COMPARABLE, "settings differ"
-            item.method = f"settings differ: {settings}"
-            continue
-        if a.size_key != b.size_key:
-            item.verdict, item.caveat = SIZES_DIFFER, "sizes differ"
-            item.method = (f"headline size A {' '.join(a.size_key) or '–'}, "
-                           f"B {' '.join(b.size_key) or '–'}")
-            continue
-        subject = _subject(a, b)
-        if subject is None:
-            item.method = "no side measured in both runs"
-            continue
-        item.verdict, which, method = _judge(*subject, threshold)
-        item.method = f"{which}: {method}"
-        if subject[0] == "GPU kernel" and item.cpu_ratio is not None:
-            # The speedup also moves with the CPU side: say how that went.
-            cpu_verdict, which, method = _judge("best CPU", a.best.cpu, b.best.cpu, threshold)
-            item.method += f"; {which}: {cpu_verdict} ({method})"
+        _judge_workload(item, threshold, settings)
     return out
-
-
-SIDE_BY_SIDE_HEADERS = [
-    "workload", "size", "GPU kernel × CPU in A", "GPU kernel × CPU in B",
-    "GPU e2e × CPU in A", "GPU e2e × CPU in B", "OpenMP × serial in A", "OpenMP × serial in B",
-    "GPU kernel time B/A", "best CPU time B/A", "verdict", "how decided"]
-
-
-def _speedup_text(speedup: Speedup | None) -> str:
-    return speedup.text if speedup else "–"
 
 
 def _ratio_text(ratio: float | None, caveat: str) -> str:
@@ -180,62 +164,52 @@ def side_by_side_cells(item: SummaryComparison) -> list[str]:
     cells = [item.workload, _size_text(item)]
     for speedup in ("gpu_speedup", "e2e_speedup", "omp_speedup"):
         for line in (item.a, item.b):
-            cells.append(_speedup_text(getattr(line, speedup)) if line else "–")
+            value = getattr(line, speedup) if line else None
+            cells.append(value.text if value else "–")
     return cells + [_ratio_text(item.gpu_ratio, item.caveat),
                     _ratio_text(item.cpu_ratio, item.caveat), item.verdict, item.method]
 
 
-def side_by_side_table(items: list[SummaryComparison]) -> Table | None:
-    if not items:
-        return None
-    return Table(SIDE_BY_SIDE_HEADERS, [side_by_side_cells(item) for item in items])
-
-
-def side_by_side_text() -> str:
-    return (
-        "Each run's summary row (the same headline size, like-for-like pairing and speedups as "
-        "its own report, intervals in brackets), A beside B. B/A below 1 means B took less "
-        "time. The verdict compares the two GPU kernel rows of the summary (the best CPU rows "
-        "where a run has no GPU kernel for the workload) as the per-benchmark verdicts do: "
-        "faster or slower only when the measurements tell them apart and the ratio is past the "
-        "row's threshold (both in the last column); how the best CPU rows compare follows. "
-        "\"not comparable\" when the runs' settings differ (listed above) or the "
-        "workload's headline sizes differ; the ratios are then shown but do not measure the "
-        "code alone.")
-
-
 # ----------------------------------------------------------------- output
+
+def changed_first(comparisons: list[Comparison]) -> list[Comparison]:
+    """What changed beyond noise, the largest change first; then the rest by name."""
+    return sorted(comparisons,
+                  key=lambda c: (not c.changed, -c.magnitude if c.changed else 0.0, c.name))
+
+
+def changed_rows(comparisons: list[Comparison]) -> list[Comparison]:
+    """The rows that changed beyond noise, the largest change first."""
+    return [c for c in changed_first(comparisons) if c.changed]
+
 
 def charted_rows(comparisons: list[Comparison]) -> list[Comparison]:
     """Every row of a small comparison; of a large one, the largest changes beyond noise."""
     if len(comparisons) <= MAX_CHARTED:
         return comparisons
-    return [c for c in changed_first(comparisons) if c.changed][:MAX_CHARTED]
+    return changed_rows(comparisons)[:MAX_CHARTED]
 
 
 def chart_ratios(comparisons: list[Comparison]) -> Figure | None:
     if not comparisons:
         return None
     ordered = sorted(comparisons, key=lambda c: c.ratio)
+    ratios = [c.ratio for c in ordered]
     fig = Figure(figsize=(10, 1.4 + 0.28 * len(ordered)), layout="constrained")
     ax = fig.subplots()
     colors = [VERDICT_COLORS[c.verdict] for c in ordered]
     # Bars grow from 1 (no change) so faster and slower point in opposite directions.
-    ax.barh(range(len(ordered)), [c.ratio - 1 for c in ordered], left=1, color=colors)
-    ax.scatter([c.ratio for c in ordered], range(len(ordered)), color=colors,
-               edgecolors="black", linewidths=0.5, zorder=3, s=18)
+    ax.barh(range(len(ordered)), [r - 1 for r in ratios], left=1, color=colors)
+    ax.scatter(ratios, range(len(ordered)), color=colors, edgecolors="black", linewidths=0.5,
+               zorder=3, s=18)
     ax.set_xscale("log")
-    ratio_format = FuncFormatter(lambda v, _p: f"{v:.3g}×")
-    ax.xaxis.set_major_formatter(ratio_format)
-
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:.3g}×"))
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(ordered)), [c.name for c in ordered], fontsize=7)
-    low = min(c.ratio for c in ordered)
-    high = max(c.ratio for c in ordered)
-    left, right = min(low, 0.9) / 1.2, max(high, 1.1) * 1.2
+    left, right = min(min(ratios), 0.9) / 1.2, max(max(ratios), 1.1) * 1.2
     ax.set_xlim(left, right)
     ax.set_xticks([t for t in NICE_RATIO_TICKS if left <= t <= right])
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("time ratio B / A (log scale; < 1 means B is faster)")
     ax.set_title("B relative to A per benchmark (green faster, red slower, grey same)")
     return fig
@@ -254,8 +228,7 @@ class CompareResult:
     noise: NoiseModel = field(default_factory=NoiseModel)
 
     def changed(self) -> list[Comparison]:
-        """The rows that changed beyond noise, the largest change first."""
-        return [c for c in changed_first(self.comparisons) if c.changed]
+        return changed_rows(self.comparisons)
 
     def regressions(self, percent: float) -> list[Comparison]:
         return regressions(self.comparisons, percent)
@@ -298,40 +271,27 @@ def _summary(comparisons: list[Comparison]) -> str:
     return text
 
 
-def changed_first(comparisons: list[Comparison]) -> list[Comparison]:
-    """What changed beyond noise, the largest change first; then the rest by name."""
-    changed = sorted((c for c in comparisons if c.changed), key=lambda c: (-c.magnitude, c.name))
-    rest = sorted((c for c in comparisons if not c.changed), key=lambda c: c.name)
-    return changed + rest
-
-
-def _interval_text(interval: tuple[float, float] | None) -> str:
+def interval_text(interval: tuple[float, float] | None) -> str:
     return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "–"
-
-
-CHANGED_HEADERS = ["benchmark", "verdict", "B/A", "95% interval", "threshold", "A time", "B time",
-                   "how decided"]
 
 
 def _changed_table(comparisons: list[Comparison]) -> Table:
     # The threshold has its own column: the method keeps the test only.
-    rows = [[c.name, c.verdict, f"{c.ratio:.3f}", _interval_text(c.interval),
+    rows = [[c.name, c.verdict, f"{c.ratio:.3f}", interval_text(c.interval),
              c.threshold.text if c.threshold else "–", fmt_time(c.a.time_s), fmt_time(c.b.time_s),
              c.method.split("; threshold ±", 1)[0]] for c in comparisons]
     return Table(CHANGED_HEADERS, rows)
 
 
 def _comparison_table(comparisons: list[Comparison]) -> Table:
-    rows = [[c.name, fmt_time(c.a.time_s), fmt_time(c.b.time_s), f"{c.ratio:.3f}",
-             _interval_text(c.interval), c.verdict, c.method]
-            for c in changed_first(comparisons)]
-    return Table(["benchmark", "A time", "B time", "B/A", "95% interval", "verdict", "how decided"],
-                 rows)
+    return Table(COMPARISON_HEADERS, [
+        [c.name, fmt_time(c.a.time_s), fmt_time(c.b.time_s), f"{c.ratio:.3f}",
+         interval_text(c.interval), c.verdict, c.method] for c in changed_first(comparisons)])
 
 
 def changed_blocks(comparisons: list[Comparison], noise: NoiseModel) -> list[Block]:
     """What the comparison leads with: the rows that changed beyond noise, largest first."""
-    changed = [c for c in changed_first(comparisons) if c.changed]
+    changed = changed_rows(comparisons)
     same = sum(c.verdict == SAME for c in comparisons)
     blocks: list[Block] = [Heading("Changed beyond noise")]
     if changed:
@@ -364,24 +324,37 @@ def settings_blocks(differences: list[Difference], not_recorded: dict[str, list[
                     compared: int) -> list[Block]:
     """The warning a comparison opens with: a time ratio between runs made with different
     clocks, placement or cache mode measures the settings as much as the code."""
-    blocks: list[Block] = []
     if differences:
-        blocks += [
+        blocks: list[Block] = [
             Paragraph("The runs differ in settings that change the numbers; a ratio below may "
                       "come from these rather than from the code: "
                       + "; ".join(d.sentence for d in differences) + ".", note=True),
             Table(["setting", "A", "B", "why it matters"],
-                  [[d.setting.label, d.a, d.b, d.setting.why] for d in differences]),
-        ]
+                  [[d.setting.label, d.a, d.b, d.setting.why] for d in differences])]
     else:
-        blocks.append(Paragraph(f"Settings that change the numbers: the same in A and B "
-                                f"wherever both recorded them ({compared} compared)."))
-    for label in ("A", "B"):
-        if not_recorded.get(label):
-            blocks.append(Paragraph(
-                f"Not recorded in {label} (an older file, or a run without that part), so not "
-                f"compared: {', '.join(not_recorded[label])}."))
-    return blocks
+        blocks = [Paragraph(f"Settings that change the numbers: the same in A and B wherever "
+                            f"both recorded them ({compared} compared).")]
+    return blocks + [Paragraph(f"Not recorded in {label} (an older file, or a run without that "
+                               f"part), so not compared: {', '.join(not_recorded[label])}.")
+                     for label in ("A", "B") if not_recorded.get(label)]
+
+
+def _chart_blocks(comparisons: list[Comparison], out_dir: Path) -> list[Block]:
+    """The chart of B/A (written to out_dir), or why it was left out."""
+    charted = charted_rows(comparisons)
+    figure = chart_ratios(charted)
+    if figure is None:
+        if comparisons:
+            return [Paragraph(f"chart ratios left out: no change beyond noise among "
+                              f"{len(comparisons)} benchmarks (too many to chart them all)")]
+        return [Paragraph("chart ratios left out: no benchmark measured in both runs")]
+    png = png_bytes(figure)
+    (out_dir / "compare_ratios.png").write_bytes(png)
+    blocks: list[Block] = []
+    if len(charted) < len(comparisons):
+        blocks.append(Paragraph(f"The chart shows the {len(charted)} largest changes beyond "
+                                f"noise of {len(comparisons)} benchmarks."))
+    return blocks + [Image("Time ratio B/A", "compare_ratios.png", png)]
 
 
 def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
@@ -391,6 +364,7 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     threshold: the floor of every row's threshold; baseline: runs of one revision (two or more)
     whose between-run noise sets the thresholds; k: the multiple of the noise."""
     run_a, run_b = load_run(path_a), load_run(path_b)
+    runs = [(run_a, "A"), (run_b, "B")]
     baseline_runs = [load_run(p) for p in baseline or []]
     noise = (NoiseModel.from_baseline(baseline_runs, threshold, k) if baseline_runs
              else NoiseModel(floor=threshold, k=k))
@@ -408,53 +382,34 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     # then the summaries side by side, then the rest of the settings (the table of differences).
     settings = settings_blocks(differences, not_recorded,
                                compared_count(run_a.context, run_b.context))
-    side_by_side = side_by_side_table(workloads)
-    blocks: list[Block] = [
-        Heading("twinbench comparison", 1),
-        Paragraph(f"A: {run_a.path} (git {run_a.context.get('git_revision', '?')}). "
-                  f"B: {run_b.path} (git {run_b.context.get('git_revision', '?')})."),
-        settings[0],
-    ]
-    for run, label in ((run_a, "A"), (run_b, "B")):
-        if run.context.get("inject_slowdown"):
-            blocks.append(Paragraph(
-                f"{label} carries an injected slowdown (a test hook, TWINBENCH_INJECT_SLOWDOWN): "
-                f"{run.context['inject_slowdown']}.", note=True))
+    revisions = [f"{label}: {run.path} (git {run.context.get('git_revision', '?')})."
+                 for run, label in runs]
+    blocks: list[Block] = [Heading("twinbench comparison", 1), Paragraph(" ".join(revisions)),
+                           settings[0]]
+    blocks += [Paragraph(f"{label} carries an injected slowdown (a test hook, "
+                         f"TWINBENCH_INJECT_SLOWDOWN): {run.context['inject_slowdown']}.", note=True)
+               for run, label in runs if run.context.get("inject_slowdown")]
     blocks += changed_blocks(comparisons, noise)
-    if side_by_side is not None:
-        blocks += [Heading("Summary, A and B side by side"), side_by_side,
-                   Paragraph(side_by_side_text())]
+    if workloads:
+        blocks += [Heading("Summary, A and B side by side"),
+                   Table(SIDE_BY_SIDE_HEADERS, [side_by_side_cells(w) for w in workloads]),
+                   Paragraph(SIDE_BY_SIDE_TEXT)]
     else:
         blocks.append(Paragraph("No summary row in either run: no workload has a usable row."))
     if len(settings) > 1:
-        blocks += [Heading("Settings that differ" if differences else "Settings not compared")]
-        blocks += settings[1:]
-    blocks += [
-        Heading("By benchmark name"),
-        Paragraph(result.summary + ". Changed rows first (largest change first), then the rest "
-                  "by name."),
-    ]
-    for run, label in ((run_a, "A"), (run_b, "B")):
-        if run.partial:
-            blocks.append(Paragraph(f"{label} is a partial run: " + "; ".join(run.problems), note=True))
-    charted = charted_rows(comparisons)
-    figure = chart_ratios(charted)
-    if figure is not None:
-        png = png_bytes(figure)
-        (out_dir / "compare_ratios.png").write_bytes(png)
-        if len(charted) < len(comparisons):
-            blocks.append(Paragraph(f"The chart shows the {len(charted)} largest changes beyond "
-                                    f"noise of {len(comparisons)} benchmarks."))
-        blocks.append(Image("Time ratio B/A", "compare_ratios.png", png))
-    elif comparisons:
-        blocks.append(Paragraph(f"chart ratios left out: no change beyond noise among "
-                                f"{len(comparisons)} benchmarks (too many to chart them all)"))
-    else:
-        blocks.append(Paragraph("chart ratios left out: no benchmark measured in both runs"))
+        blocks += [Heading("Settings that differ" if differences else "Settings not compared"),
+                   *settings[1:]]
+    blocks += [Heading("By benchmark name"),
+               Paragraph(result.summary + ". Changed rows first (largest change first), then the "
+                         "rest by name."),
+               *[Paragraph(f"{label} is a partial run: " + "; ".join(run.problems), note=True)
+                 for run, label in runs if run.partial],
+               *_chart_blocks(comparisons, out_dir)]
     if comparisons:
         blocks += [Heading("Per benchmark"), _comparison_table(comparisons)]
     if skipped:
-        blocks += [Heading("Skipped in A or B"), Table(["benchmark", "reason"], [list(s) for s in skipped])]
+        blocks += [Heading("Skipped in A or B"),
+                   Table(["benchmark", "reason"], [list(s) for s in skipped])]
     for names, label in ((only_a, "Only in A"), (only_b, "Only in B")):
         if names:
             blocks += [Heading(f"{label} ({len(names)})"), _name_list(names)]

@@ -1,11 +1,9 @@
 """Several devices' runs side by side: `twinbench-report devices RUN0 RUN1 ... --out DIR`.
 
-`twinbench --devices=0,2` (and scripts/run-devices.sh) measure each GPU in a run of its own, each
-with its own ceilings; this puts them in one table: each device's measured ceilings first, then
-every row measured on the first device and at least one other, its time per device and the
-ratio to the first device's. Rows are matched by their description's fields (workload, impl,
-algorithm, precision, mode and axes: `identity`), the name is only their label; a row missing or
-skipped on a device shows "–" there.
+Each device measured in a run of its own (`twinbench --devices=0,2`, scripts/run-devices.sh):
+each device's measured ceilings, then every row measured on the first device and another, its
+time per device and the ratio to the first's. Rows are matched by what they measure (`identity`),
+not by name; a row missing or skipped on a device shows "–" there.
 """
 
 from __future__ import annotations

@@ -3,33 +3,18 @@
     twinbench-report gate --a A --b B [--pct 5] [--cpu-pct PCT] [--rounds 3] [--out DIR]
                            [--bench-args "..."] [--a-env K=V] [--b-env K=V] [--baseline RUN ...]
 
-A is a twinbench binary (the reference build) or a results file of it; B is the candidate's
-binary. The gate
-  1. runs the suite (A's binary, then B's; or B's only when A is a results file) with the same
-     arguments, and compares the two runs (compare.py: Mann-Whitney U and each row's noise
-     threshold);
-  2. takes as suspects the gated rows that the comparison finds slower: a row is gated when its
-     threshold is at most --pct (as `compare --fail-on-regression`), and, with --cpu-pct, every
-     CPU row, screened at the midpoint of that percentage instead of its (wide) kind threshold;
-  3. confirms: runs the suspects again, by their exact names (`--benchmark_filter`), in fresh
-     processes, --rounds times, A and B interleaved (A B, then B A, ...) when both builds are at
-     hand, else B against A's samples from the results file;
-  4. says per suspect: confirmed (slower past its bar in every round), not reproduced (in no
-     round) or ambiguous (in some), with each round's ratio, 95% interval and U test p-value;
-     exits 1 when a suspect is confirmed, else 0; 2 on bad input (an unreadable results file, a
-     B that is no executable, a run that failed or wrote no results, runs whose settings differ).
+Runs A's binary (or reads A's results file) and B's with the same arguments and compares them
+(compare.py). Suspects are the gated rows found slower: threshold at most --pct (as `compare
+--fail-on-regression`), and with --cpu-pct every CPU row. Each is run again by its exact name in
+fresh processes, --rounds times, A and B interleaved (or B against A's samples), and is
+confirmed (slower past its bar in every round), not reproduced (in none) or ambiguous. Exit 1
+on a confirmed suspect, else 0; 2 on input it cannot judge (docs/compare-and-gate.md).
 
 Why confirm: a short GPU kernel of identical code moves up to 5.4% between two processes (the
-results/nvidia-h200/2026-12-02c pair (in git history), `lucas/cuda_iterative` n:90), as much as the slowdown a gate is to catch, so
-no threshold on one pair of runs separates the two. A process's level is one draw; the rounds
-are fresh draws, so a move of identical code past the bar in one pair rarely recurs in every
-round (the per-round chance multiplies), while a real slowdown does.
-
-The bar a round must pass is the midpoint, in log space, between no change and --pct
-(sqrt(1 + pct) - 1: 2.47% for 5%), or the row's own threshold where that is higher: a slowdown of
-exactly --pct then passes it with the same margin as identical code stays under it, whichever way
-the process's level falls. A confirmed slowdown between that midpoint and --pct fails the gate
-too: the gate catches --pct, it does not promise to pass anything smaller.
+results/nvidia-h200/2026-12-02c pair, in git history: `lucas/cuda_iterative` n:90), as much as
+the slowdown to catch; such a move rarely recurs in every fresh round, a real slowdown does. The
+bar is the midpoint in log space between no change and --pct (2.47% for 5%), or the row's own
+threshold where higher: a --pct slowdown passes it by the margin identical code stays under it.
 """
 
 from __future__ import annotations
@@ -46,29 +31,32 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .stats import u_test
-from .compare import (SIGNIFICANCE, SLOWER, Comparison, CompareResult, NOT_COMPARABLE, compare,
-                      ratio_interval, ungated_regressions)
+from .compare import CompareResult, compare, interval_text
+from .document import Table, to_markdown
 from .loader import LoadError, Row, Run, load_run
 from .noise import CPU_PARALLEL, CPU_SERIAL, kind_of
+from .stats import u_test
+from .verdicts import (NOT_COMPARABLE, SIGNIFICANCE, SLOWER, Comparison, ratio_interval,
+                       ungated_regressions)
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_PCT = 5.0
 DEFAULT_ROUNDS = 3
 DEFAULT_TIMEOUT_S = 600.0
-# Suspects measured again at most: the largest slowdowns first. A full default run of identical
-# code gives a handful (the committed A/A pairs: 5-9 GPU kernel rows past 2%); far more means the
-# candidate is slower everywhere, which the first few already confirm.
+# Suspects measured again at most, the largest slowdowns first. The committed A/A pairs gave 5-9
+# GPU kernel rows past 2%; far more means B is slower everywhere, which the first few confirm.
 DEFAULT_MAX_SUSPECTS = 40
 
 CONFIRMED, NOT_REPRODUCED, AMBIGUOUS = "confirmed", "not reproduced", "ambiguous"
 ROUND_SLOWER, ROUND_SAME, ROUND_FASTER, ROUND_MISSING = "slower", "same", "faster", "missing"
 CPU_KINDS = frozenset({CPU_SERIAL, CPU_PARALLEL})
-# The suffixes Google Benchmark appends to a registered name (UseManualTime, UseRealTime, ...):
-# the filter is matched against the name with them.
+# Google Benchmark appends these to a registered name (UseManualTime, ...) before it matches the
+# filter, which it reads as a POSIX extended regex.
 _GB_TIME_SUFFIXES = "(/(manual_time|real_time|process_time))?"
-# POSIX extended regex metacharacters (Google Benchmark reads the filter as one).
 _ERE_SPECIAL = re.compile(r"([.\[\]{}()\\*+?^$|])")
+# twinbench's exit codes (docs/command-line.md).
+_EXIT_REASONS = {1: "a validation failed", 2: "bad input", 3: "the results could not be written",
+                 4: "the build has no code for this GPU"}
 
 
 class GateError(Exception):
@@ -86,15 +74,11 @@ class Side:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def _is_executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK) and path.suffix != ".json"
-
-
 def side_from(label: str, text: str, env: dict[str, str], binary_only: bool = False) -> Side:
     path = Path(text)
     if not path.exists():
         raise GateError(f"{label}: {text} does not exist")
-    if _is_executable(path):
+    if path.is_file() and os.access(path, os.X_OK) and path.suffix != ".json":
         return Side(label, path.resolve(), True, env)
     if binary_only:
         raise GateError(f"{label}: {text} is not an executable twinbench binary (the confirm step "
@@ -119,8 +103,7 @@ def parse_env(items: list[str] | None, option: str) -> dict[str, str]:
 # ----------------------------------------------------------------- running the binary
 
 def name_filter(names: list[str]) -> str:
-    """A --benchmark_filter that selects exactly these registered names (POSIX extended regex,
-    anchored, with Google Benchmark's time suffixes allowed)."""
+    """A --benchmark_filter that selects exactly these registered names."""
     escaped = sorted(_ERE_SPECIAL.sub(r"\\\1", n) for n in names)
     return "^(" + "|".join(escaped) + ")" + _GB_TIME_SUFFIXES + "$"
 
@@ -132,8 +115,8 @@ def _has_flag(args: list[str], flag: str) -> bool:
 def bench_command(binary: Path, out_json: Path, bench_args: list[str],
                   names: list[str] | None = None, workloads: list[str] | None = None,
                   repetitions: int = 1) -> list[str]:
-    """The twinbench command line: the user's arguments, then (for a confirm round) the
-    suspects' workloads and exact names, and the results file in JSON."""
+    """The user's arguments, then (for a confirm round) the suspects' workloads and exact names,
+    and the results file in JSON."""
     cmd = [str(binary), *bench_args]
     if names is not None:
         if workloads and not _has_flag(bench_args, "--workload"):
@@ -145,41 +128,30 @@ def bench_command(binary: Path, out_json: Path, bench_args: list[str],
         cmd.append("--benchmark_filter=" + name_filter(names))
         if repetitions > 1:
             cmd.append(f"--benchmark_repetitions={repetitions}")
-    cmd += [f"--benchmark_out={out_json}", "--benchmark_out_format=json"]
-    return cmd
-
-
-@dataclass
-class Process:
-    side: str
-    results: Path
-    wall_s: float
-    command: list[str]
+    return cmd + [f"--benchmark_out={out_json}", "--benchmark_out_format=json"]
 
 
 def run_binary(side: Side, out_json: Path, bench_args: list[str], log: Path,
                names: list[str] | None = None, workloads: list[str] | None = None,
-               repetitions: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S) -> Process:
+               repetitions: int = 1, timeout_s: float = DEFAULT_TIMEOUT_S) -> float:
+    """Run one process of the side's binary; its wall time in seconds."""
     cmd = bench_command(side.path, out_json, bench_args, names, workloads, repetitions)
-    env = {**os.environ, **side.env}
     start = time.monotonic()
     try:
         with open(log, "w", encoding="utf-8") as out:
-            rc = subprocess.call(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                 timeout=timeout_s)
+            rc = subprocess.call(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                 env={**os.environ, **side.env}, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise GateError(f"{side.label}: {side.path} ran past {timeout_s:g} s ({log})") from None
     except OSError as exc:
         raise GateError(f"{side.label}: cannot run {side.path}: {exc.strerror or exc}") from None
     wall = time.monotonic() - start
     if rc != 0:
-        why = {1: "a validation failed", 2: "bad input", 3: "the results could not be written",
-               4: "the build has no code for this GPU"}
         raise GateError(f"{side.label}: {side.path.name} exited {rc} "
-                        f"({why.get(rc, 'see its log')}; {log}): {_tail(log)}")
+                        f"({_EXIT_REASONS.get(rc, 'see its log')}; {log}): {_tail(log)}")
     if not out_json.is_file():
         raise GateError(f"{side.label}: {side.path.name} wrote no results file ({log})")
-    return Process(side.label, out_json, wall, cmd)
+    return wall
 
 
 def _tail(log: Path, lines: int = 3) -> str:
@@ -190,7 +162,7 @@ def _tail(log: Path, lines: int = 3) -> str:
     return " | ".join(text[-lines:])
 
 
-# ----------------------------------------------------------------- suspects
+# ----------------------------------------------------------------- suspects and rounds
 
 def midpoint(percent: float) -> float:
     """The relative change halfway, in log space, between no change and percent."""
@@ -203,50 +175,7 @@ class Suspect:
     kind: str
     first: Comparison
     bar: float          # the relative slowdown a round must pass
-    why_gated: str
 
-
-def gate_bar(c: Comparison, pct: float, cpu_pct: float | None) -> tuple[float, str] | None:
-    """(bar, why) for a row the gate judges, None for a row it leaves to the report."""
-    kind = kind_of(c.a)
-    if cpu_pct is not None and kind in CPU_KINDS:
-        return midpoint(cpu_pct), f"CPU row at --cpu-pct {cpu_pct:g}"
-    if c.threshold is not None and c.threshold.value <= pct / 100:
-        return max(c.threshold.value, midpoint(pct)), f"threshold {c.threshold.value:.1%} ≤ {pct:g}%"
-    return None
-
-
-def _clearly_slower(a: Row, b: Row, bar: float) -> bool:
-    """B slower than A past bar, and the samples tell them apart (U test where both have
-    samples)."""
-    if not (a.time_s and b.time_s) or b.time_s / a.time_s <= 1 + bar:
-        return False
-    p = u_test(a.samples_s, b.samples_s)
-    return p is None or p < SIGNIFICANCE
-
-
-def find_suspects(result: CompareResult, pct: float, cpu_pct: float | None,
-                  limit: int = DEFAULT_MAX_SUSPECTS) -> tuple[list[Suspect], int]:
-    """The gated rows the first comparison finds slower, largest slowdown first, and how many
-    more there were past `limit`. A row gated by its threshold is a suspect when the comparison
-    calls it slower (past that threshold, which is at most the bar: screening is looser than
-    confirming, so a slowdown of pct that reads low in the first pair is still measured again);
-    a CPU row gated by --cpu-pct when it is clearly slower past the midpoint of cpu_pct."""
-    found = []
-    for c in result.comparisons:
-        gated = gate_bar(c, pct, cpu_pct)
-        if gated is None:
-            continue
-        bar, why = gated
-        by_threshold = kind_of(c.a) not in CPU_KINDS or cpu_pct is None
-        slower = c.verdict == SLOWER if by_threshold else _clearly_slower(c.a, c.b, bar)
-        if slower:
-            found.append(Suspect(c.name, kind_of(c.a), c, bar, why))
-    found.sort(key=lambda s: -s.first.ratio)
-    return found[:limit], max(0, len(found) - limit)
-
-
-# ----------------------------------------------------------------- confirming
 
 @dataclass
 class Round:
@@ -260,12 +189,13 @@ class Round:
     def text(self) -> str:
         if self.ratio is None:
             return "missing"
-        interval = f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]" if self.interval else ""
+        interval = f" {interval_text(self.interval)}" if self.interval else ""
         p = f" p={self.p:.2g}" if self.p is not None else ""
         return f"{self.ratio:.3f}{interval}{p} {self.verdict}"
 
 
 def judge_round(index: int, a: Row | None, b: Row | None, bar: float) -> Round:
+    """Slower (faster) when B/A is past the bar and the U test tells the samples apart."""
     if a is None or b is None or not a.time_s or not b.time_s:
         return Round(index)
     ratio = b.time_s / a.time_s
@@ -280,19 +210,46 @@ def judge_round(index: int, a: Row | None, b: Row | None, bar: float) -> Round:
     return Round(index, ratio, ratio_interval(a.samples_s, b.samples_s), p, verdict)
 
 
+def gate_bar(c: Comparison, pct: float, cpu_pct: float | None) -> float | None:
+    """The bar of a row the gate judges, None for a row it leaves to the report."""
+    if cpu_pct is not None and kind_of(c.a) in CPU_KINDS:
+        return midpoint(cpu_pct)
+    if c.threshold is not None and c.threshold.value <= pct / 100:
+        return max(c.threshold.value, midpoint(pct))
+    return None
+
+
+def find_suspects(result: CompareResult, pct: float, cpu_pct: float | None,
+                  limit: int = DEFAULT_MAX_SUSPECTS) -> tuple[list[Suspect], int]:
+    """The gated rows the first comparison finds slower, largest slowdown first, and how many
+    more there were past `limit`. A row gated by its threshold is a suspect when the comparison
+    calls it slower (past that threshold, at most the bar: a slowdown of pct that reads low in
+    the first pair is still measured again); a CPU row gated by --cpu-pct when it is slower past
+    the midpoint of cpu_pct as a round judges it."""
+    found = []
+    for c in result.comparisons:
+        bar = gate_bar(c, pct, cpu_pct)
+        if bar is None:
+            continue
+        if kind_of(c.a) in CPU_KINDS and cpu_pct is not None:
+            slower = judge_round(0, c.a, c.b, bar).verdict == ROUND_SLOWER
+        else:
+            slower = c.verdict == SLOWER
+        if slower:
+            found.append(Suspect(c.name, kind_of(c.a), c, bar))
+    found.sort(key=lambda s: -s.first.ratio)
+    return found[:limit], max(0, len(found) - limit)
+
+
 def verdict_of(rounds: list[Round]) -> str:
-    """Confirmed when the slowdown held in every round, not reproduced when in none, ambiguous
-    otherwise (some rounds, or a round where the row did not run)."""
+    """Confirmed when slower in every round, not reproduced when in none, else ambiguous (also
+    when the row did not run in a round)."""
     slower = sum(r.verdict == ROUND_SLOWER for r in rounds)
     if rounds and slower == len(rounds):
         return CONFIRMED
     if slower == 0 and all(r.verdict != ROUND_MISSING for r in rounds):
         return NOT_REPRODUCED
     return AMBIGUOUS
-
-
-def geometric_mean(ratios: list[float]) -> float | None:
-    return math.exp(statistics.fmean(math.log(r) for r in ratios)) if ratios else None
 
 
 @dataclass
@@ -303,13 +260,15 @@ class Confirmed:
 
     @property
     def combined(self) -> float | None:
-        return geometric_mean([r.ratio for r in self.rounds if r.ratio])
+        """The geometric mean of the rounds' ratios."""
+        ratios = [r.ratio for r in self.rounds if r.ratio]
+        return statistics.geometric_mean(ratios) if ratios else None
 
 
 @dataclass
 class ConfirmStep:
     results: list[Confirmed]
-    processes: list[Process]
+    processes: int
     wall_s: float
     mode: str
 
@@ -329,31 +288,26 @@ def confirm(suspects: list[Suspect], a: Side, b: Side, run_a: Run, out_dir: Path
     start = time.monotonic()
     names = [s.name for s in suspects]
     workloads = [s.first.a.workload for s in suspects]
-    interleaved = a.is_binary
-    mode = ("A and B interleaved, fresh processes" if interleaved
-            else f"B in fresh processes against A's samples ({run_a.path})")
-    per_round: list[tuple[dict[str, Row], dict[str, Row]]] = []
-    processes: list[Process] = []
-    a_rows_fixed = {r.name: r for r in run_a.rows}
+    sides = [a, b] if a.is_binary else [b]
     out_dir.mkdir(parents=True, exist_ok=True)
+    per_round: list[dict[str, dict[str, Row]]] = []
+    a_rows = {r.name: r for r in run_a.rows}
     for index in range(1, rounds + 1):
-        order = [a, b] if index % 2 else [b, a]
-        got: dict[str, dict[str, Row]] = {}
-        for side in order:
-            if side is a and not interleaved:
-                continue
-            json_path = out_dir / f"round{index}-{side.label}.json"
-            process = run_binary(side, json_path, bench_args, out_dir / f"round{index}-{side.label}.log",
-                                 names, workloads, repetitions, timeout_s)
-            processes.append(process)
-            got[side.label] = _rows(json_path)
-        per_round.append((got.get(a.label, a_rows_fixed), got[b.label]))
+        got = {a.label: a_rows}
+        for side in sides if index % 2 else sides[::-1]:
+            stem = out_dir / f"round{index}-{side.label}"
+            run_binary(side, stem.with_suffix(".json"), bench_args, stem.with_suffix(".log"),
+                       names, workloads, repetitions, timeout_s)
+            got[side.label] = _rows(stem.with_suffix(".json"))
+        per_round.append(got)
     results = []
     for s in suspects:
-        judged = [judge_round(i + 1, rows_a.get(s.name), rows_b.get(s.name), s.bar)
-                  for i, (rows_a, rows_b) in enumerate(per_round)]
+        judged = [judge_round(i, got[a.label].get(s.name), got[b.label].get(s.name), s.bar)
+                  for i, got in enumerate(per_round, 1)]
         results.append(Confirmed(s, judged, verdict_of(judged)))
-    return ConfirmStep(results, processes, time.monotonic() - start, mode)
+    mode = ("A and B interleaved, fresh processes" if a.is_binary
+            else f"B in fresh processes against A's samples ({run_a.path})")
+    return ConfirmStep(results, rounds * len(sides), time.monotonic() - start, mode)
 
 
 # ----------------------------------------------------------------- the summary
@@ -369,8 +323,12 @@ class GateOutcome:
     cpu_pct: float | None
     run_walls: dict[str, float]
 
+    @property
+    def results(self) -> list[Confirmed]:
+        return self.step.results if self.step else []
+
     def with_verdict(self, verdict: str) -> list[Confirmed]:
-        return [c for c in (self.step.results if self.step else []) if c.verdict == verdict]
+        return [c for c in self.results if c.verdict == verdict]
 
 
 def _pct(ratio: float | None) -> str:
@@ -379,18 +337,17 @@ def _pct(ratio: float | None) -> str:
 
 def markdown(outcome: GateOutcome) -> str:
     confirmed = outcome.with_verdict(CONFIRMED)
-    ambiguous = outcome.with_verdict(AMBIGUOUS)
     head = (f"FAIL: {len(confirmed)} confirmed regression(s)" if confirmed
             else "PASS: no confirmed regression")
-    lines = [f"## twinbench gate: {head}", ""]
     c = outcome.compared
     gated_text = (f"rows whose noise threshold is at most {outcome.pct:g}%"
                   + (f", and CPU rows at {outcome.cpu_pct:g}%" if outcome.cpu_pct is not None
                      else ""))
-    lines += [f"- First comparison: {c.summary} ({c.markdown}).",
-              f"- Gated: {gated_text}. Suspects (gated and slower): {len(outcome.suspects)}"
-              + (f", {outcome.over_limit} more past the limit not measured again"
-                 if outcome.over_limit else "") + "."]
+    over = (f", {outcome.over_limit} more past the limit not measured again"
+            if outcome.over_limit else "")
+    lines = [f"## twinbench gate: {head}", "",
+             f"- First comparison: {c.summary} ({c.markdown}).",
+             f"- Gated: {gated_text}. Suspects (gated and slower): {len(outcome.suspects)}{over}."]
     if outcome.run_walls:
         lines.append("- Suite runs: " + ", ".join(f"{k} {v:.1f} s"
                                                   for k, v in outcome.run_walls.items()) + ".")
@@ -398,18 +355,17 @@ def markdown(outcome: GateOutcome) -> str:
     if step is None:
         lines += ["- Confirm step: 0.0 s (no suspect).", ""]
     else:
-        lines += [f"- Confirm step: {step.wall_s:.1f} s, {len(step.processes)} processes, "
-                  f"{len(step.results[0].rounds) if step.results else 0} rounds ({step.mode}).",
-                  "", _table(step.results)]
-        lines += ["", "A round is slower when B/A is past the bar and the U test tells the "
-                  f"samples apart (p<{SIGNIFICANCE}); confirmed: slower in every round; not "
-                  "reproduced: in none; ambiguous: in some (not failed on; listed above)."]
-        if ambiguous:
+        lines += [f"- Confirm step: {step.wall_s:.1f} s, {step.processes} processes, "
+                  f"{len(step.results[0].rounds)} rounds ({step.mode}).",
+                  "", _table(step.results), "",
+                  "A round is slower when B/A is past the bar and the U test tells the samples "
+                  f"apart (p<{SIGNIFICANCE}); confirmed: slower in every round; not reproduced: "
+                  "in none; ambiguous: in some (not failed on; listed above)."]
+        if ambiguous := outcome.with_verdict(AMBIGUOUS):
             lines.append(f"Ambiguous: {len(ambiguous)} (not failed on; measure them again "
                          "or give a --baseline).")
-    ungated = ungated_regressions(c.comparisons, outcome.pct)
     judged = {s.name for s in outcome.suspects}
-    ungated = [u for u in ungated if u.name not in judged]
+    ungated = [u for u in ungated_regressions(c.comparisons, outcome.pct) if u.name not in judged]
     if ungated:
         lines += ["", f"Not gated (their noise threshold is above {outcome.pct:g}%), slower "
                   f"beyond noise and by more than {outcome.pct:g}%: {len(ungated)}, e.g. "
@@ -418,18 +374,13 @@ def markdown(outcome: GateOutcome) -> str:
 
 
 def _table(results: list[Confirmed]) -> str:
-    if not results:
-        return ""
-    count = len(results[0].rounds)
-    header = (["suspect", "kind", "first B/A", "bar"] + [f"round {i + 1}" for i in range(count)]
+    header = (["suspect", "kind", "first B/A", "bar"]
+              + [f"round {i + 1}" for i in range(len(results[0].rounds))]
               + ["combined", "verdict"])
-    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in results:
-        s = r.suspect
-        cells = [f"`{s.name}`", s.kind, f"{s.first.ratio:.3f}", f"+{s.bar:.1%}",
-                 *[x.text for x in r.rounds], _pct(r.combined), f"**{r.verdict}**"]
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+    return to_markdown([Table(header, [
+        [f"`{r.suspect.name}`", r.suspect.kind, f"{r.suspect.first.ratio:.3f}",
+         f"+{r.suspect.bar:.1%}", *[x.text for x in r.rounds], _pct(r.combined),
+         f"**{r.verdict}**"] for r in results])]).rstrip("\n")
 
 
 def outcome_json(outcome: GateOutcome) -> dict:
@@ -447,7 +398,7 @@ def outcome_json(outcome: GateOutcome) -> dict:
             "bar": r.suspect.bar, "verdict": r.verdict, "combined_ratio": r.combined,
             "rounds": [{"ratio": x.ratio, "interval": x.interval, "p": x.p, "verdict": x.verdict}
                        for x in r.rounds],
-        } for r in (step.results if step else [])],
+        } for r in outcome.results],
     }
 
 
@@ -468,12 +419,11 @@ def run_gate(a_text: str, b_text: str, out_dir: str | Path, pct: float = DEFAULT
     b = side_from("B", b_text, b_env or {}, binary_only=True)
     args = list(bench_args or [])
     walls: dict[str, float] = {}
-    if a.is_binary:
-        walls["A"] = run_binary(a, out / "a.json", args, out / "a.log", timeout_s=timeout_s).wall_s
-        a_results = out / "a.json"
-    else:
-        a_results = a.path
-    walls["B"] = run_binary(b, out / "b.json", args, out / "b.log", timeout_s=timeout_s).wall_s
+    a_results = out / "a.json" if a.is_binary else a.path
+    for side, results in ((a, a_results), (b, out / "b.json")):
+        if side.is_binary:
+            walls[side.label] = run_binary(side, results, args, out / f"{side.label.lower()}.log",
+                                           timeout_s=timeout_s)
     try:
         compared = compare(a_results, out / "b.json", out / "compare", baseline=baseline)
     except LoadError as exc:
@@ -486,9 +436,8 @@ def run_gate(a_text: str, b_text: str, out_dir: str | Path, pct: float = DEFAULT
     suspects, over = find_suspects(compared, pct, cpu_pct, max_suspects)
     step = None
     if suspects:
-        run_a = load_run(a_results)
-        step = confirm(suspects, a, b, run_a, out / "confirm", args, rounds, repetitions,
-                       timeout_s)
+        step = confirm(suspects, a, b, load_run(a_results), out / "confirm", args, rounds,
+                       repetitions, timeout_s)
     code = EXIT_REGRESSION if step and any(r.verdict == CONFIRMED for r in step.results) \
         else EXIT_PASS
     outcome = GateOutcome(code, compared, suspects, over, step, pct, cpu_pct, walls)
@@ -500,9 +449,8 @@ def run_gate(a_text: str, b_text: str, out_dir: str | Path, pct: float = DEFAULT
 def main_from_args(args) -> int:
     """The `gate` subcommand (cli.py parses the arguments)."""
     try:
-        bench_args = shlex.split(args.bench_args or "")
         outcome = run_gate(args.a, args.b, args.out, pct=args.pct, cpu_pct=args.cpu_pct,
-                           rounds=args.rounds, bench_args=bench_args,
+                           rounds=args.rounds, bench_args=shlex.split(args.bench_args or ""),
                            a_env=parse_env(args.a_env, "--a-env"),
                            b_env=parse_env(args.b_env, "--b-env"), baseline=args.baseline,
                            repetitions=args.repetitions, max_suspects=args.max_suspects,

@@ -1,9 +1,6 @@
-"""Merge several runs' JSON into one Google Benchmark JSON file.
-
-A long suite on a leased GPU is often run in parts (a time limit per call, a re-run after a
-fix). The merged file keeps every entry by name, a later file replacing an earlier one, and
-records in its context which file, revision and copy bandwidth each part came from, so that the
-report says where each number was measured. Truncated parts are read as far as they go.
+"""Merge several runs' JSON into one Google Benchmark JSON file: a suite run in parts (a time
+limit per call, a re-run after a fix). A later file replaces every entry of a name; the context
+records each part's file, revision and copy bandwidth. Truncated parts are read as far as they go.
 """
 
 from __future__ import annotations
@@ -34,12 +31,13 @@ def merge_files(paths: list[str | Path], drop: str | None = None) -> dict:
                 continue
             by_base.setdefault(base_name(entry), []).append(entry)
         entries.update(by_base)  # a later part replaces every entry (and aggregate) of a name
-        parts.append({"file": Path(path).name, "entries": len(raw), "kept": sum(map(len, by_base.values())),
-                      "truncated": bool(problems),
+        parts.append({"file": Path(path).name, "entries": len(raw),
+                      "kept": sum(map(len, by_base.values())), "truncated": bool(problems),
                       **{k: ctx.get(k, "") for k in PER_PART_KEYS}})
-        context = {**context, **ctx}
+        context.update(ctx)
     context["merged_from"] = json.dumps(parts)
-    context["git_revision"] = ", ".join(dict.fromkeys(p["git_revision"] for p in parts if p["git_revision"]))
+    revisions = (p["git_revision"] for p in parts if p["git_revision"])
+    context["git_revision"] = ", ".join(dict.fromkeys(revisions))
     return {"context": context, "benchmarks": [e for group in entries.values() for e in group]}
 
 

@@ -1,6 +1,6 @@
 """compare's verdicts: per row, whether B is faster, slower or the same as A beyond its noise
-threshold (twinbench/report/noise.py) and beyond what the samples tell apart (the U test, stats.py), and
-which slower rows a CI gate fails on."""
+threshold (noise.py) and beyond what the samples tell apart (the U test, stats.py), and which
+slower rows a CI gate fails on."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .loader import Row, Run
 from .noise import DEFAULT_FLOOR, NoiseModel, Threshold, median_log_halfwidth
-from .stats import EXACT_LIMIT, mann_whitney_u  # noqa: F401  (EXACT_LIMIT: compare's text)
+from .stats import mann_whitney_u
 
 FASTER, SLOWER, SAME = "faster", "slower", "same"
 NOT_COMPARABLE = "not comparable"
@@ -18,7 +18,6 @@ SIZES_DIFFER = "not comparable: sizes differ"
 ONLY_IN_A, ONLY_IN_B = "only in A", "only in B"
 NO_COMMON_ROW = "–"
 VERDICT_COLORS = {FASTER: "#2ca02c", SLOWER: "#d62728", SAME: "#9e9e9e", NOT_COMPARABLE: "#ff7f0e"}
-
 
 # The smallest change ever reported (the floor of every row's threshold).
 DEFAULT_THRESHOLD = DEFAULT_FLOOR
@@ -28,14 +27,10 @@ SIGNIFICANCE = 0.05
 MIN_SAMPLES_FOR_U = 4
 
 
-# The interval of the ratio of medians: 95%, from each median's distribution-free interval
-# (noise.median_log_halfwidth: order statistics), combined in log space as independent errors.
-# It says how precisely the two runs measured their medians, not how far a third run would land:
-# that is the threshold's between-run term.
-
-
 def ratio_interval(a: list[float], b: list[float]) -> tuple[float, float] | None:
-    """95% interval of median(b) / median(a), or None with fewer than two samples a side."""
+    """95% interval of median(b) / median(a) (None under two samples a side): each median's
+    order-statistic interval, combined in log space as independent errors. It says how precisely
+    the runs measured their medians, not where a third run would land (the threshold's job)."""
     ha, hb = median_log_halfwidth(a), median_log_halfwidth(b)
     if ha is None or hb is None:
         return None
@@ -65,14 +60,11 @@ class Comparison:
         return abs(math.log(self.ratio)) if self.ratio > 0 else math.inf
 
 
-def _direction(ratio: float) -> str:
-    return FASTER if ratio < 1 else SLOWER
-
-
-def _as_threshold(threshold: float | Threshold) -> Threshold:
-    if isinstance(threshold, Threshold):
-        return threshold
-    return Threshold(threshold, "fixed")
+def row_threshold(threshold: float | Threshold | NoiseModel, a: Row, b: Row | None) -> Threshold:
+    """The row's threshold from a NoiseModel, or one fixed relative change for every row."""
+    if isinstance(threshold, NoiseModel):
+        return threshold.threshold(a, b)
+    return threshold if isinstance(threshold, Threshold) else Threshold(threshold, "fixed")
 
 
 def _statistically_clear(a: Row, b: Row) -> tuple[bool, str]:
@@ -89,30 +81,33 @@ def _statistically_clear(a: Row, b: Row) -> tuple[bool, str]:
     return True, "single numbers"
 
 
-def verdict_for(a: Row, b: Row, threshold: float | Threshold = DEFAULT_THRESHOLD) -> tuple[str, str]:
+def verdict_for(a: Row, b: Row,
+                threshold: float | Threshold = DEFAULT_THRESHOLD) -> tuple[str, str]:
     """(verdict, method) for B relative to A; time lower is better. Faster or slower only when
     the runs' measurements tell the medians apart AND the ratio is past the threshold."""
-    limit = _as_threshold(threshold)
+    limit = row_threshold(threshold, a, b)
     ratio = b.time_s / a.time_s
     clear, test = _statistically_clear(a, b)
     beyond = abs(math.log(ratio)) > math.log1p(limit.value)
-    method = f"{test}; threshold ±{limit.text}"
-    return (_direction(ratio) if clear and beyond else SAME), method
+    verdict = (FASTER if ratio < 1 else SLOWER) if clear and beyond else SAME
+    return verdict, f"{test}; threshold ±{limit.text}"
+
+
+def _skip_reason(a: Row, b: Row) -> str:
+    reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
+    return reason or "no time"
 
 
 def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT_THRESHOLD):
-    """Returns (comparisons, only in A, only in B, skipped in either). threshold: a NoiseModel
-    (per-row thresholds) or one fixed relative change for every row."""
+    """(comparisons, names only in A, only in B, (name, reason) skipped in either) for the rows
+    of A and B joined by name; threshold: a NoiseModel or one fixed relative change."""
     rows_a = {r.name: r for r in run_a.rows}
     rows_b = {r.name: r for r in run_b.rows}
     comparisons, skipped = [], []
-    for name, a in rows_a.items():
-        b = rows_b.get(name)
-        if b is None:
-            continue
+    for name in (n for n in rows_a if n in rows_b):
+        a, b = rows_a[name], rows_b[name]
         if not (a.usable and b.usable):
-            reason = (a.error_message if a.skipped else None) or (b.error_message if b.skipped else None)
-            skipped.append((name, reason or "no time"))
+            skipped.append((name, _skip_reason(a, b)))
             continue
         limit = row_threshold(threshold, a, b)
         verdict, method = verdict_for(a, b, limit)
@@ -123,38 +118,25 @@ def compare_runs(run_a: Run, run_b: Run, threshold: float | NoiseModel = DEFAULT
     return comparisons, only_a, only_b, skipped
 
 
-def row_threshold(threshold: float | NoiseModel, a: Row, b: Row) -> Threshold:
-    if isinstance(threshold, NoiseModel):
-        return threshold.threshold(a, b)
-    return _as_threshold(threshold)
-
-
 def gated(c: Comparison, percent: float) -> bool:
     """Whether --fail-on-regression PCT judges this row: its threshold is at most PCT, so its
-    noise model can tell a PCT regression from the machine (noise.py says why the others are
-    left to the report)."""
+    noise can tell a PCT regression from the machine (noise.py says why the others are not)."""
     return c.threshold is not None and c.threshold.value <= percent / 100
 
 
 def slower_beyond(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """Rows slower beyond their noise threshold AND by more than percent, worst first. A "not
-    comparable" row (settings differ) is not judged, so never one of them."""
-    return sorted((c for c in comparisons
-                   if c.verdict == SLOWER and c.ratio - 1 > percent / 100),
+    """Rows slower beyond their threshold AND by more than percent, worst first (a "not
+    comparable" row is not judged, so never one of them)."""
+    return sorted((c for c in comparisons if c.verdict == SLOWER and c.ratio - 1 > percent / 100),
                   key=lambda c: -c.magnitude)
 
 
 def regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """What fails a CI (--fail-on-regression PCT): rows slower beyond their noise and by more
-    than percent, among the rows whose threshold is at most percent; worst first."""
+    """What fails a CI (--fail-on-regression PCT): the gated rows of slower_beyond."""
     return [c for c in slower_beyond(comparisons, percent) if gated(c, percent)]
 
 
 def ungated_regressions(comparisons: list[Comparison], percent: float) -> list[Comparison]:
-    """Rows slower beyond their noise and by more than percent whose threshold is above percent:
-    reported, not failed on (their kind moves past PCT between runs of identical code)."""
+    """The rest of slower_beyond: reported, not failed on (their kind moves past PCT between runs
+    of identical code)."""
     return [c for c in slower_beyond(comparisons, percent) if not gated(c, percent)]
-
-
-# ----------------------------------------------------------------- the summaries side by side
-
