@@ -267,12 +267,18 @@ def _draw_roofline_panel(ax, panel: str, title: str, points: list[Row], context:
     reached = [r.value for r in roofs if r.kind != "datasheet"] or [r.value for r in roofs]
     _draw_slopes(ax, xs, lines, max(reached) if reached else None)
     _draw_roofs(ax, xs, roofs, lines[0][1] if lines else None)
-    flagged = 0
+    # One collection per marker and ring, not one per point: results/nvidia-h200/2026-12-04's
+    # 177 collections took the chart 0.50 s to build and 1.37 s to draw, 11 take 0.16 and 1.02 s
+    # (best of 3 on the 2-core development machine, busy).
+    groups: dict[tuple[str, bool], list[Row]] = defaultdict(list)
     for row in points:
         above = ce.above_roof(row, context, side) is not None
-        flagged += above
-        ax.scatter(an.arithmetic_intensity(row), an.achieved_flop_per_s(row),
-                   color=colors[row.workload], marker=FAMILY_MARKERS.get(row.family, "x"),
+        groups[(FAMILY_MARKERS.get(row.family, "x"), above)].append(row)
+    flagged = sum(len(members) for (_, above), members in groups.items() if above)
+    for (marker, above), members in groups.items():
+        ax.scatter([an.arithmetic_intensity(r) for r in members],
+                   [an.achieved_flop_per_s(r) for r in members],
+                   color=[colors[r.workload] for r in members], marker=marker,
                    s=60 if above else 36, edgecolors="red" if above else "black",
                    linewidths=1.6 if above else 0.4, zorder=3)
     ax.set_xscale("log")
