@@ -59,7 +59,7 @@ class Analysis:
     # what to suspect: the `suspect` field.
     suspects: list[Row] = field(default_factory=list)
     crossover: Table | None = None
-    cpu_energy: bool = False        # any summary line's best CPU row has an energy per item
+    cpu_energy_per_item: bool = False   # any summary line's best CPU row has one
     peer_rows: bool = False         # the run holds Numba rows (measured or not)
     numba_points: list[peers.NumbaPoint] = field(default_factory=list)
     notes: Notes = field(default_factory=Notes)
@@ -126,7 +126,8 @@ def analyze(run: Run) -> Analysis:
         throttled=machine.throttled_rows(rows), busy=machine.busy_rows(rows),
         suspects=[r for r in rows if r.fields.get("suspect")],
         crossover=su.crossover_table(run.rows) if lines else None,
-        cpu_energy=any(an.energy_per_item_j(line.best.cpu) for line in lines if line.best.cpu),
+        cpu_energy_per_item=any(an.energy_per_item_j(line.best.cpu)
+                                for line in lines if line.best.cpu),
         peer_rows=numba, numba_points=peers.numba_points(run.rows) if numba else [],
         notes=notes(run, rows),
         cpu_figures=None if gpu else reference.cpu_figures(lines, run.context),

@@ -107,7 +107,7 @@ def first_screen_blocks(a, out_dir: Path | None = None,
                Paragraph(su.SUMMARY_TEXT if gpu else su.CPU_ONLY_SUMMARY_TEXT)]
     if a.numba:
         blocks.append(Paragraph(su.NUMBA_COLUMN_TEXT))
-    if not a.cpu_energy:
+    if not a.cpu_energy_per_item:
         blocks.append(Paragraph(a.notes.cpu_energy))
     if not gpu:
         blocks += reference.two_machine_blocks(a)
