@@ -166,22 +166,15 @@ SLOPE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 
 def _roofline_points(rows: list[Row]) -> dict[tuple, Row]:
     """Fastest row per (workload, impl, mode, size): one dot per variant, not per block."""
-    best: dict[tuple, Row] = {}
-    for row in an.usable(rows):
-        if an.arithmetic_intensity(row) is None or an.achieved_flop_per_s(row) is None:
-            continue
-        key = (row.workload, row.impl, row.mode, row.size_key)
-        if key not in best or row.time_s < best[key].time_s:
-            best[key] = row
-    return best
+    return an.fastest_by(rows, lambda r: (r.workload, r.impl, r.mode, r.size_key) if
+                         an.arithmetic_intensity(r) is not None and
+                         an.achieved_flop_per_s(r) is not None else None)
 
 
 def roofline_panel(row: Row) -> str | None:
     """gpu or cpu; None for rows on neither, and for the Numba peers' rows: the roofline and
     the ceiling chart show the C++ (the Numba rows have their own section)."""
-    if row.is_peer:
-        return None
-    side = row.limit_side
+    side = None if row.is_peer else row.limit_side
     return None if side is None else ("gpu" if side == "gpu" else "cpu")
 
 

@@ -117,10 +117,6 @@ def line_label(line: su.SummaryLine) -> str:
     return " ".join([line.workload, *extra])
 
 
-def _fmt_value(value: float) -> str:
-    return su.fmt_speedup(value)
-
-
 def _fmt_x(value: float, _pos=None) -> str:
     if value >= 1:
         return f"{value:,.0f}×"
@@ -228,7 +224,7 @@ def speedup_chart(lines: list[su.SummaryLine]) -> Figure | None:
                         linewidth=3, zorder=3)
             values += [speedup.value]
             if kind == "kernel":  # the number, so the reader need not read it off a log axis
-                ax.annotate(_fmt_value(speedup.value), (speedup.value, y), xytext=(9, 0),
+                ax.annotate(su.fmt_speedup(speedup.value), (speedup.value, y), xytext=(9, 0),
                             textcoords="offset points", va="center", fontsize=VALUE_PT,
                             color="#222222", zorder=5,
                             bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none",
@@ -267,11 +263,11 @@ def thread_ratio(line: su.SummaryLine, context: dict) -> float | None:
     omp = line.best.omp
     if omp is None:
         return None
-    share = own_limit(omp, context)
-    if share is None:
+    limit = ce.row_limit(omp)
+    if limit is None:
         return None
-    pct, bound, what = share
-    if bound == "compute":
+    what = limit.what
+    if limit.kind == "compute":
         every = ce.precision_roof(context, "cpu_all", what)
         one = ce.precision_roof(context, "cpu_one", what)
         return every.value / one.value if every and one and one.value else None
@@ -280,13 +276,6 @@ def thread_ratio(line: su.SummaryLine, context: dict) -> float | None:
     every = ce.pattern_bandwidths(context, "cpu_all").get(what)
     one = ce.pattern_bandwidths(context, "cpu_one").get(what)
     return every / one if every and one else None
-
-
-def own_limit(row, context: dict | None = None) -> tuple[float, str, str] | None:
-    """(pct, "bandwidth" | "compute" | "link", pattern, precision or link): the row's share of
-    its own limit, as the run wrote it (ceilings.row_limit)."""
-    limit = ce.row_limit(row)
-    return (limit.pct, limit.kind, limit.what) if limit else None
 
 
 def cpu_chart(lines: list[su.SummaryLine], context: dict) -> Figure | None:
@@ -319,11 +308,11 @@ def cpu_chart(lines: list[su.SummaryLine], context: dict) -> Figure | None:
                 left.plot([speedup.low, speedup.high], [y, y], color=CLASS_COLORS[cls],
                           linewidth=3, zorder=3)
             values.append(speedup.value)
-        share = own_limit(line.best.cpu, context)
-        if share:
-            right.barh([y], [min(share[0], 150.0)], color=CLASS_COLORS[cls], height=0.6,
+        limit = ce.row_limit(line.best.cpu)  # its share of its own limit, as the run wrote it
+        if limit:
+            right.barh([y], [min(limit.pct, 150.0)], color=CLASS_COLORS[cls], height=0.6,
                        edgecolor="black", linewidth=0.5)
-            right.text(min(share[0], 150.0) + 2, y, f"{share[0]:.0f} % {share[2]}",
+            right.text(min(limit.pct, 150.0) + 2, y, f"{limit.pct:.0f} % {limit.what}",
                        va="center", fontsize=SMALL_PT - 1)
     _log_x(left, values)
     _style_rows(left, labels)
