@@ -164,22 +164,22 @@ def _memory(row: Row, suspect: dict[str, str] | None = None,
     if moved is not None and moved < MIN_STREAM_BYTES:
         return None
     ceiling = ce.row_ceiling(row)
-    if ceiling and ceiling.pct > CACHE_PCT and suspect:
+    if not ceiling:
+        return None
+    if ceiling.pct > CACHE_PCT and suspect:
         why = suspect.get(ceiling.pattern) or "; ".join(f"{p}: {t}" for p, t in suspect.items())
         return (f"unknown: the CPU ceiling is suspect ({ceiling.short}; the all-thread ceiling "
                 f"came out below the one-thread one, so something else ran while it was "
                 f"measured: {why})")
-    if ceiling and ceiling.pct > CACHE_PCT and context and ce.cpu_data_beyond_cache(row, context):
+    if ceiling.pct > CACHE_PCT and context and ce.cpu_data_beyond_cache(row, context):
         # vector_add/omp 256M (3 GB) read 118 % of the triad ceiling on the H200 host: the
         # ceiling, measured once at start, moved with the host's level, not into a cache.
         return (f"memory bandwidth ({ceiling.short}: {ce.ABOVE_CEILING}; its data exceed the "
                 "CPU's caches, so not cache: the host's level moved between the ceiling's "
                 "measurement and the row)")
-    if ceiling and ceiling.pct > CACHE_PCT:
+    if ceiling.pct > CACHE_PCT:
         return f"cache bandwidth ({ceiling.short}: above the memory ceiling)"
-    if ceiling and ceiling.pct >= MEMORY_BOUND_PCT:
-        return f"memory bandwidth ({ceiling.short})"
-    return None
+    return f"memory bandwidth ({ceiling.short})" if ceiling.pct >= MEMORY_BOUND_PCT else None
 
 
 def _compute(row: Row, context: dict, side: str) -> str | None:
