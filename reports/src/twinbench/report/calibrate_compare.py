@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .compare import CompareResult, compare, interval_text
 from .document import Heading, Paragraph, Table, to_markdown
+from .gate import AMBIGUOUS, CONFIRMED, NOT_REPRODUCED
 from .loader import LoadError, load_run
 from .noise import GPU_KERNEL_KINDS, injected_pattern, kind_of
 from .verdicts import SAME, SLOWER, Comparison, gated
@@ -101,13 +102,14 @@ def check_aa(result: CompareResult, pct: float) -> tuple[list[Check], list]:
             "them pass it on identical code; the kinds that time host work 1.5 × their 98th "
             "percentile; how far the rows past it go is the kind's tail. "
             f"--fail-on-regression {pct:g} judges only rows whose threshold is at most "
-            f"{pct:g}% (twinbench/report/noise.py): {len(ungated)} slower row(s) here are past {pct:g}% "
-            "and their noise but not gated."),
+            f"{pct:g}% (twinbench/report/noise.py): {len(ungated)} slower row(s) here are past "
+            f"{pct:g}% and their noise but not gated."),
             Table(AA_HEADERS, [_row(c) + [_past_by(c), _gate_text(c, pct)] for c in flagged])]
     return checks, blocks
 
 
-def check_ab(result: CompareResult, pattern: str, percent: float, pct: float) -> tuple[list[Check], list]:
+def check_ab(result: CompareResult, pattern: str, percent: float,
+             pct: float) -> tuple[list[Check], list]:
     regex = re.compile(pattern)
     injected = [c for c in result.comparisons if regex.search(c.name)]
     others = [c for c in result.comparisons if not regex.search(c.name)]
@@ -171,14 +173,9 @@ def calibrate(aa: tuple[str, str], ab: tuple[str, str], out: Path, pct: float = 
 
 # ----------------------------------------------------------------- the gate's outputs
 
-@dataclass
-class GateCheck:
-    cells: list[str]
-    passed: bool
-
-
-def check_gate(folder: Path) -> GateCheck:
-    """One gate's --out folder against the criteria (module docstring)."""
+def check_gate(folder: Path) -> tuple[list[str], bool]:
+    """One gate's --out folder against the criteria (module docstring): its table cells, and
+    whether it met them."""
     try:
         data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -186,9 +183,9 @@ def check_gate(folder: Path) -> GateCheck:
     run_b = load_run(folder / "b.json")
     suspects = data.get("suspects", [])
     verdicts = {s["name"]: s["verdict"] for s in suspects}
-    confirmed = {n for n, v in verdicts.items() if v == "confirmed"}
+    confirmed = {n for n, v in verdicts.items() if v == CONFIRMED}
     counts = [sum(v == k for v in verdicts.values())
-              for k in ("confirmed", "not reproduced", "ambiguous")]
+              for k in (CONFIRMED, NOT_REPRODUCED, AMBIGUOUS)]
     injected = injected_pattern(run_b.context)
     code = data.get("exit_code")
     if injected is None:
@@ -198,8 +195,7 @@ def check_gate(folder: Path) -> GateCheck:
         regex = re.compile(injected[0])
         hooked = [r for r in run_b.rows if regex.search(r.name) and r.time_s]
         gpu = [r.name for r in hooked if kind_of(r) in GPU_KERNEL_KINDS]
-        cpu = [r.name for r in hooked if kind_of(r) not in GPU_KERNEL_KINDS
-               and not r.is_gpu]
+        cpu = [r.name for r in hooked if not r.is_gpu]
         wanted = gpu + cpu
         got = [n for n in wanted if n in confirmed]
         extra = confirmed - {r.name for r in hooked}
@@ -211,7 +207,7 @@ def check_gate(folder: Path) -> GateCheck:
         others = str(len(extra))
     cells = [str(folder), hook, str(code), str(len(suspects)), *map(str, counts), caught, others,
              f"{data.get('confirm_wall_s', 0.0):.1f} s", "yes" if passed else "NO"]
-    return GateCheck(cells, passed)
+    return cells, passed
 
 
 def check_gates(folders: list[str], out: str | None) -> int:
@@ -226,12 +222,12 @@ def check_gates(folders: list[str], out: str | None) -> int:
                   f"with at least {MIN_CONFIRMED_INJECTED:.0%} of the injected GPU kernel rows "
                   f"and every injected CPU row confirmed, and at most {MAX_OTHERS_CONFIRMED} "
                   "other row confirmed."),
-        Table(GATE_HEADERS, [c.cells for c in checks])])
+        Table(GATE_HEADERS, [cells for cells, _ in checks])])
     print(text, end="")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
         (Path(out) / "gates.md").write_text(text, encoding="utf-8")
-    return 0 if all(c.passed for c in checks) else 1
+    return 0 if all(passed for _, passed in checks) else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -387,7 +387,8 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
     blocks: list[Block] = [Heading("twinbench comparison", 1), Paragraph(" ".join(revisions)),
                            settings[0]]
     blocks += [Paragraph(f"{label} carries an injected slowdown (a test hook, "
-                         f"TWINBENCH_INJECT_SLOWDOWN): {run.context['inject_slowdown']}.", note=True)
+                         f"TWINBENCH_INJECT_SLOWDOWN): {run.context['inject_slowdown']}.",
+                         note=True)
                for run, label in runs if run.context.get("inject_slowdown")]
     blocks += changed_blocks(comparisons, noise)
     if workloads:

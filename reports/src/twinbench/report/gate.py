@@ -270,7 +270,7 @@ class ConfirmStep:
     results: list[Confirmed]
     processes: int
     wall_s: float
-    mode: str
+    mode: str | None = None
 
 
 def _rows(path: Path) -> dict[str, Row]:
@@ -318,17 +318,13 @@ class GateOutcome:
     compared: CompareResult
     suspects: list[Suspect]
     over_limit: int
-    step: ConfirmStep | None
+    step: ConfirmStep           # no results and 0 s when there was no suspect
     pct: float
     cpu_pct: float | None
     run_walls: dict[str, float]
 
-    @property
-    def results(self) -> list[Confirmed]:
-        return self.step.results if self.step else []
-
     def with_verdict(self, verdict: str) -> list[Confirmed]:
-        return [c for c in self.results if c.verdict == verdict]
+        return [c for c in self.step.results if c.verdict == verdict]
 
 
 def _pct(ratio: float | None) -> str:
@@ -352,7 +348,7 @@ def markdown(outcome: GateOutcome) -> str:
         lines.append("- Suite runs: " + ", ".join(f"{k} {v:.1f} s"
                                                   for k, v in outcome.run_walls.items()) + ".")
     step = outcome.step
-    if step is None:
+    if not step.results:
         lines += ["- Confirm step: 0.0 s (no suspect).", ""]
     else:
         lines += [f"- Confirm step: {step.wall_s:.1f} s, {step.processes} processes, "
@@ -384,21 +380,20 @@ def _table(results: list[Confirmed]) -> str:
 
 
 def outcome_json(outcome: GateOutcome) -> dict:
-    step = outcome.step
     return {
         "exit_code": outcome.exit_code,
         "pct": outcome.pct,
         "cpu_pct": outcome.cpu_pct,
         "summary": outcome.compared.summary,
         "suspects_over_limit": outcome.over_limit,
-        "confirm_wall_s": step.wall_s if step else 0.0,
-        "confirm_mode": step.mode if step else None,
+        "confirm_wall_s": outcome.step.wall_s,
+        "confirm_mode": outcome.step.mode,
         "suspects": [{
             "name": r.suspect.name, "kind": r.suspect.kind, "first_ratio": r.suspect.first.ratio,
             "bar": r.suspect.bar, "verdict": r.verdict, "combined_ratio": r.combined,
             "rounds": [{"ratio": x.ratio, "interval": x.interval, "p": x.p, "verdict": x.verdict}
                        for x in r.rounds],
-        } for r in outcome.results],
+        } for r in outcome.step.results],
     }
 
 
@@ -434,12 +429,11 @@ def run_gate(a_text: str, b_text: str, out_dir: str | Path, pct: float = DEFAULT
     if not compared.comparisons:
         raise GateError("A and B have no benchmark in common (see compare/compare.md)")
     suspects, over = find_suspects(compared, pct, cpu_pct, max_suspects)
-    step = None
+    step = ConfirmStep([], 0, 0.0)
     if suspects:
         step = confirm(suspects, a, b, load_run(a_results), out / "confirm", args, rounds,
                        repetitions, timeout_s)
-    code = EXIT_REGRESSION if step and any(r.verdict == CONFIRMED for r in step.results) \
-        else EXIT_PASS
+    code = EXIT_REGRESSION if any(r.verdict == CONFIRMED for r in step.results) else EXIT_PASS
     outcome = GateOutcome(code, compared, suspects, over, step, pct, cpu_pct, walls)
     (out / "gate.md").write_text(markdown(outcome), encoding="utf-8")
     (out / "gate.json").write_text(json.dumps(outcome_json(outcome), indent=1), encoding="utf-8")
@@ -459,7 +453,6 @@ def main_from_args(args) -> int:
         print(f"gate: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(markdown(outcome), end="")
-    step = outcome.step
-    print(f"gate: confirm step took {step.wall_s if step else 0.0:.1f} s; "
+    print(f"gate: confirm step took {outcome.step.wall_s:.1f} s; "
           f"exit {outcome.exit_code} ({Path(args.out) / 'gate.md'})")
     return outcome.exit_code
