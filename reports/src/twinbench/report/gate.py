@@ -343,10 +343,9 @@ def markdown(outcome: GateOutcome) -> str:
             if outcome.over_limit else "")
     lines = [f"## twinbench gate: {head}", "",
              f"- First comparison: {c.summary} ({c.markdown}).",
-             f"- Gated: {gated_text}. Suspects (gated and slower): {len(outcome.suspects)}{over}."]
-    if outcome.run_walls:
-        lines.append("- Suite runs: " + ", ".join(f"{k} {v:.1f} s"
-                                                  for k, v in outcome.run_walls.items()) + ".")
+             f"- Gated: {gated_text}. Suspects (gated and slower): {len(outcome.suspects)}{over}.",
+             "- Suite runs: " + ", ".join(f"{k} {v:.1f} s" for k, v in outcome.run_walls.items())
+             + "."]
     step = outcome.step
     if not step.results:
         lines += ["- Confirm step: 0.0 s (no suspect).", ""]
