@@ -9,7 +9,8 @@ from . import analysis as an
 from . import machine, multi_gpu, ncu, progress_table
 from .analyze import Analysis, analyze, source_line  # noqa: F401  (source_line: its callers')
 from .charts import CHARTS, ChartSpec
-from .document import Block, BulletList, Heading, Image, Paragraph, to_html, to_markdown
+from .document import (Block, BulletList, Heading, Image, Paragraph, Table, to_html,
+                       to_markdown)
 from .first_screen import first_screen_blocks
 from .loader import Row, Run, load_run, merge_runs
 from .peers import numba_blocks
@@ -121,7 +122,8 @@ def ceiling_blocks(context: dict) -> list[Block]:
     return blocks + tables + ([Paragraph(why_not)] if why_not else [])
 
 
-def _state_blocks(rows: list[Row], key: str, what: str, listed: list[Row], table) -> list[Block]:
+def _state_blocks(rows: list[Row], key: str, what: str, listed: list[Row],
+                  table: Table | None) -> list[Block]:
     """"what: none (of N rows that record it)." or "what: k of N rows (below)." and the table;
     nothing when no row carries the counter."""
     carried = machine.with_counter(rows, key)
@@ -140,10 +142,10 @@ def machine_state_blocks(a: Analysis) -> list[Block]:
     notes = (a.notes.cpu_isa, a.notes.gpu_telemetry, a.notes.cpu_energy)
     return ([Heading("Machine state during the run", 3)] + [Paragraph(n) for n in notes if n]
             + _state_blocks(a.measured, "gpu_throttled", "GPU rows measured while throttled",
-                            a.throttled, a.throttled and throttled_table(a.throttled))
+                            a.throttled, throttled_table(a.throttled) if a.throttled else None)
             + _state_blocks(a.measured, "host_busy", "CPU rows measured while the host was busy "
                             "(load above half the CPUs)", a.busy,
-                            a.busy and busy_table(a.measured, a.busy)))
+                            busy_table(a.measured, a.busy)))
 
 
 CPU_GPU_TEXT = (
