@@ -55,6 +55,8 @@ def median_interval(samples: list[float], level: float) -> tuple[float, float, f
     """(low, high, coverage) for the median of the positive finite samples at `level` (two-sided),
     the narrowest order-statistic interval that reaches it (or min..max with its coverage);
     None under two samples."""
+    if len(samples) < 2:  # before numpy's import: ncu.py loads runs with a bare python3
+        return None
     import numpy as np
     values = np.asarray(samples, dtype=float)  # None becomes NaN, dropped with the rest
     values = np.sort(values[np.isfinite(values) & (values > 0)])
