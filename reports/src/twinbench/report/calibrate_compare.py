@@ -158,7 +158,7 @@ def calibrate(aa: tuple[str, str], ab: tuple[str, str], out: Path, pct: float = 
     checks = aa_checks + ab_checks
     passed = all(c.passed for c in checks)
     blocks = [
-        Heading("compare calibration (issue 32)", 1),
+        Heading("compare calibration", 1),
         Paragraph(f"A/A: {aa[0]} against {aa[1]}. A/B: {ab[0]} against {ab[1]}. Thresholds: "
                   + aa_result.noise.describe()),
         Table(["criterion", "met", "figures"],
@@ -180,7 +180,9 @@ def check_gate(folder: Path) -> tuple[list[str], bool]:
         data = json.loads((folder / "gate.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise LoadError(f"{folder}: no readable gate.json ({exc})") from None
-    run_b = load_run(folder / "b.json")
+    # The gate writes b.json; a committed gate folder keeps it compressed (b.json.gz).
+    run_b = load_run(next((p for p in (folder / "b.json", folder / "b.json.gz") if p.exists()),
+                          folder / "b.json"))
     suspects = data.get("suspects", [])
     verdicts = {s["name"]: s["verdict"] for s in suspects}
     confirmed = {n for n, v in verdicts.items() if v == CONFIRMED}
