@@ -10,9 +10,10 @@ from matplotlib.collections import PathCollection
 from matplotlib.patches import Rectangle
 
 from twinbench.report import analysis as an
-from twinbench.report.charts import (CHARTS, MAX_PANELS, _block_sweeps, algorithm_by_tags, algorithm_tags, chart_occupancy,
-                            chart_roofline, chart_speedup, chart_streams, chart_transfers,
-                            distinct_colors, speedup_comparisons)
+from twinbench.report.charts import (CHARTS, MAX_PANELS, _block_sweeps, chart_occupancy,
+                                     chart_roofline, chart_speedup, chart_streams,
+                                     chart_transfers, distinct_colors)
+from twinbench.report.pairing import algorithm_by_tags, algorithm_tags, speedup_comparisons
 from twinbench.report.loader import load_run
 
 REPO = Path(__file__).resolve().parents[2]

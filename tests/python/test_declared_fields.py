@@ -5,7 +5,7 @@ impl names only for rows of older files, which have none.
 from __future__ import annotations
 
 from twinbench.report import summary as sm
-from twinbench.report.charts import algorithm_by_tags as chart_algorithm_of
+from twinbench.report.pairing import algorithm_by_tags as chart_algorithm_of
 from twinbench.report.loader import Row, family_of, parse_name, size_key_of
 
 

@@ -223,10 +223,10 @@ def test_numba_rows_change_no_crossover_or_cpu_gpu_pair(base_run, numba_run):
 
 
 def test_numba_rows_stay_out_of_the_cpp_charts(base_run, numba_run):
-    comparisons = charts.speedup_comparisons(numba_run.rows)
+    comparisons = pairing.speedup_comparisons(numba_run.rows)
     assert comparisons and not any(c.row.is_peer or c.baseline.is_peer for c in comparisons)
     assert [(c.label, c.kind, c.row.name) for c in comparisons] == \
-        [(c.label, c.kind, c.row.name) for c in charts.speedup_comparisons(base_run.rows)]
+        [(c.label, c.kind, c.row.name) for c in pairing.speedup_comparisons(base_run.rows)]
     points = [r for members in charts._points_by_panel(numba_run.rows).values() for r in members]
     assert points and not any(r.is_peer for r in points)
     assert not any(r.is_peer for members in charts.ceiling_rows(numba_run.rows,

@@ -6,7 +6,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .loader import Row, Run, usable  # noqa: F401  (usable: one definition, the loader's)
+from .loader import TUNING_ARGS, Row, Run, usable  # noqa: F401  (usable: the loader's)
 from .rates import (  # noqa: F401  (re-exported: the row's rates, the context's numbers)
     achieved_flop_per_s, arithmetic_intensity, context_number, gb_per_s, gflop_per_s)
 
@@ -132,6 +132,39 @@ def largest_problem(rows: list[Row]) -> tuple[str, ...] | None:
     """The size key with the biggest size scalar; headline charts use it."""
     sized = [(size_scalar(r) or 0.0, r.size_key) for r in rows]
     return max(sized)[1] if sized else None
+
+
+def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
+    """The largest size measured on both the CPU and the GPU, else the largest the run has for
+    the workload (CPU-only runs, GPU-only experiments, atomics). Numba rows have no say."""
+    rows = [r for r in usable(rows) if not r.is_peer]
+    sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for row in rows:
+        if row.pair_side:
+            sides[row.size_key].add("cpu" if row.pair_side in ("serial", "omp") else "gpu")
+    both = [r for r in rows if sides[r.size_key] == {"cpu", "gpu"}]
+    return largest_problem(both or rows)
+
+
+def block_sweeps(rows: list[Row], swept) -> dict[tuple, list[Row]]:
+    """(workload, impl, mode, size, other tuning args) -> the rows of one kernel's block sweep
+    (two or more blocks) at the largest size it was swept at, for the rows `swept(row)` keeps.
+    Rows that differ in another tuning arg (progress's strategy) are not one block sweep."""
+    sweeps: dict[tuple, list[Row]] = defaultdict(list)
+    for row in usable(rows):
+        if "block" in row.args and swept(row):
+            other = tuple(sorted((k, v) for k, v in row.args.items()
+                                 if k in TUNING_ARGS and k not in ("block", "mode")))
+            sweeps[(row.workload, row.impl, row.mode, row.size_key, other)].append(row)
+    largest: dict[tuple, tuple] = {}
+    for key, members in sweeps.items():
+        if len({r.args["block"] for r in members}) < 2:
+            continue
+        kernel = key[:3] + key[4:]
+        scalar = size_scalar(members[0]) or 0.0
+        if kernel not in largest or scalar > (size_scalar(sweeps[largest[kernel]][0]) or 0.0):
+            largest[kernel] = key
+    return {key: sweeps[key] for key in sorted(largest.values())}
 
 
 def crossover_size(points: dict[str, list[tuple[float, float]]],

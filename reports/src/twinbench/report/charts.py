@@ -20,11 +20,8 @@ from matplotlib.transforms import ScaledTranslation  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import ceilings as ce  # noqa: E402
-from .loader import CPU_LIBRARY_FAMILIES, PRECISIONS, TUNING_ARGS, Row  # noqa: E402
-from .pairing import (  # noqa: E402,F401  (the speedup chart's pairing)
-    CPU_FAMILIES, REFERENCE_TOKENS, SPEEDUP_KINDS, Comparison,
-    SpeedupKind, algorithm_by_tags, algorithm_tags, impl_tokens, precision_group,
-    speedup_comparisons)
+from .loader import Row  # noqa: E402
+from .pairing import CPU_FAMILIES, SPEEDUP_KINDS, speedup_comparisons  # noqa: E402
 from .units import fmt_bytes, fmt_speedup, fmt_time  # noqa: E402
 
 CATEGORY_COLORS = {
@@ -359,23 +356,8 @@ def _block_threads(block: str) -> int:
 
 
 def _block_sweeps(rows: list[Row]) -> dict[tuple, list[Row]]:
-    """(workload, impl, mode, size) -> rows at several block sizes, largest size per kernel.
-    Rows that differ in another tuning arg (progress's strategy) are not one block sweep."""
-    sweeps: dict[tuple, list[Row]] = defaultdict(list)
-    for row in an.usable(rows):
-        if "block" in row.args and row.is_gpu and row.mode != "e2e" and not row.is_peer:
-            other = tuple(sorted((k, v) for k, v in row.args.items()
-                                 if k in TUNING_ARGS and k not in ("block", "mode")))
-            sweeps[(row.workload, row.impl, row.mode, row.size_key, other)].append(row)
-    largest: dict[tuple, tuple] = {}
-    for key, members in sweeps.items():
-        if len({r.args["block"] for r in members}) < 2:
-            continue
-        kernel = key[:3] + key[4:]
-        scalar = an.size_scalar(members[0]) or 0.0
-        if kernel not in largest or scalar > (an.size_scalar(sweeps[largest[kernel]][0]) or 0.0):
-            largest[kernel] = key
-    return {key: sweeps[key] for key in sorted(largest.values())}
+    """The C++ GPU kernels' block sweeps (analysis.block_sweeps), end-to-end rows left out."""
+    return an.block_sweeps(rows, lambda r: r.is_gpu and r.mode != "e2e" and not r.is_peer)
 
 
 def chart_occupancy(rows: list[Row], context: dict | None = None) -> Figure | None:

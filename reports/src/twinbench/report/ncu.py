@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis as an
-from .loader import GPU_FAMILIES, TUNING_ARGS, Row, Run, load_run, strip_gb_suffixes
+from .loader import GPU_FAMILIES, Row, Run, load_run, strip_gb_suffixes
 
 # ----------------------------------------------------------------- which rows
 
@@ -37,7 +37,6 @@ from .loader import GPU_FAMILIES, TUNING_ARGS, Row, Run, load_run, strip_gb_suff
 NO_WINDOW_WORKLOADS = frozenset({"alloc", "transfers", "sync", "progress"})
 # An impl word that marks the articles' kernel (cuda_article, cuda_article_fast, cuda_naive).
 ARTICLE_WORDS = ("article", "naive")
-_CPU_FAMILIES = frozenset({"serial", "omp", "openblas", "onednn"})
 
 
 def _grouped(rows, key) -> dict:
@@ -56,15 +55,12 @@ def profilable(row: Row) -> bool:
 
 
 def profile_sizes(rows: list[Row]) -> list[tuple[str, ...]]:
-    """A workload's headline size (the largest measured on both the CPU and the GPU:
-    summary.headline_size, redone here without matplotlib) and its GPU kernels' largest."""
-    usable = [r for r in an.usable(rows) if not r.is_peer]
-    gpu = [r for r in usable if profilable(r)]
+    """A workload's headline size (analysis.headline_size, the summary's) and its GPU kernels'
+    largest."""
+    gpu = [r for r in an.usable(rows) if profilable(r)]
     if not gpu:
         return []
-    both = {r.size_key for r in usable if r.family in _CPU_FAMILIES} & {g.size_key for g in gpu}
-    sizes = [an.largest_problem([r for r in usable if r.size_key in both] or usable),
-             an.largest_problem(gpu)]
+    sizes = [an.headline_size(rows), an.largest_problem(gpu)]
     return list(dict.fromkeys(s for s in sizes if s is not None))
 
 
@@ -81,22 +77,10 @@ def select_rows(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.name in chosen]
 
 
-def _sweep_key(row: Row) -> tuple:
-    other = tuple(sorted((k, v) for k, v in row.args.items()
-                         if k in TUNING_ARGS and k not in ("block", "mode")))
-    return row.workload, row.impl, row.mode, other
-
-
 def sweep_rows(rows: list[Row]) -> list[Row]:
-    """Every block size of each swept kernel at its largest size (charts' block sweeps, redone
-    here without matplotlib), for achieved beside theoretical occupancy."""
-    swept = [r for r in an.usable(rows) if "block" in r.args and profilable(r)]
-    chosen = set()
-    for members in _grouped(swept, _sweep_key).values():
-        size = an.largest_problem(members)
-        at_size = [r for r in members if r.size_key == size]
-        if len({r.args["block"] for r in at_size}) >= 2:
-            chosen.update(r.name for r in at_size)
+    """Every block size of each profilable kernel's block sweep (analysis.block_sweeps, the
+    occupancy chart's), for achieved beside theoretical occupancy."""
+    chosen = {r.name for members in an.block_sweeps(rows, profilable).values() for r in members}
     return [r for r in rows if r.name in chosen]
 
 

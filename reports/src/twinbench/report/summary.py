@@ -504,18 +504,6 @@ class SummaryLine:
         return speedup_of(self.any_cpu, self.any_gpu)
 
 
-def headline_size(rows: list[Row]) -> tuple[str, ...] | None:
-    """The largest size measured on both the CPU and the GPU, else the largest the run has for
-    the workload (CPU-only runs, GPU-only experiments, atomics). Numba rows have no say."""
-    usable = [r for r in an.usable(rows) if not r.is_peer]
-    sides: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    for row in usable:
-        if row.pair_side:
-            sides[row.size_key].add("cpu" if row.pair_side in ("serial", "omp") else "gpu")
-    both = [r for r in usable if sides[r.size_key] == {"cpu", "gpu"}]
-    return an.largest_problem(both or usable)
-
-
 def _roof_share(row: Row | None, context: dict) -> str:
     """"7 % of FP32 roof" for a CPU row that counts FLOPs, against its precision's roof."""
     side = row.limit_side if row else None
@@ -548,7 +536,7 @@ def summary_lines(rows: list[Row], context: dict, precisions: bool = False
         by_workload[row.workload].append(row)
     lines = []
     for workload, rows_of in sorted(by_workload.items()):
-        size = headline_size(rows_of)
+        size = an.headline_size(rows_of)
         if size is None:
             continue
         members = [r for r in an.usable(rows_of) if r.size_key == size]
