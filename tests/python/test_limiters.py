@@ -79,7 +79,7 @@ def test_rows_the_counters_call_bound_are_bound_by_the_rules_too(runs):
 
 def test_the_summary_names_a_bound_for_the_rows_that_read_latency_other(runs):
     _, bare = runs
-    lines = {line.workload: sc.limiter_sides(line.limiter) for line in
+    lines = {line.workload: line.limiters for line in
              su.summary_lines(bare.rows, bare.context)}
     assert lines["conv2d"]["GPU"].startswith(
         "memory bandwidth (under the ceiling: 56 % of copy; roofline: 12 FLOP/B against a "
@@ -102,7 +102,9 @@ def test_the_rendered_report_names_no_gpu_row_latency_other(runs, tmp_path):
     bare.write_text(json.dumps(without_counters(json.loads(SAMPLE.read_text()))))
     markdown = render([bare], tmp_path / "out").markdown.read_text()
     table = next(t for t in markdown_tables(markdown) if t[0][-1] == "limiter")
-    gpu = {row[0]: sc.limiter_sides(row[-1]).get("GPU") for row in table[1:]}
+    # The cell: "GPU: memory bandwidth; e2e: PCIe transfers; CPU: ..." (no brackets left).
+    gpu = {row[0]: dict(part.split(": ", 1) for part in row[-1].split("; ") if ": " in part)
+           .get("GPU") for row in table[1:]}
     assert gpu["conv2d"] == "memory bandwidth" and gpu["nested_loop"] == "compute"
     assert gpu["poisson"] == "memory bandwidth"
     assert not [w for w, text in gpu.items() if text and text.startswith(OTHER)]

@@ -14,8 +14,8 @@ from . import summary as su
 from .document import Block, Detail, Details, Heading, Image, Paragraph, Table
 from .loader import Row
 from .png import PNG
-from .speedup_chart import (CPU_FILENAME, CPU_TITLE, FILENAME, TITLE, cpu_chart, limiter_sides,
-                            line_label, speedup_chart, without_brackets)
+from .speedup_chart import (CPU_FILENAME, CPU_TITLE, FILENAME, TITLE, cpu_chart, line_label,
+                            speedup_chart, without_brackets)
 from .summary import limit_cell  # noqa: F401  (one definition of the cell, used here by name)
 from .units import fmt_time
 
@@ -36,11 +36,7 @@ def time_cell(row: Row | None) -> str:
 def limiter_cell(line: su.SummaryLine) -> str:
     """"GPU: memory bandwidth; e2e: PCIe transfers; CPU: latency / other": each side's limiter
     without its figures (they are in the % columns and the detail)."""
-    sides = limiter_sides(line.limiter)
-    if not sides:
-        return "–"
-    return "; ".join(f"{side}: {_words(text)}" if side else _words(text)
-                     for side, text in sides.items())
+    return "; ".join(f"{side}: {_words(text)}" for side, text in line.limiters.items()) or "–"
 
 
 def _words(text: str) -> str:

@@ -137,7 +137,7 @@ def _reference_lines(reference: Run) -> dict[tuple[str, tuple[str, ...], str], s
     for (workload, size), members in by_problem.items():
         for key, best in su.like_for_like(members, impls[workload]).items():
             if best.gpu:
-                out[(workload, size, key)] = su.SummaryLine(workload, size, best, None, None, "")
+                out[(workload, size, key)] = su.SummaryLine(workload, size, best, None, None, {})
     return out
 
 

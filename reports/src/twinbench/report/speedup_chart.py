@@ -30,9 +30,9 @@ CPU_TITLE = "OpenMP speedup over serial, and each best CPU row's share of its ow
 
 # ----------------------------------------------------------------- limiter classes
 #
-# summary.limiter_text names the limiter per side ("GPU: memory bandwidth (95 % of add); e2e:
-# PCIe transfers (...); CPU: latency / other"). The chart needs five colours, not a sentence, so
-# the words are read into classes; the table keeps the words.
+# summary.limiters names the limiter per side ({"GPU": "memory bandwidth (95 % of add)", "e2e":
+# "PCIe transfers (...)", "CPU": "latency / other"}), the class first. The chart needs five
+# colours, not a sentence: the head of each side's words is read into its class.
 
 MEMORY, COMPUTE, LATENCY, LAUNCH, TRANSFER = "memory", "compute", "latency", "launch", "transfer"
 CLASSES = (MEMORY, COMPUTE, LATENCY, LAUNCH, TRANSFER)
@@ -48,7 +48,6 @@ CLASS_COLORS = {MEMORY: "#0072B2", COMPUTE: "#D55E00", LATENCY: "#7F7F7F", LAUNC
 # flight to hide it).
 _CLASS_WORDS = ((TRANSFER, ("pcie", "transfer")), (LAUNCH, ("launch",)),
                 (MEMORY, ("bandwidth",)), (COMPUTE, ("compute",)))
-_SIDE = re.compile(r"(?:^|;\s*)(GPU|e2e|CPU):\s*")
 
 
 def limiter_class(text: str | None) -> str:
@@ -59,24 +58,6 @@ def limiter_class(text: str | None) -> str:
         if any(k in words for k in keys):
             return name
     return LATENCY
-
-
-def limiter_sides(text: str | None) -> dict[str, str]:
-    """"GPU: a (x; y); e2e: b; CPU: c" -> {"GPU": "a (x; y)", "e2e": "b", "CPU": "c"}; a
-    semicolon inside brackets does not split. Text without side prefixes -> {"": text}."""
-    text = (text or "").strip()
-    starts = [m for m in _SIDE.finditer(text) if _depth(text, m.start()) == 0]
-    if not starts:
-        return {"": text} if text and text != "–" else {}
-    out = {}
-    for k, m in enumerate(starts):
-        end = starts[k + 1].start() if k + 1 < len(starts) else len(text)
-        out[m.group(1)] = text[m.end():end].strip().rstrip(";").strip()
-    return out
-
-
-def _depth(text: str, at: int) -> int:
-    return text[:at].count("(") - text[:at].count(")")
 
 
 def without_brackets(text: str) -> str:
@@ -94,19 +75,16 @@ def without_brackets(text: str) -> str:
 
 def kernel_class(line: su.SummaryLine) -> str:
     """The GPU kernel row's limiter: the speedup's fast side sets how far it can go."""
-    sides = limiter_sides(line.limiter)
-    return limiter_class(sides.get("GPU") or sides.get(""))
+    return limiter_class(line.limiters.get("GPU"))
 
 
 def e2e_class(line: su.SummaryLine) -> str:
     """Transfers when the e2e row is PCIe-bound, else the kernel's own class."""
-    sides = limiter_sides(line.limiter)
-    return TRANSFER if "e2e" in sides else kernel_class(line)
+    return TRANSFER if "e2e" in line.limiters else kernel_class(line)
 
 
 def cpu_class(line: su.SummaryLine) -> str:
-    sides = limiter_sides(line.limiter)
-    return limiter_class(sides.get("CPU") or sides.get(""))
+    return limiter_class(line.limiters.get("CPU"))
 
 
 # ----------------------------------------------------------------- labels and axes

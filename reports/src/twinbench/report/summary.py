@@ -363,20 +363,23 @@ def e2e_limiter(e2e: Row, kernel: Row | None) -> str | None:
     return None
 
 
-def limiter_text(c: Contenders, rows: list[Row], context: dict) -> str:
-    parts = []
+def limiters(c: Contenders, rows: list[Row], context: dict) -> dict[str, str]:
+    """Side ("GPU", "e2e", "CPU") -> what limits that side's row, in words whose head names the
+    class (memory bandwidth, compute, latency, launch, PCIe transfers) and whose brackets hold
+    the figures."""
+    parts = {}
     # A row of no known family has no rules to read it by, but a row across GPUs (NCCL's) is
     # named for the section that reads it.
     if c.gpu and (c.gpu.family != "other" or multi_gpu.is_multi_gpu(c.gpu)):
-        parts.append("GPU: " + gpu_limiter(c.gpu, context))
+        parts["GPU"] = gpu_limiter(c.gpu, context)
     if c.e2e:
         own = an.fastest([r for r in rows if r.impl == c.e2e.impl and r.pair_side == "gpu"])
         pcie = e2e_limiter(c.e2e, own or c.gpu)
         if pcie:
-            parts.append("e2e: " + pcie)
+            parts["e2e"] = pcie
     if c.cpu:
-        parts.append("CPU: " + cpu_limiter(c.cpu, context))
-    return "; ".join(parts) or "–"
+        parts["CPU"] = cpu_limiter(c.cpu, context)
+    return parts
 
 
 # ----------------------------------------------------------------- hardware ratio
@@ -477,11 +480,16 @@ class SummaryLine:
     best: Contenders               # the headline algorithm
     any_cpu: Row | None            # fastest CPU row, any algorithm, the same precision
     any_gpu: Row | None            # fastest GPU kernel row, any algorithm, the same precision
-    limiter: str
+    limiters: dict[str, str]       # side -> its limiter in words (summary.limiters)
     numba: NumbaBeside | None = None   # the articles' Numba code at the same size
     hardware: ce.HardwareRatio | None = None
     fairness: str = ""             # fairness_flag of the GPU kernel speedup
     cpu_roof: str = ""             # "7 % of FP32 roof": the CPU row against its compute roof
+
+    @property
+    def limiter(self) -> str:
+        """"GPU: memory bandwidth (95 % of add); e2e: PCIe transfers (...); CPU: ...", or "–"."""
+        return "; ".join(f"{side}: {words}" for side, words in self.limiters.items()) or "–"
 
     @property
     def omp_speedup(self) -> Speedup | None:
@@ -519,7 +527,7 @@ def _line(workload: str, size, best: Contenders, members: list[Row], context: di
     everything = fastest_per_side(same, "any")
     ratio = hardware_ratio(best.gpu, best.cpu, context)
     line = SummaryLine(workload, size, best, everything.cpu, everything.gpu,
-                       limiter_text(best, members, context), numba, ratio,
+                       limiters(best, members, context), numba, ratio,
                        cpu_roof=_roof_share(best.cpu, context))
     line.fairness = fairness_flag(line.gpu_speedup, ratio, best.cpu, context)
     if ratio is None and best.gpu and best.cpu:
