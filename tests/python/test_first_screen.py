@@ -19,7 +19,7 @@ from twinbench.report import summary as su
 from twinbench.report.loader import load_run
 from twinbench.report.render import render
 
-H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json"
+H200_RUN = REPO_ROOT / "results" / "nvidia-h200" / "2026-12-02b" / "run.json.gz"
 
 
 @pytest.fixture(scope="module")
