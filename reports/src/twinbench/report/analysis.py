@@ -35,12 +35,17 @@ def fastest_by(rows: list[Row], key) -> dict:
     return best
 
 
+def group_by(items: list, key) -> dict:
+    """key(item) -> the items with that key, in first-seen order."""
+    groups: dict = defaultdict(list)
+    for item in items:
+        groups[key(item)].append(item)
+    return dict(groups)
+
+
 def group_by_problem(rows: list[Row]) -> dict[tuple[str, tuple[str, ...]], list[Row]]:
     """(workload, size_key) -> rows, in first-seen order."""
-    groups: dict[tuple[str, tuple[str, ...]], list[Row]] = defaultdict(list)
-    for row in rows:
-        groups[(row.workload, row.size_key)].append(row)
-    return dict(groups)
+    return group_by(rows, lambda r: (r.workload, r.size_key))
 
 
 def best_by_category(rows: list[Row]) -> dict[str, Row]:

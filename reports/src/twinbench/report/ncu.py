@@ -39,13 +39,6 @@ NO_WINDOW_WORKLOADS = frozenset({"alloc", "transfers", "sync", "progress"})
 ARTICLE_WORDS = ("article", "naive")
 
 
-def _grouped(rows, key) -> dict:
-    groups: dict = defaultdict(list)
-    for row in rows:
-        groups[key(row)].append(row)
-    return groups
-
-
 def profilable(row: Row) -> bool:
     """A C++ GPU kernel row (not e2e: its copies would dominate; not a peer: Python) that goes
     through time_gpu."""
@@ -68,10 +61,10 @@ def select_rows(rows: list[Row]) -> list[Row]:
     """Per workload, at each profile size: the fastest kernel row of every GPU impl (so the
     fastest kernel of each family and the articles' kernels are all in), in run order."""
     chosen: set[str] = set()
-    for members in _grouped(rows, lambda r: r.workload).values():
+    for members in an.group_by(rows, lambda r: r.workload).values():
         for size in profile_sizes(members):
             at_size = [r for r in members if r.size_key == size and profilable(r)]
-            for group in _grouped(at_size, lambda r: r.impl).values():
+            for group in an.group_by(at_size, lambda r: r.impl).values():
                 if best := an.fastest(group):
                     chosen.add(best.name)
     return [r for r in rows if r.name in chosen]
@@ -303,7 +296,7 @@ def row_keys(kernels: list[Kernel]) -> dict[str, float | str]:
 
 
 def keys_by_row(kernels: list[Kernel]) -> dict[str, dict[str, float | str]]:
-    return {row: row_keys(ks) for row, ks in _grouped(kernels, lambda k: k.row).items()}
+    return {row: row_keys(ks) for row, ks in an.group_by(kernels, lambda k: k.row).items()}
 
 
 # ----------------------------------------------------------------- merge into the run
