@@ -4,7 +4,7 @@
 // Every device variant does the same tiny work per iteration (one one-warp kernel that writes the
 // first and last word of the buffer, then a stream synchronize), so cuda_reuse is the baseline
 // and the other rows minus it are the cost of allocating.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/alloc.hpp"
 

@@ -1,7 +1,7 @@
 // aos_soa benchmarks: out[i] = |p_i| for N float32 points, array of structs vs struct of arrays.
 // Bytes model: 12 B read + 4 B written per point (16 B); 5 FLOPs per point (sqrt not counted).
 // N = 64M (1 GiB moved, ~20x the L2): the layouts are compared at memory bandwidth.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 // CUB reductions, and the CPU's serial loop, OpenMP atomic and OpenMP reduction. Bytes model:
 // each input read once (4 B/element); items = elements. ns_per_element is the time per element
 // and atomics_per_iter the atomic operations one run issues (what the contention scales with).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/atomics.hpp"
 

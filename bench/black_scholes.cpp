@@ -6,7 +6,7 @@
 // CPU rows: serial (float64 reference), serial_fp32 (scalar, erfcf), omp (threads + SIMD across
 // options, the GPU cuda variant's polynomial CDF), omp_erfc (the same with libmvec's erfcf, as
 // cuda_erfc on the GPU).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/black_scholes.hpp"
 

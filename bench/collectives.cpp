@@ -20,7 +20,7 @@
 // broadcast, ncclCommInitRank on every rank), timed and stopped in step as the MPI rows are.
 // Every rank first agrees whether all of them have a GPU and NCCL, so that none waits in NCCL's
 // bootstrap for a rank that skipped.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include <algorithm>
 #include <chrono>

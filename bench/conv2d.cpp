@@ -5,7 +5,7 @@
 // cuda_naive, cuda_tiled and cuda_direct use a seeded random filter; cuda_separable uses a Gaussian
 // g and is checked against the serial 2D filter outer(g). cuda_direct works per warp and takes only
 // the thread count from the block shape (block.threads() / 32 warps, each a 128x16 strip).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/conv2d.hpp"
 

@@ -1,6 +1,6 @@
 // dot benchmarks: sum a_i * b_i over float32 inputs, float64 accumulation (cpu/dot.hpp says
 // why). Bytes model: read a and b (8 B/element); 2 FLOP/element. n = 1M (the article's) and 256M.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/dot.hpp"
 #if TWINBENCH_HAVE_CUDA

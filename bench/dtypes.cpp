@@ -5,7 +5,7 @@
 // instruction), 8 per dp4a (int8; the flop_per_s counter then counts integer ops).
 // What to expect on an H200 is in cpu/dtypes.hpp: axpy at the same GB/s for every type; fma at
 // fp64 : fp32 : fp16 : int8 ~ 1 : 2 : 4 : 8 by the published rates.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/dtypes.hpp"
 

@@ -1,6 +1,6 @@
 // grayscale benchmarks: RGB float32 (interleaved) to gray float32 on a 3840x2160 image.
 // Bytes model: 12 B read + 4 B written per pixel; 5 FLOP per pixel.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/grayscale.hpp"
 #if TWINBENCH_HAVE_CUDA

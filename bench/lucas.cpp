@@ -3,7 +3,7 @@
 // all; serial_iterative: n-1; cuda_iterative: i-1 per thread). n = 40 is the articles'; the sweep
 // 20..90 shows where each wins (the recursive variants stop at 40: ~9e8 calls, growing x1.6
 // per step).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/lucas.hpp"
 

@@ -2,7 +2,7 @@
 // No inputs; bytes model: the N doubles written (8N B). FLOP model: 2 per inner iteration
 // (double multiply + add), 2*N*M in all; items = N*M inner iterations. Compute- and latency-
 // bound: each i is a chain of M dependent adds.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/nested_loop.hpp"
 

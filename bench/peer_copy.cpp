@@ -13,7 +13,7 @@
 // on its own stream, host-timed: the host's own limit (its PCIe root ports and memory) when
 // several GPUs pull at once, beside the transfers workload's one-device h2d rows. Runs with one
 // GPU too.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 // fast cuda variant is judged by pct_copy_bw (target: within 3x of the time to write the output
 // at the measured copy bandwidth, i.e. pct_copy_bw >= 33). n = 10M (the article's; 40 MB, about
 // the L2) and 100M (400 MB).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/poisson.hpp"
 

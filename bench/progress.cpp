@@ -26,7 +26,7 @@
 // far the twin is from it. Every live row is validated as the others: the slots must sum to
 // exactly the items, and the output must match the reference (sgemm: sampled elements against
 // float64, and the uncounted kernel's C bit for bit).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -110,7 +110,7 @@ void measure_pair(benchmark::State& state, const Setup& s) {
   // Let the poller see the warm-up's final value, so that it is not counted in the window.
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   poller.reset_counts();
-  // The harness's A/B measurement (bench/detail/gpu_timing.hpp time_gpu_ab): cold, gated, the order
+  // The harness's A/B measurement (common/gpu_timing.hpp time_gpu_ab): cold, gated, the order
   // alternating. Cold matters here: without the flushes the pair ran back to back on whatever
   // the previous kernel left in the L2 (the Poisson target's 40 MB output fits in it), and on
   // the H200 the `none` row timed against itself read +1.76% at 10M samples (a run since

@@ -12,7 +12,7 @@
 // t1 / (G tG); weak: t1 / tG), 1 on the one-GPU row by definition. gpus runs 1, 2, 4, ... and
 // the count of GPUs the process sees (CUDA_VISIBLE_DEVICES narrows it). Validated once per
 // row: every share against the CPU sampler (omp, bit-identical to serial) for its seed.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,7 @@
 // write the output once (2 * sizeof(T) per element); 1 add per element. n = 1M (4 MB per array,
 // inside the L2: launch and look-back latency dominate) and 256M (1 GiB per array: bandwidth).
 // Thrust is the library line: the hand-written cuda scan aims for >= 80% of its bytes/s.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/scan.hpp"
 

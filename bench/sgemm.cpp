@@ -5,7 +5,7 @@
 // tolerance that grows with n (see cpu/sgemm.hpp). Every row records its `precision` (fp32,
 // tf32, bf16): the report pairs CPU and GPU rows of the same precision, and holds each to the
 // roof of its own.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/sgemm.hpp"
 

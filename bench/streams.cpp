@@ -6,7 +6,7 @@
 // three stages' times) / (the longest stage's time), the best overlap_efficiency possible;
 // fraction_of_ideal = their ratio. The serial and stage times are measured once per size.
 // CPU variants (fma:16 only: the CPU needs seconds per 2048-FMA pass) run the compute stage.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/streams.hpp"
 

@@ -4,7 +4,7 @@
 // is done; CUDA events would only see the device side (see common/host_api_timing.hpp). Bytes
 // model: none; items = launches. Validation: every kernel adds 1 to a device counter, which must
 // equal the number of launches, once before timing and again after the timed loop.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/sync.hpp"
 

@@ -5,7 +5,7 @@
 // (cudaMemPrefetchAsync moves them in bulk), beside serial_memcpy, a host memcpy of the same
 // size. Bytes model: the bytes transferred, once (a link's GB/s); items = transfers; the
 // us_per_transfer counter is the latency that dominates the small sizes.
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/transfers.hpp"
 

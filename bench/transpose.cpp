@@ -1,7 +1,7 @@
 // transpose benchmarks: out = in^T, float32, rows x cols (--image=WxH: W = cols, H = rows).
 // Bytes model: read rows*cols floats once and write them once (8 B/element); no FLOPs.
 // 8192 x 8192 (256 MiB per matrix, 5x the L2) and 4096 x 4096 (the whole problem ~ the L2).
-#include <twinbench/twinbench.hpp>
+#include "bench/twinbench.hpp"
 
 #include "cpu/transpose.hpp"
 

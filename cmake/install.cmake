@@ -11,11 +11,11 @@ install(TARGETS twinbench_lib twinbench_main EXPORT twinbenchTargets
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(FILES include/twinbench/twinbench.hpp DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench")
-# The headers behind the public one keep their paths (common/..., bench/detail/...), under
+# The headers behind the public one keep their paths (common/..., common/...), under
 # include/twinbench so that they cannot collide with a project's own common/.
 install(DIRECTORY common/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/common"
         FILES_MATCHING PATTERN "*.hpp")
-install(DIRECTORY bench/detail/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/bench/detail"
+install(DIRECTORY common/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/bench/detail"
         FILES_MATCHING PATTERN "*.hpp")
 install(FILES bench/twinbench.hpp DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/bench")
 # Device-side helpers a project's kernels may use (launch statistics, live progress).

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <twinbench/types.hpp>
+
 #include "common/workload.hpp"
 
 namespace tb {
@@ -39,29 +41,9 @@ const char* mode_name(Mode m);
 // to none, unless they name a link.
 // A host-device transfer row names the direction of its link: it is held to that link's
 // bandwidth, measured at start with pinned copies (common/row_limit.hpp).
-enum class Link { none, h2d, d2h };
-
-struct WorkModel {
-  double read_bytes = 0.0;
-  double written_bytes = 0.0;
-  double flops = 0.0;
-  double items = 0.0;
-  bool held_to_ceiling = true;
-  Link link = Link::none;
-  double bytes() const { return read_bytes + written_bytes; }
-};
-
-// One named parameter: `n:1048576`, `block:16x16`.
-struct Axis {
-  std::string key;
-  std::string value;
-  Axis(std::string k, std::string v) : key(std::move(k)), value(std::move(v)) {}
-  Axis(std::string k, const char* v) : key(std::move(k)), value(v) {}
-  template <class Int, class = std::enable_if_t<std::is_integral_v<Int>>>
-  Axis(std::string k, Int v) : key(std::move(k)), value(std::to_string(v)) {}
-  Axis(std::string k, Block2 b)
-      : key(std::move(k)), value(std::to_string(b.x) + "x" + std::to_string(b.y)) {}
-};
+using Link = twinbench::Link;
+using WorkModel = twinbench::Work;
+using Axis = twinbench::Axis;
 
 struct BenchSpec {
   std::string workload;

@@ -548,6 +548,32 @@ bool validate_once(benchmark::State& state, const std::string& key, const Tolera
   return v.pass;
 }
 
+bool validate_once_described(benchmark::State& state, const std::string& key,
+                             const std::function<CheckResult()>& check) {
+  const std::string& name = current_benchmark();
+  auto it = harness().verdicts.by_key.find(key);
+  if (it == harness().verdicts.by_key.end()) {
+    CheckResult r = check();
+    if (fault_injected(name)) r = {false, "fault injected (TWINBENCH_INJECT_VALIDATION_FAILURE)",
+                                   r.max_abs, std::numeric_limits<double>::infinity()};
+    Verdict v;
+    v.stats.max_abs = r.max_abs;
+    v.stats.max_rel = r.max_rel;
+    v.pass = r.pass;
+    v.detail = r.detail;
+    if (!v.pass) {
+      ++harness().verdicts.failures;
+      std::fprintf(stderr, "VALIDATION FAILED: %s: %s\n", name.c_str(), v.detail.c_str());
+    }
+    it = harness().verdicts.by_key.emplace(key, v).first;
+  }
+  const Verdict& v = it->second;
+  state.counters["max_abs_err"] = v.stats.max_abs;
+  state.counters["max_rel_err"] = v.stats.max_rel;
+  if (!v.pass) state.SkipWithError(("validation failed: " + v.detail).c_str());
+  return v.pass;
+}
+
 void skip(benchmark::State& state, const std::string& why) {
   uncount_current();
   harness().registry.skipped.insert(harness().registry.running);

@@ -52,6 +52,20 @@ bool validate_once(benchmark::State& state, const Tolerance& tol,
 bool validate_once(benchmark::State& state, const std::string& key, const Tolerance& tol,
                    const std::function<ErrorStats()>& check);
 
+// A check that says what it found in words (the author API's outputs, include/twinbench): pass,
+// or the failure's text naming the output, the position, the value got and the value expected.
+struct CheckResult {
+  bool pass = true;
+  std::string detail;
+  double max_abs = 0.0;
+  double max_rel = 0.0;
+};
+// Runs `check` once per `key` (rows that run the identical check share it: a GPU variant's
+// kernel and e2e rows; every row of a case whose reference failed) and records its verdict as
+// validate_once does; a failure is counted once per key.
+bool validate_once_described(benchmark::State& state, const std::string& key,
+                             const std::function<CheckResult()>& check);
+
 // The name of the benchmark running now (set by the registration wrapper).
 const std::string& current_benchmark();
 // Its description (an empty one outside a benchmark).

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include <twinbench/types.hpp>
+
 namespace tb {
 
 struct ErrorStats {
@@ -23,10 +25,7 @@ struct ErrorStats {
   double scale_floor = -1.0;
 };
 
-struct Tolerance {
-  double rel;                // bound on |got - ref| / max(|ref|, scale_floor)
-  double scale_floor = 0.0;  // keeps near-zero references from making the ratio meaningless
-};
+using Tolerance = twinbench::Tolerance;
 
 // T and R may be const or not, float or double: only values are read. Parallel (OpenMP): the
 // GPU variants of a 256M-element workload are each validated once, and a serial pass over a
@@ -98,7 +97,7 @@ inline ErrorStats compare_scalar(double got, double ref, double scale) {
 }
 
 // Poisoning: outputs are filled before the validation run by one rule on both sides (host
-// poison() here, device poison_device() in bench/detail/gpu_run.hpp), so that an element a
+// poison() here, device poison_device() in common/gpu_run.hpp), so that an element a
 // variant never writes, or an accumulator it never resets, fails.
 // - Types with a quiet NaN (float, double): every byte 0xFF, a NaN. NaN never compares equal
 //   and the comparison fails it as non-finite: one run is enough.

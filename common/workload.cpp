@@ -92,6 +92,20 @@ std::vector<int> int_axis(const RunConfig& cfg, const std::string& name, std::ve
   return out;
 }
 
+std::vector<std::string> name_axis(const RunConfig& cfg, const std::string& name,
+                                   std::vector<std::string> values) {
+  declared().insert(name);
+  const auto given = cfg.axes.find(name);
+  if (given == cfg.axes.end()) return values;
+  for (const std::string& v : given->second)
+    if (std::find(values.begin(), values.end(), v) == values.end()) {
+      std::string all;
+      for (const auto& a : values) all += (all.empty() ? "" : ", ") + a;
+      throw std::invalid_argument("--axis=" + name + ": " + v + " is not one of " + all);
+    }
+  return given->second;
+}
+
 std::string undeclared_axes(const RunConfig& cfg) {
   std::string out;
   for (const auto& [name, values] : cfg.axes)

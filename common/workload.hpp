@@ -4,26 +4,19 @@
 // benchmarks of the selected workloads only, so sizes and block lists come from the user.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <twinbench/types.hpp>
+
 namespace tb {
 
-struct Dims2 {
-  int w = 0;
-  int h = 0;
-  bool operator==(const Dims2&) const = default;
-};
-
-struct Block2 {
-  int x = 0;
-  int y = 0;
-  int threads() const { return x * y; }
-  bool operator==(const Block2&) const = default;
-};
+using Dims2 = twinbench::Dims;
+using Block2 = twinbench::Block2;
 
 // The command line names an axis's values with --axis=NAME:V[,V...] (nvbench's -a). The axes
 // every workload shares have fields of their own, and shorthands: n (--size=N, one value),
@@ -47,7 +40,7 @@ struct RunConfig {
 struct WorkloadInfo {
   std::string name;
   std::string summary;
-  void (*register_benchmarks)(const RunConfig&);
+  std::function<void(const RunConfig&)> register_benchmarks;
 };
 
 bool add_workload(WorkloadInfo info);
@@ -69,6 +62,10 @@ std::vector<Block2> block_sweep_2d(const RunConfig& cfg);
 // `allowed` (when given), throws std::invalid_argument naming the axis.
 std::vector<int> int_axis(const RunConfig& cfg, const std::string& name, std::vector<int> defaults,
                           const std::vector<int>& allowed = {});
+// A workload's own axis of names (a kernel, an element type): the values of --axis=NAME:...
+// where given, each one of `values`, else all of `values`.
+std::vector<std::string> name_axis(const RunConfig& cfg, const std::string& name,
+                                   std::vector<std::string> values);
 // The axes in cfg.axes that no registered workload declared, comma-separated ("" if none): a
 // misspelt --axis is an error, not a run of the defaults.
 std::string undeclared_axes(const RunConfig& cfg);

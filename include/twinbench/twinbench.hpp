@@ -1,91 +1,317 @@
 #pragma once
-// twinbench's public API: a workload declared as data, the harness doing the rest.
+// twinbench's public API: one object per workload for every shape a CPU-vs-GPU pair takes.
 //
-//   const twinbench::Workload<std::uint32_t(std::int32_t)> kHistogram{
-//       .name = "histogram", .summary = "...", .sizes = {1 << 20, 1 << 26}, .quick_size = 1 << 16,
-//       .work = work, .tolerance = {0.0}, .reference = serial,
-//       .cpu = {{"serial", serial}, {"omp", omp, true}},
-//       .gpu = {{"cuda_shared", cuda_shared, cuda_shared_stats}}};
-//   TWINBENCH_REGISTER(kHistogram);
+//   void grayscale(twinbench::Bench& b) {
+//     const twinbench::Dims img = b.image({3840, 2160}, /*quick=*/{640, 360});
+//     twinbench::Case& c = b.add_case({{"w", img.w}, {"h", img.h}});
+//     auto rgb = c.input<float>("rgb", 3 * img.pixels(), twinbench::uniform(0, 1));
+//     auto gray = c.output<float>("gray", img.pixels(), {.rel = 1e-6}).shape(img);
+//     c.reference([=] { serial(rgb.host(), gray.ref(), img.w, img.h); });
+//     c.work({.read_bytes = 12.0 * img.pixels(), .written_bytes = 4.0 * img.pixels()});
+//     c.cpu("serial", [=] { serial(rgb.host(), gray.host(), img.w, img.h); });
+//     c.gpu("cuda", [=](twinbench::Launch& l) {
+//       cuda(rgb.device(), gray.device(), img.w, img.h, l.block2d(), l.stream()); },
+//       {.blocks = twinbench::sweep_2d()});
+//   }
+//   TWINBENCH_BENCH("grayscale", "RGB to gray, float32", grayscale);
 //
-// Out(In...) is the output's element type and the inputs' (one array of n elements each). A CPU
-// variant is `void f(const In*..., Out*, std::size_t n)`, the reference is one of them; a GPU
-// variant is `void launch(const In*..., Out*, std::size_t n, int block, cudaStream_t)` on device
-// pointers, with optional launch statistics `gpu::KernelStats stats(std::size_t n, int block)`.
-// The harness makes the inputs from the seed (uniform in input_range, never zero), computes the
-// reference, owns the host, pinned and device buffers (their memory estimated before they are
-// made, released when the workload's rows are done), poisons the outputs, validates every
-// variant before timing it, sweeps the threads per block with occupancy, and times each GPU
-// variant alone (mode:kernel) and with its copies (mode:e2e). Rows are named
-// `<name>/<impl>/n:<n>[/block:<b>][/threads:<t>][/mode:<m>]`; the sizes come from --size (or
-// --axis=n:N) where given. docs/adding-a-workload.md walks through a complete example.
+// A workload's function runs once, when the run selects it: it reads its axes from the command
+// line through `b` and opens a Case per point, a set of rows sharing named buffers. The harness
+// owns the buffers (inputs from the seed, never zero; outputs poisoned before every check; their
+// memory estimated before they are made and released when the next case starts), runs the
+// reference and checks its output, validates every row against it before timing it, sweeps the
+// threads per block with occupancy, and times GPU rows alone (mode:kernel) and with their copies
+// (mode:e2e). Lambdas run later, while the rows run: capture by value ([=]); handles are cheap
+// to copy. Rows are named `<workload>/<impl>/<axis>:<value>/.../block:<b>/threads:<t>/mode:<m>`
+// and carry their axes as fields in the results file. docs/adding-a-workload.md walks through
+// a 1D, a 2D and a scalar example.
 #include <cstddef>
 #include <cstdint>
-#include <span>
-#include <tuple>
-#include <utility>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
 #include <vector>
 
-#include "bench/twinbench.hpp"
+#include <twinbench/detail/elements.hpp>
+#include <twinbench/kernel_stats.hpp>
+#include <twinbench/types.hpp>
 
-#if !TWINBENCH_HAVE_CUDA
-// The launcher signature names the stream type in builds without CUDA too (the CUDA headers
-// declare it the same way).
-struct CUstream_st;
-using cudaStream_t = CUstream_st*;
-#endif
-
-namespace tb::gpu {
-struct KernelStats;
-}
+// The launch's stream type, declared as the CUDA headers declare it, so builds without CUDA
+// compile the same launchers.
+typedef struct CUstream_st* cudaStream_t;
 
 namespace twinbench {
 
-// Bytes read and written and FLOPs of one call, for the rates and the row's limit.
-using Work = tb::WorkModel;
-using Tolerance = tb::Tolerance;
+// The element type's name in rows and messages: float32, float64, int8 ... uint64.
+template <class T>
+const char* dtype_name() {
+  return detail::element_ops<T>().dtype;
+}
 
-template <class Signature>
-struct Workload;
+// Launch statistics of a kernel (registers, occupancy, suggested block) from its address:
+// `twinbench::kernel_stats(reinterpret_cast<const void*>(&my_kernel), block, grid)` in the .cu
+// file that defines the kernel. Zeros without a GPU.
+KernelStats kernel_stats(const void* kernel, int block_threads, long long grid_blocks,
+                         std::size_t dynamic_smem = 0);
 
-template <class Out, class... In>
-struct Workload<Out(In...)> {
-  using CpuFn = void (*)(const In*..., Out*, std::size_t);
-  using GpuFn = void (*)(const In*..., Out*, std::size_t, int, cudaStream_t);
-  using StatsFn = tb::gpu::KernelStats (*)(std::size_t, int);
-  struct Cpu {
-    const char* impl;
-    CpuFn run;
-    bool threaded = false;  // runs on OpenMP's threads: named threads:N, held to all threads' limits
-  };
-  struct Gpu {
-    const char* impl;
-    GpuFn launch;
-    StatsFn stats = nullptr;        // registers, occupancy; none for a library call
-    bool picks_own_block = false;   // a library call: one row, no block axis
-  };
+namespace detail {
+class CaseState;
+class BenchState;
+struct Buffer;
+struct RowContext;
+void* host_data(Buffer& b);
+void* ref_data(Buffer& b);
+void* device_data(Buffer& b);
+void set_tolerance(Buffer& b, const Tolerance& t);
+void set_shape(Buffer& b, Dims d);
+std::shared_ptr<Buffer> add_buffer(CaseState& c, int role, std::string name, std::size_t n,
+                                   const ElementOps& ops, Uniform dist, Tolerance tol,
+                                   std::function<void(void*, std::size_t)> fill);
+}  // namespace detail
 
-  const char* name;
-  const char* summary;
-  std::vector<std::size_t> sizes;  // axis n
-  std::size_t quick_size;          // --quick's n
-  Work (*work)(std::size_t n);
-  Tolerance tolerance;
-  CpuFn reference;
-  std::vector<Cpu> cpu;
-  std::vector<Gpu> gpu = {};
-  std::uint64_t seed = 0x5eed;              // input i is filled from seed + i
-  std::pair<double, double> input_range = {-1.0, 1.0};
-  std::size_t (*output_size)(std::size_t n) = nullptr;  // n where not given
+// ---- The row running now: counters, its label, its kernel's launch statistics.
+enum class Counter { value, per_second, seconds_per };  // per_second: value / row time
+
+class Row {
+ public:
+  explicit Row(detail::RowContext& ctx) : ctx_(&ctx) {}
+  void counter(const std::string& name, double value, Counter kind = Counter::value);
+  void label(const std::string& text);
+  void stats(const KernelStats& k);
+  // Skips the row with the reason (not a failure): a capability the machine lacks, say.
+  void skip(const std::string& why);
+  const std::string& name() const;
+
+ protected:
+  detail::RowContext* ctx_;
 };
+
+// A GPU row's launch: the block size being swept, the case's stream, and a grid for n items.
+class Launch : public Row {
+ public:
+  using Row::Row;
+  int block() const;
+  Block2 block2d() const;
+  cudaStream_t stream() const;
+  unsigned grid(std::size_t n) const {  // ceil(n / block)
+    const auto b = static_cast<std::size_t>(block());
+    return static_cast<unsigned>((n + b - 1) / b);
+  }
+};
+
+// ---- Named buffers, owned by the harness: cheap handles, valid while the case's rows run.
+// host(): the host array (made, filled and first touched on first use); device(): the device
+// array, the host's values uploaded (inputs) or poisoned before the check (outputs).
+template <class T>
+class Input {
+ public:
+  Input() = default;
+  explicit Input(std::shared_ptr<detail::Buffer> b) : b_(std::move(b)) {}
+  T* host() const { return static_cast<T*>(detail::host_data(*b_)); }
+  T* device() const { return static_cast<T*>(detail::device_data(*b_)); }
+
+ private:
+  std::shared_ptr<detail::Buffer> b_;
+};
+
+// An output: host() is what a CPU row writes, device() what a GPU row writes, ref() what the
+// reference writes. Each row's output is poisoned before its check (NaN for floating point; two
+// byte patterns for types without NaN) and compared with ref() under the output's tolerance. A
+// scalar is a one-element output. An output made with inout() starts each check from its
+// initial values (filled like an input), for rows that update in place.
+template <class T>
+class Output {
+ public:
+  Output() = default;
+  explicit Output(std::shared_ptr<detail::Buffer> b) : b_(std::move(b)) {}
+  T* host() const { return static_cast<T*>(detail::host_data(*b_)); }
+  T* ref() const { return static_cast<T*>(detail::ref_data(*b_)); }
+  T* device() const { return static_cast<T*>(detail::device_data(*b_)); }
+  // The tolerance may depend on the inputs: set it from the reference's body.
+  void tolerance(const Tolerance& t) const { detail::set_tolerance(*b_, t); }
+  // A W x H output (row-major): failures name (x, y) rather than the flat index.
+  Output shape(Dims d) const {
+    detail::set_shape(*b_, d);
+    return *this;
+  }
+
+ private:
+  std::shared_ptr<detail::Buffer> b_;
+};
+
+// Working memory a row needs (a scan's look-back state, a staging array): neither filled nor
+// checked; its memory counted with the case's and released with it.
+template <class T>
+class Scratch {
+ public:
+  Scratch() = default;
+  explicit Scratch(std::shared_ptr<detail::Buffer> b) : b_(std::move(b)) {}
+  T* host() const { return static_cast<T*>(detail::host_data(*b_)); }
+  T* device() const { return static_cast<T*>(detail::device_data(*b_)); }
+
+ private:
+  std::shared_ptr<detail::Buffer> b_;
+};
+
+// ---- Variants.
+// Threads per block a GPU row is run with: the 1D sweep (--block overrides it), the 2D sweep
+// (--block2d), fixed sizes, or none (a library that picks its own launch: one row, no block
+// axis).
+struct Blocks {
+  enum class Kind { sweep, sweep_2d, fixed, fixed_2d, own };
+  Kind kind = Kind::sweep;
+  std::vector<int> sizes = {};
+  std::vector<Block2> shapes = {};
+};
+inline Blocks sweep() { return {}; }
+inline Blocks sweep_2d() { return {Blocks::Kind::sweep_2d}; }
+inline Blocks fixed(std::vector<int> sizes) { return {Blocks::Kind::fixed, std::move(sizes)}; }
+inline Blocks fixed(std::vector<Block2> shapes) { return {Blocks::Kind::fixed_2d, {}, std::move(shapes)}; }
+inline Blocks own_launch() { return {Blocks::Kind::own}; }
+
+// The timed regions a GPU row gets: kernel and e2e rows (mode:kernel, mode:e2e), or the kernel
+// alone with no mode axis in its name.
+enum class Modes { kernel_and_e2e, kernel_only, unnamed };
+
+// A capability a GPU row needs; a device or build without it skips the row, naming it.
+enum class Needs { none, cp_async, bf16_tensor_cores, tma_bulk_copy, thread_block_clusters };
+
+// What every row may say about itself: axes after the case's (before block), the algorithm
+// (rows of one algorithm are compared with each other; "" is the workload's plain one), the
+// precision where it is not the workload's own ("bf16", "tf32": rows pair within one), a
+// tolerance replacing the outputs' rel for this row (a summation of another depth), and a check
+// of its own (returns "" when right, else what is wrong) for results the outputs cannot hold.
+struct RowOptions {
+  std::vector<Axis> axes = {};
+  std::string algorithm = {};
+  std::string precision = {};
+  double rel = -1.0;  // < 0: the outputs' own
+  std::function<std::string()> check = {};
+};
+
+struct CpuOptions : RowOptions {
+  bool threaded = false;  // runs on OpenMP's threads: named threads:N, held to all threads' limits
+};
+
+struct GpuOptions : RowOptions {
+  Blocks blocks = {};
+  Modes modes = Modes::kernel_and_e2e;
+  // Launch statistics for the row (registers, occupancy): kernel_stats(kernel, l.block(), grid).
+  std::function<KernelStats(const Launch&)> stats = {};
+  Needs needs = Needs::none;
+  // The launch waits for the GPU itself (a library call returning a value to the host): timed
+  // with the launch latency included, as a caller sees it.
+  bool waits_for_gpu = false;
+  // The launch writes the outputs' host() (a value returned to the host): nothing downloaded.
+  bool writes_host = false;
+};
+
+// A row timed on the host's wall clock (allocation, launch latency, transfers, collectives), or,
+// with `sample` in Case::sampled, by its own clock: side gpu rows skip where there is no GPU.
+enum class Side { cpu, gpu };
+struct HostOptions : RowOptions {
+  Side side = Side::cpu;
+  bool threaded = false;
+  int gpus = 1;  // side gpu: the GPUs the row needs (it skips, saying how many it sees)
+  bool in_step = false;  // taken by every MPI rank together (other rows run on rank 0 alone)
+};
+
+// ---- A case: the rows of one point of the workload's axes, sharing their buffers.
+class Case {
+ public:
+  explicit Case(detail::CaseState& s) : s_(&s) {}
+
+  template <class T>
+  Input<T> input(std::string name, std::size_t n, Uniform dist = {}) {
+    return Input<T>(add<T>(kInput, std::move(name), n, dist, {}, {}));
+  }
+  // An input filled by `fill(T* data, std::size_t n)` (a pattern the workload needs).
+  template <class T, class Fill>
+  Input<T> input_from(std::string name, std::size_t n, Fill fill) {
+    return Input<T>(add<T>(kInput, std::move(name), n, {}, {}, [fill](void* p, std::size_t m) {
+      fill(static_cast<T*>(p), m);
+    }));
+  }
+  template <class T>
+  Output<T> output(std::string name, std::size_t n, Tolerance tol = {}) {
+    return Output<T>(add<T>(kOutput, std::move(name), n, {}, tol, {}));
+  }
+  template <class T>
+  Output<T> inout(std::string name, std::size_t n, Uniform dist, Tolerance tol = {}) {
+    return Output<T>(add<T>(kInOut, std::move(name), n, dist, tol, {}));
+  }
+  template <class T>
+  Scratch<T> scratch(std::string name, std::size_t n) {
+    return Scratch<T>(add<T>(kScratch, std::move(name), n, {}, {}, {}));
+  }
+
+  // The serial implementation, run once per case into ref() of every output, then checked:
+  // an element not finite or never written is the reference's error, and no row is blamed.
+  void reference(std::function<void()> run);
+  void work(const Work& w);
+  // Memory the rows take beyond the named buffers (a library's workspace), for the estimate.
+  void extra_memory(double host_bytes, double device_bytes);
+
+  void cpu(std::string impl, std::function<void()> run, CpuOptions o = {});
+  void cpu(std::string impl, std::function<void(Row&)> run, CpuOptions o = {});
+  void gpu(std::string impl, std::function<void(Launch&)> launch, GpuOptions o = {});
+  // `body` is one timed call; a row with outputs is checked once first, as a CPU row is.
+  void host_timed(std::string impl, std::function<void(Row&)> body, HostOptions o = {});
+  // `sample` takes one sample and returns its seconds (its own events, its own pairs).
+  void sampled(std::string impl, std::function<double(Row&)> sample, HostOptions o = {});
+
+ private:
+  enum Role { kInput, kOutput, kInOut, kScratch };
+  template <class T>
+  std::shared_ptr<detail::Buffer> add(Role role, std::string name, std::size_t n, Uniform dist,
+                                      Tolerance tol, std::function<void(void*, std::size_t)> fill) {
+    static_assert(std::is_arithmetic_v<T>, "buffers hold arithmetic types");
+    return detail::add_buffer(*s_, role, std::move(name), n, detail::element_ops<T>(), dist, tol,
+                              std::move(fill));
+  }
+  detail::CaseState* s_;
+};
+
+// ---- The workload: its axes from the command line, its cases.
+class Bench {
+ public:
+  explicit Bench(detail::BenchState& s) : s_(&s) {}
+  // Axis n: --size (or --axis=n:N,...) where given, `quick` under --quick, else `defaults`.
+  std::vector<std::size_t> sizes(std::vector<std::size_t> defaults, std::size_t quick) const;
+  // Axis image: --image=WxH where given.
+  Dims image(Dims defaults, Dims quick) const;
+  // The workload's own axes, declared once here and overridden with --axis=NAME:V,...; a value
+  // that is not one of `allowed` (when given) is an error naming the axis.
+  std::vector<long long> int_axis(const std::string& name, std::vector<long long> defaults,
+                                  std::vector<long long> allowed = {}) const;
+  std::vector<std::string> name_axis(const std::string& name, std::vector<std::string> values) const;
+  bool quick() const;
+  bool full() const;  // --full: rows left out of the default run to keep it within minutes
+  int omp_threads() const;
+  // The 1D and 2D block sweeps in force (--block, --block2d, --sweep=all).
+  std::vector<int> block_sweep() const;
+  std::vector<Block2> block_sweep_2d() const;
+
+  // Opens the rows of one point: its axes (in name order) and its inputs' seed. The previous
+  // case's rows are registered now, in the order: CPU and host-timed rows as declared, then for
+  // each mode, each block size, the GPU rows as declared, then those that pick their own launch.
+  Case& add_case(std::vector<Axis> axes, std::uint64_t seed = 0x5eed);
+
+ private:
+  detail::BenchState* s_;
+};
+
+namespace detail {
+bool register_bench(const char* name, const char* summary, void (*fn)(Bench&));
+}
 
 }  // namespace twinbench
 
-#include "bench/detail/workload_rows.hpp"
-
-// Registers a twinbench::Workload declared at namespace scope: its rows are made when the run
-// selects it.
-#define TWINBENCH_REGISTER(workload)                                                      \
-  [[maybe_unused]] static const bool TWINBENCH_CONCAT(tb_registered_, __LINE__) =         \
-      ::tb::add_workload({(workload).name, (workload).summary,                            \
-                          &::twinbench::detail::register_rows<workload>})
+#define TWINBENCH_CONCAT_INNER(a, b) a##b
+#define TWINBENCH_CONCAT(a, b) TWINBENCH_CONCAT_INNER(a, b)
+// Registers a workload: `fn(twinbench::Bench&)` declares its rows when the run selects it.
+#define TWINBENCH_BENCH(name, summary, fn)                                             \
+  [[maybe_unused]] static const bool TWINBENCH_CONCAT(twinbench_bench_, __LINE__) = \
+      ::twinbench::detail::register_bench(name, summary, fn)

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "bench/detail/gpu_timing.hpp"
+#include "common/gpu_timing.hpp"
 #include "common/capability.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
@@ -179,7 +179,7 @@ inline void run_gpu_modes(benchmark::State& state, Mode mode, cudaStream_t strea
       mode == Mode::kernel ? s.kernel_timing : Timing::inline_launch);
 }
 
-// A GPU row with a check of its own (run_checked, bench/detail/cpu_run.hpp), timed with CUDA
+// A GPU row with a check of its own (run_checked, common/cpu_run.hpp), timed with CUDA
 // events around `timed`, which only enqueues work on `stream`.
 template <class Check, class Timed>
 void run_gpu_checked(benchmark::State& state, cudaStream_t stream, const Tolerance& tol,

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/detail/pair_stats.hpp"
+#include "common/pair_stats.hpp"
 #include "common/cuda_raii.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
