@@ -1,8 +1,9 @@
 """Compiles the examples' kernels for an H200 (compute capability 9.0) and a T4 (7.5, the
 oldest this NVVM targets) with numba.cuda.compile_ptx, which needs no GPU, and prints what the
 tests check, as JSON: the slot stores are volatile (system-visible) global stores, the time of
-report/finish is %globaltimer, kp.tally counts with barriers (bar.red.popc) and adds no atomic
-(global or shared) and no fence, report/finish add no global atomic and no fence.
+report/finish is %globaltimer, kp.tally sums a warp with votes (vote.sync.ballot), adds with one
+global atomic and no barrier, no load or store of its own and no fence, report/finish add no
+global atomic and no fence.
 
 A kernel that calls a device function makes Numba ask the current device for its compute
 capability (compile_ptx does not pass its cc down), which fails without a GPU: the lookup is
@@ -70,6 +71,9 @@ def compile_for(kernel, sig, cc):
         "atomics": len(re.findall(r"\batom\.|(?<!bar\.)\bred\.", ptx)),
         "fences": ptx.count("membar") + ptx.count("fence."),
         "counting_barriers": ptx.count("bar.red.popc"),
+        "barriers": len(re.findall(r"\bbar(?:rier)?\.", ptx)),
+        "ballots": ptx.count("vote.sync.ballot"),
+        "global_adds": len(re.findall(r"\b(?:atom|red)\.global\.add\.u64\b", ptx)),
     }
 
 

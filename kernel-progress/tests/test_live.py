@@ -76,7 +76,7 @@ def test_block_slots_sum_to_the_items_exactly(n):
     # Each block's slot holds exactly the items of its threads' grid-stride loops.
     per_block = [sum(1 for i in range(n) if (i % (grid * block)) // block == b)
                  for b in range(grid)]
-    assert live.slots.tolist() == per_block
+    assert live.slots.copy_to_host().tolist() == per_block
 
 
 def test_warp_slots_sum_to_the_items_exactly():
@@ -89,7 +89,7 @@ def test_warp_slots_sum_to_the_items_exactly():
         doubles_per_warp[grid, block](x, out, live.slots, live.period_ns)
     assert live.count == n
     assert int(live.slots.sum()) == n
-    assert all(v > 0 for v in live.slots.tolist())
+    assert all(v > 0 for v in live.slots.copy_to_host().tolist())
 
 
 def test_the_host_sees_the_count_grow_while_the_kernel_runs():

@@ -1,8 +1,8 @@
 """What the real CUDA target compiles (ptx_check.py, without the simulator).
 
-kp.tally: one volatile global store (thread 0's, once per call) and one volatile load of the
-block's slot, the count made by counting barriers, no atomic at all and no fence, on the
-article's kernel, a 2D grid and a grid-stride loop.
+kp.tally: the warp's count made by votes (a ballot), added with one global atomic add, with no
+barrier, no volatile load or store and no fence, on the article's kernel, a 2D grid and a
+grid-stride loop.
 report/finish: two volatile global stores per kernel (the report when due, the final count), the
 time from %globaltimer, and no global atomic or fence added by the reporting (the tally in
 shared memory is the kernel's own)."""
@@ -38,15 +38,16 @@ def test_kernel_compiles_for_the_target(ptx, name):
 
 
 @pytest.mark.parametrize("name", TALLY)
-def test_tally_stores_once_and_loads_once_per_call(ptx, name):
-    assert ptx[name]["volatile_stores"] == 1
-    assert ptx[name]["volatile_loads"] == 1
+def test_tally_adds_once_per_call_with_one_global_atomic(ptx, name):
+    assert ptx[name]["global_adds"] == 1
+    assert ptx[name]["atomics"] == 1
 
 
 @pytest.mark.parametrize("name", TALLY)
-def test_tally_counts_with_barriers_and_adds_no_atomic_or_fence(ptx, name):
-    assert ptx[name]["counting_barriers"] >= 1
-    assert ptx[name]["atomics"] == 0
+def test_tally_sums_the_warp_with_votes_and_waits_for_nothing(ptx, name):
+    assert ptx[name]["ballots"] >= 1
+    assert ptx[name]["barriers"] == 0
+    assert ptx[name]["volatile_loads"] == 0 and ptx[name]["volatile_stores"] == 0
     assert ptx[name]["fences"] == 0
 
 

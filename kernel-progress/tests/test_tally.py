@@ -92,6 +92,22 @@ def chunks(out, slots, chunk):             # a count of several items a call
     kp.tally(slots, done)
 
 
+@cuda.jit
+def returns_early(out, slots):             # threads past the work leave before the call
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    out[i] = 2 * i
+    kp.tally(slots, 1)
+
+
+@cuda.jit
+def counts_twice(out, slots):              # the item counted in a device function and again
+    i = cuda.grid(1)
+    sample(out, i, slots)
+    kp.tally(slots, i < out.size)
+
+
 def quiet(grid, total, **kw):
     return kp.LiveProgress(grid, total=total, display="quiet", **kw)
 
@@ -110,7 +126,7 @@ def test_a_thread_per_item_in_a_padded_grid_counts_exactly():
         with quiet(grid, n) as live:
             one_per_thread[grid, block](out, live.slots)
     assert live.count == n
-    assert live.slots.tolist() == [32, 32, 32, 4]      # a slot per block
+    assert live.slots.copy_to_host().tolist() == [32, 32, 32, 4]      # a slot per block
     np.testing.assert_array_equal(out, 2 * np.arange(n))
 
 
@@ -131,7 +147,7 @@ def test_a_2d_grid_counts_every_block_in_its_own_slot():
     assert live.writers == 6 and live.count == 70 and out.sum() == 70
     # Slot bx + 3 by holds the block's cells: x in [4 bx, 4 bx + 4) and y in [4 by, 4 by + 4).
     want = [min(4, 10 - 4 * bx) * min(4, 7 - 4 * by) for by in range(2) for bx in range(3)]
-    assert live.slots.tolist() == want
+    assert live.slots.copy_to_host().tolist() == want
 
 
 def test_a_3d_grid_counts_exactly():
@@ -140,7 +156,7 @@ def test_a_3d_grid_counts_exactly():
     with quiet(grid, out.size) as live:
         grid_3d[grid, block](out, live.slots)
     assert live.writers == 8 and live.count == 27 and out.sum() == 27
-    assert live.slots.tolist()[0] == 8 and live.slots.tolist()[7] == 1
+    assert live.slots.copy_to_host().tolist()[0] == 8 and live.slots.copy_to_host().tolist()[7] == 1
 
 
 def test_the_call_works_from_a_device_function():
@@ -171,6 +187,32 @@ def test_a_kernel_that_never_counts_warns_that_the_slots_stayed_at_zero():
         with quiet(1, 10) as live:
             never_counts[1, 32](np.zeros(10, dtype=np.int64), live.slots)
     assert live.count == 0
+
+
+def test_threads_that_return_before_the_call_count_nothing_and_stop_nobody():
+    grid, block, n = 4, 32, 100
+    with no_warning():
+        with quiet(grid, n) as live:
+            returns_early[grid, block](np.zeros(n, dtype=np.int64), live.slots)
+    assert live.count == n
+    assert live.slots.copy_to_host().tolist() == [32, 32, 32, 4]
+
+
+def test_an_item_counted_twice_is_named_in_the_warning():
+    with pytest.warns(kp.KernelProgressWarning, match="over the total 100.*kp.tally called "
+                      "twice for it"):
+        with quiet(4, 100) as live:
+            counts_twice[4, 32](np.zeros(100, dtype=np.int64), live.slots)
+    assert live.count == 200
+
+
+def test_two_launches_in_one_with_are_named_in_the_warning():
+    with pytest.warns(kp.KernelProgressWarning, match="over the total 100.*two launches inside "
+                      "one `with`"):
+        with quiet(4, 100) as live:
+            one_per_thread[4, 32](np.zeros(100, dtype=np.int64), live.slots)
+            one_per_thread[4, 32](np.zeros(100, dtype=np.int64), live.slots)
+    assert live.count == 200
 
 
 def test_a_wrong_total_warns_at_the_user_s_line():
@@ -271,7 +313,7 @@ def test_a_timeout_closes_the_bar_and_keeps_the_count(monkeypatch):
     assert " 30%" in text.getvalue()
     # The kernel may still write the old slots: they are kept; the instance has new ones.
     assert any(a is given for a in host._ABANDONED for given in [slots])
-    assert live.slots is not slots and live.slots.tolist() == [0]
+    assert live.slots is not slots and live.slots.copy_to_host().tolist() == [0]
 
 
 def test_ctrl_c_while_waiting_closes_the_bar_and_keeps_the_count(monkeypatch):

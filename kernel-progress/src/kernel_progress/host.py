@@ -4,14 +4,16 @@
         kernel[grid, block](..., progress.slots)
     print(progress.count)                       # the final count, checked against n
 
-The slots are a `cuda.mapped_array` of uint64 (pinned host memory the GPU writes directly), one
-per block (or per writer); the host reads them with plain loads, so polling makes no CUDA call
-and costs the GPU nothing. Each slot only grows during a launch, so the sum of slots read one
-after the other only grows too; once the kernel has ended it is exactly the work counted.
+The slots are a device array of uint64, one per block (or per writer). The host reads them with
+a copy into pinned memory on a stream of its own, created non-blocking so that it does not wait
+for the kernel on Numba's default stream (a stream made by `cuda.stream()` would: it
+synchronizes with the legacy default stream). Each slot only grows during a launch, so the sum
+of a copy only grows from one read to the next; once the kernel has ended it is exactly the work
+counted.
 
 The thread sleeps `interval` seconds between reads: a Python thread that spins while the main
 thread launches makes each Numba launch wait for the GIL (about 10 ms a launch instead of
-0.1 ms on the H200 machine), and a bar needs no more than a few dozen reads a second.
+0.1 ms on the H200 machine).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import sys
 import threading
 import time
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Any, Optional, TextIO, Union
 
 import numpy as np
 from numba import cuda
+
+from .device import SIMULATOR
 
 # A writer stores at most once a period: at least every 20 us, and no more than ~10 million
 # stores a second from all writers together (writers x 100 ns), so that the writes to host
@@ -33,6 +38,18 @@ from numba import cuda
 # common/progress.cpp live_period_ns). 1,024 blocks: 102 us each.
 MIN_PERIOD_NS = 20_000
 NS_PER_WRITER = 100
+
+
+# The host reads every 5 ms: 100 distinct values in a kernel of half a second, where a bar's eye
+# needs a few dozen. Each read copies 8 bytes a slot; for grids of more than ~125,000 slots the
+# period grows so that the reads move at most 200 MB a second over PCIe.
+READ_INTERVAL_S = 0.005
+READ_BYTES_PER_S = 200e6
+
+
+def interval_for(writers: int) -> float:
+    """The default seconds between the host's reads of `writers` slots."""
+    return max(READ_INTERVAL_S, 8.0 * int(writers) / READ_BYTES_PER_S)
 
 
 def period_for(writers: int) -> int:
@@ -77,7 +94,7 @@ def format_line(done: int, total: int, rate: float) -> str:
 
 
 # The slots of launches given up on (a timeout, Ctrl-C): a kernel that still runs writes them,
-# so their pinned memory is never freed, whatever happens to the LiveProgress.
+# so their memory is never freed, whatever happens to the LiveProgress.
 _ABANDONED: list = []
 
 
@@ -211,6 +228,26 @@ def _done(event) -> bool:
     return True if query is None else bool(query())
 
 
+def side_stream():
+    """A stream of the current context that does not wait for the legacy default stream (Numba's
+    default, where the user's kernel usually runs): CU_STREAM_NON_BLOCKING, made through
+    cuda-bindings (numba-cuda's own binding) since `cuda.stream()` makes only blocking ones."""
+    if SIMULATOR:
+        return cuda.stream()
+    from cuda.bindings import driver as cu
+    cuda.current_context()
+    err, handle = cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"kernel-progress: cuStreamCreate failed: {err}")
+    stream = cuda.external_stream(int(handle))
+    weakref.finalize(stream, cu.cuStreamDestroy, handle)
+    return stream
+
+
+def _zeroed_slots(writers: int):
+    return cuda.to_device(np.zeros(writers, dtype=np.uint64))
+
+
 def _writers(grid: Union[int, tuple, list]) -> int:
     if isinstance(grid, (tuple, list)):
         if not 1 <= len(grid) <= 3:
@@ -232,14 +269,17 @@ def why_wrong(count: int, total: int, writers: int) -> str:
     if count > total:
         return (f"the count ended at {count}, over the total {total}: threads past the work "
                 f"were counted (a padded grid: pass the bounds test, e.g. `i < n`, as the "
-                f"count), or the total is wrong")
-    return (f"the count ended at {count} of {total}: some threads did not reach kp.tally (a "
+                f"count), an item counted twice (kp.tally called twice for it, e.g. in a "
+                f"device function and in its caller), two launches inside one `with` (the "
+                f"slots are zeroed once per `with`: their counts add up), or the total is "
+                f"wrong")
+    return (f"the count ended at {count} of {total}: some threads did not call kp.tally (a "
             f"return or a branch before it), the grid has more blocks than the {writers} "
             f"slots, or the total is wrong")
 
 
 class LiveProgress:
-    """A progress bar for a kernel: one slot per block (or per writer) in mapped host memory.
+    """A progress bar for a kernel: one slot per block (or per writer) in device memory.
 
     grid: the launch's blocks, an int or a 2D/3D tuple (a slot each; or the writers' number for
         report/finish). total: what the slots sum to at the end (0: unknown, no percentage).
@@ -251,6 +291,7 @@ class LiveProgress:
     Any other keyword argument is tqdm's (desc, unit, leave, position, disable, ...).
 
     start() zeroes the slots and starts a thread that reads their sum every `interval` seconds
+    (None: 5 ms, longer for grids of over ~125,000 slots, `interval_for`)
     and draws it; wait() waits for the stream, draws the final count and checks it. As a
     context manager: start() on entry, wait() on exit; on an exception, Ctrl-C or a timeout
     the bar is closed where it stood, `count` keeps the last sum read, and `slots` is a new
@@ -260,10 +301,10 @@ class LiveProgress:
 
     def __init__(self, grid: Union[int, tuple, list] = 1, total: int = 0, *,
                  label: str = "", stream: Any = None, timeout: Optional[float] = None,
-                 check: bool = True, interval: float = 0.02, display: str = "auto",
+                 check: bool = True, interval: Optional[float] = None, display: str = "auto",
                  out: Optional[TextIO] = None, period_ns: Optional[int] = None,
                  line_period: float = 1.0, **tqdm_kwargs):
-        if interval <= 0:
+        if interval is not None and interval <= 0:
             raise ValueError(f"interval must be positive, not {interval}")
         if display not in DISPLAYS:
             raise ValueError(f"display must be one of {', '.join(DISPLAYS)}, not {display!r}")
@@ -273,7 +314,7 @@ class LiveProgress:
         self.stream = stream
         self.timeout = timeout
         self.check = check
-        self.interval = float(interval)
+        self.interval = float(interval) if interval is not None else interval_for(self.writers)
         self.display_kind = display
         self.out = out
         self.line_period = line_period
@@ -282,8 +323,10 @@ class LiveProgress:
             raise TypeError(f"tqdm's options ({', '.join(sorted(tqdm_kwargs))}) need "
                             f"display='auto' or 'tqdm', not {display!r}")
         self.period_ns = int(period_ns) if period_ns else period_for(self.writers)
-        self.slots = cuda.mapped_array(self.writers, dtype=np.uint64)
-        self.slots[:] = 0
+        self.slots = _zeroed_slots(self.writers)
+        self._copy = cuda.pinned_array(self.writers, dtype=np.uint64)
+        self._stream = side_stream()
+        self._read_lock = threading.Lock()
         self.count: Optional[int] = None
         self.interrupted = False
         self.stats = PollStats()
@@ -312,13 +355,17 @@ class LiveProgress:
     # ------------------------------------------------------------ reading
 
     def read(self) -> int:
-        """The sum of the slots now (any time, from any thread; no CUDA call)."""
-        return int(self.slots.sum(dtype=np.uint64))
+        """The sum of the slots now (any time, from any thread): a copy on the instance's own
+        stream, which does not wait for the kernel."""
+        with self._read_lock:
+            self.slots.copy_to_host(self._copy, stream=self._stream)
+            self._stream.synchronize()
+            return int(self._copy.sum(dtype=np.uint64))
 
     def reset(self) -> None:
         """Zeroes the slots for the next launch. Only while no kernel writes them (start()
         does it)."""
-        self.slots[:] = 0
+        self.slots.copy_to_device(np.zeros(self.writers, dtype=np.uint64))
         self.count = None
 
     def _rate(self, value: int) -> float:
@@ -340,6 +387,7 @@ class LiveProgress:
         return value
 
     def _run(self) -> None:
+        cuda.current_context()   # this thread's copies need the context current here too
         while not self._stop.wait(self.interval):
             self._poll()
 
@@ -394,8 +442,7 @@ class LiveProgress:
         next start() gets new ones."""
         self.close(interrupted=True)
         _ABANDONED.append(self.slots)
-        self.slots = cuda.mapped_array(self.writers, dtype=np.uint64)
-        self.slots[:] = 0
+        self.slots = _zeroed_slots(self.writers)
 
     def close(self, interrupted: bool = False) -> int:
         """Stops the drawing thread, draws the last sum and closes the bar; keeps the sum in
