@@ -43,6 +43,7 @@ struct Buffer {
   std::function<void(void*, std::size_t)> fill;
   Dims shape;
   std::uint64_t seed = 0;
+  std::function<std::string(const void*)> checker;
   std::size_t bytes() const { return n * ops->bytes; }
   bool checked() const { return role == kOutput || role == kInOut; }
 
@@ -60,6 +61,7 @@ struct RowContext {
   int block = 0;
   Block2 block2d;
   bool skipped = false;
+  double rel = -1.0;  // Row::tolerance
 };
 
 class CaseState {
@@ -73,14 +75,12 @@ class CaseState {
   double extra_host = 0.0, extra_device = 0.0;
 
   struct Variant {
-    enum Kind { cpu, gpu, host_timed, sampled } kind;
+    enum Kind { cpu, gpu, host_timed, sampled } kind = cpu;
     std::string impl;
     std::function<void(Row&)> run;       // cpu, host_timed
     std::function<void(Launch&)> launch;  // gpu
     std::function<double(Row&)> sample;   // sampled
-    CpuOptions cpu_o;
-    GpuOptions gpu_o;
-    HostOptions host_o;
+    Options o;
   };
   std::vector<Variant> variants;
 
@@ -280,8 +280,9 @@ void CaseState::run_reference() {
 std::string CaseState::check_reference() {
   std::vector<tb::HostArray<unsigned char>> first;
   bool second_pass = false;
+  // An output with a check of its own holds its reference where that check keeps it.
   for (auto& b : buffers) {
-    if (!b->checked()) continue;
+    if (!b->checked() || b->checker) continue;
     const Mismatch m = b->ops->check_reference(b->ref.data(), b->n, tb::kPoisonBytes[0]);
     if (!m.ok())
       return "the reference's output '" + b->name + "' " + position(*b, m.index) + " is " +
@@ -289,11 +290,11 @@ std::string CaseState::check_reference() {
              (m.kind == Mismatch::Kind::poison ? " (never written: it still holds the poison)"
                                                : " (not finite)") +
              "; " + std::to_string(m.bad_elements) + " such elements";
-    second_pass = second_pass || (!b->ops->poisoned_with_nan && b->role == kOutput);
+    second_pass = second_pass || (!b->ops->poisoned_with_nan && b->role == kOutput && !b->checker);
   }
   if (!second_pass || !reference) return "";
   for (auto& b : buffers) {
-    if (b->role != kOutput || b->ops->poisoned_with_nan) continue;
+    if (b->role != kOutput || b->ops->poisoned_with_nan || b->checker) continue;
     tb::HostArray<unsigned char> copy(b->bytes());
     copy_bytes(copy.data(), b->ref.data(), b->bytes());
     first.push_back(std::move(copy));
@@ -302,7 +303,7 @@ std::string CaseState::check_reference() {
   reference();
   std::size_t k = 0;
   for (auto& b : buffers) {
-    if (b->role != kOutput || b->ops->poisoned_with_nan) continue;
+    if (b->role != kOutput || b->ops->poisoned_with_nan || b->checker) continue;
     const Mismatch m = b->ops->same(first[k++].data(), b->ref.data(), b->n);
     if (!m.ok())
       return "the reference's output '" + b->name + "' " + position(*b, m.index) +
@@ -376,6 +377,9 @@ void* device_data(Buffer& b) {
 }
 void set_tolerance(Buffer& b, const Tolerance& t) { b.tol = t; }
 void set_shape(Buffer& b, Dims d) { b.shape = d; }
+void set_checker(Buffer& b, std::function<std::string(const void*)> check) {
+  b.checker = std::move(check);
+}
 
 std::shared_ptr<Buffer> add_buffer(CaseState& c, int role, std::string name, std::size_t n,
                                    const ElementOps& ops, Uniform dist, Tolerance tol,
@@ -406,15 +410,23 @@ int passes_needed(const CaseState& c) {
   return 1;
 }
 
-double rel_for(const Buffer& b, const RowOptions& o) { return o.rel >= 0 ? o.rel : b.tol.rel; }
+double rel_for(const Buffer& b, const Options& o, const RowContext& ctx) {
+  return ctx.rel >= 0 ? ctx.rel : o.rel >= 0 ? o.rel : b.tol.rel;
+}
 
 // `target(b)` is where the row's output lands on the host (host(), or the downloaded copy).
-tb::CheckResult compare_outputs(const CaseState& c, const RowOptions& o, int pass,
+tb::CheckResult compare_outputs(const CaseState& c, const Options& o, const RowContext& ctx,
+                                int pass,
                                 const std::function<const unsigned char*(const Buffer&)>& target) {
   tb::CheckResult r;
   for (const auto& b : c.buffers) {
     if (!b->checked()) continue;
-    const double rel = rel_for(*b, o);
+    if (b->checker) {
+      const std::string why = b->checker(target(*b));
+      if (!why.empty() && r.pass) r = {false, "output '" + b->name + "': " + why, r.max_abs, r.max_rel};
+      continue;
+    }
+    const double rel = rel_for(*b, o, ctx);
     const unsigned char byte = poison_byte_for(*b, pass);
     const Mismatch m =
         b->ops->compare(target(*b), b->ref.data(), b->n, rel, b->tol.scale_floor, byte);
@@ -432,7 +444,7 @@ tb::CheckResult compare_outputs(const CaseState& c, const RowOptions& o, int pas
   return r;
 }
 
-tb::CheckResult check_rows_run(const CaseState& c, const RowOptions& o,
+tb::CheckResult check_rows_run(const CaseState& c, const Options& o, const RowContext& ctx,
                                const std::function<void(int pass)>& prepare,
                                const std::function<void()>& run,
                                const std::function<const unsigned char*(const Buffer&)>& target) {
@@ -440,7 +452,8 @@ tb::CheckResult check_rows_run(const CaseState& c, const RowOptions& o,
   for (int pass = 0; pass < passes_needed(c) && r.pass; ++pass) {
     prepare(pass);
     run();
-    r = compare_outputs(c, o, pass, target);
+    if (ctx.skipped) return r;
+    r = compare_outputs(c, o, ctx, pass, target);
   }
   return r;
 }
@@ -462,7 +475,7 @@ bool reference_sound(benchmark::State& state, CaseState& c) {
   return false;
 }
 
-tb::BenchSpec spec_for(const CaseState& c, const std::string& impl, const RowOptions& o) {
+tb::BenchSpec spec_for(const CaseState& c, const std::string& impl, const Options& o) {
   tb::BenchSpec s = tb::bench_spec(c.workload(), impl);
   for (const Axis& a : c.axes()) s.axes.emplace_back(a.key, a.value);
   for (const Axis& a : o.axes) s.axes.emplace_back(a.key, a.value);
@@ -487,32 +500,32 @@ bool has_checked_outputs(const CaseState& c) {
 void add_host_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
                   const CaseState::Variant& v) {
   const bool sampled = v.kind == CaseState::Variant::sampled;
-  const RowOptions& o = v.kind == CaseState::Variant::cpu ? static_cast<const RowOptions&>(v.cpu_o)
-                                                          : v.host_o;
-  const bool threaded = v.kind == CaseState::Variant::cpu ? v.cpu_o.threaded : v.host_o.threaded;
+  const Options& o = v.o;
   tb::BenchSpec spec = spec_for(*c, v.impl, o);
-  if (threaded) spec = spec.on_threads(tb::omp_threads());
-  const bool gpu_side = v.kind != CaseState::Variant::cpu && v.host_o.side == Side::gpu;
+  if (o.threaded) spec = spec.on_threads(tb::omp_threads());
+  const bool gpu_side = v.kind != CaseState::Variant::cpu && v.o.side == Side::gpu;
   if (gpu_side) {
     spec.side = tb::Side::gpu;
     spec.host_timed = true;
   }
-  spec.in_step = v.kind != CaseState::Variant::cpu && v.host_o.in_step;
+  spec.in_step = v.kind != CaseState::Variant::cpu && v.o.in_step;
   tb::add_cpu_benchmark(cfg, spec, work_model(c->work), [c, v, o, gpu_side, sampled](benchmark::State& state) {
     if (gpu_side && !tb::gpu_info().available) return tb::skip(state, tb::gpu_info().status);
-    if (gpu_side && tb::gpu_info().device_count < v.host_o.gpus)
-      return tb::skip(state, "needs " + std::to_string(v.host_o.gpus) + " GPUs: this process sees " +
+    if (gpu_side && tb::gpu_info().device_count < v.o.gpus)
+      return tb::skip(state, "needs " + std::to_string(v.o.gpus) + " GPUs: this process sees " +
                                  std::to_string(tb::gpu_info().device_count) +
                                  " (CUDA_VISIBLE_DEVICES applies)");
     if (!reference_sound(state, *c)) return;
-    RowContext ctx{.state = &state, .owner = c.get()};
+    RowContext ctx;
+    ctx.state = &state;
+    ctx.owner = c.get();
     Row row(ctx);
     if (has_checked_outputs(*c) || o.check) {
       const auto run = [&] {
         if (sampled) v.sample(row); else v.run(row);
       };
       const bool ok = tb::validate_once_described(state, tb::current_benchmark(), [&] {
-        return check_rows_run(*c, o, [&](int pass) { prepare_host_outputs(*c, pass); }, run,
+        return check_rows_run(*c, o, ctx, [&](int pass) { prepare_host_outputs(*c, pass); }, run,
                               [](const Buffer& b) -> const unsigned char* { return b.host.data(); });
       });
       if (!ok || ctx.skipped) return;
@@ -567,7 +580,7 @@ namespace {
 
 void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant& v,
                  tb::Mode mode, int block, Block2 block2d) {
-  const GpuOptions& o = v.gpu_o;
+  const Options& o = v.o;
   const int threads = block > 0 ? block : block2d.threads();
   if (threads > 0 && !tb::check_block(state, threads)) return;
   if (!reference_sound(state, c)) return;
@@ -581,7 +594,7 @@ void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant
   const auto compute = [&] { v.launch(launch); };
   const bool ok = tb::validate_once_described(state, tb::mode_independent_key(tb::current_spec()), [&] {
     return check_rows_run(
-        c, o, [&](int pass) { prepare_device_outputs(c, pass, writes_host); },
+        c, o, ctx, [&](int pass) { prepare_device_outputs(c, pass, writes_host); },
         [&] {
           upload_inputs(c);
           compute();
@@ -614,7 +627,7 @@ void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant
 
 void add_gpu_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
                  const CaseState::Variant& v, tb::Mode mode, int block, Block2 block2d) {
-  tb::BenchSpec spec = spec_for(*c, v.impl, v.gpu_o);
+  tb::BenchSpec spec = spec_for(*c, v.impl, v.o);
   if (block > 0) spec = spec.with_block(block);
   if (block2d.threads() > 0) spec = spec.with_axis({"block", tb::Block2{block2d.x, block2d.y}});
   spec = spec.in_mode(mode);
@@ -674,6 +687,7 @@ std::vector<Block2> shapes_for(const tb::RunConfig& cfg, const Blocks& b, tb::Mo
 #if TWINBENCH_HAVE_CUDA
   if (mode == tb::Mode::e2e) shapes = tb::blocks_2d(cfg, mode);
 #endif
+  (void)mode;
   std::vector<Block2> out;
   for (const auto& s : shapes) out.push_back({s.x, s.y});
   return out;
@@ -690,31 +704,31 @@ void append_new(std::vector<T>& all, const std::vector<T>& more) {
 
 void BenchState::add_gpu_rows(tb::Mode mode) {
   std::vector<const CaseState::Variant*> gpu;
-  for (const auto& v : current_->variants)
-    if (v.kind == CaseState::Variant::gpu &&
-        std::find(modes_of(v.gpu_o.modes).begin(), modes_of(v.gpu_o.modes).end(), mode) !=
-            modes_of(v.gpu_o.modes).end())
+  for (const auto& v : current_->variants) {
+    const std::vector<tb::Mode> modes = modes_of(v.o.modes);
+    if (v.kind == CaseState::Variant::gpu && std::find(modes.begin(), modes.end(), mode) != modes.end())
       gpu.push_back(&v);
+  }
   std::vector<int> sizes;
   std::vector<Block2> shapes;
   for (const auto* v : gpu) {
-    append_new(sizes, sizes_for(cfg_, v->gpu_o.blocks, mode));
-    append_new(shapes, shapes_for(cfg_, v->gpu_o.blocks, mode));
+    append_new(sizes, sizes_for(cfg_, v->o.blocks, mode));
+    append_new(shapes, shapes_for(cfg_, v->o.blocks, mode));
   }
   for (int b : sizes)
     for (const auto* v : gpu) {
-      const auto mine = sizes_for(cfg_, v->gpu_o.blocks, mode);
+      const auto mine = sizes_for(cfg_, v->o.blocks, mode);
       if (std::find(mine.begin(), mine.end(), b) != mine.end())
         add_gpu_row(cfg_, current_, *v, mode, b, {});
     }
   for (Block2 s : shapes)
     for (const auto* v : gpu) {
-      const auto mine = shapes_for(cfg_, v->gpu_o.blocks, mode);
+      const auto mine = shapes_for(cfg_, v->o.blocks, mode);
       if (std::find_if(mine.begin(), mine.end(), [&](Block2 m) { return m.x == s.x && m.y == s.y; }) != mine.end())
         add_gpu_row(cfg_, current_, *v, mode, 0, s);
     }
   for (const auto* v : gpu)
-    if (v->gpu_o.blocks.kind == Blocks::Kind::own) add_gpu_row(cfg_, current_, *v, mode, 0, {});
+    if (v->o.blocks.kind == Blocks::Kind::own) add_gpu_row(cfg_, current_, *v, mode, 0, {});
 }
 
 // The rows of the case, in the suite's order (twinbench.hpp, Bench::add_case).
@@ -725,7 +739,7 @@ void BenchState::close() {
   std::vector<tb::Mode> modes;
   for (const auto& v : current_->variants)
     if (v.kind == CaseState::Variant::gpu)
-      for (tb::Mode m : modes_of(v.gpu_o.modes))
+      for (tb::Mode m : modes_of(v.o.modes))
         if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   std::sort(modes.begin(), modes.end(), [](tb::Mode a, tb::Mode b) {
     return static_cast<int>(a) < static_cast<int>(b);
@@ -762,6 +776,7 @@ void Row::counter(const std::string& name, double value, Counter kind) {
 }
 void Row::label(const std::string& text) { ctx_->state->SetLabel(text); }
 void Row::stats(const KernelStats& k) { detail::record_kernel(*ctx_->state, k); }
+void Row::tolerance(double rel) { ctx_->rel = rel; }
 void Row::skip(const std::string& why) {
   ctx_->skipped = true;
   tb::skip(*ctx_->state, why);
@@ -778,31 +793,39 @@ void Case::extra_memory(double host_bytes, double device_bytes) {
   s_->extra_host += host_bytes;
   s_->extra_device += device_bytes;
 }
-void Case::cpu(std::string impl, std::function<void()> run, CpuOptions o) {
+void Case::cpu(std::string impl, std::function<void()> run, Options o) {
   cpu(std::move(impl), [run = std::move(run)](Row&) { run(); }, std::move(o));
 }
-void Case::cpu(std::string impl, std::function<void(Row&)> run, CpuOptions o) {
-  detail::CaseState::Variant v{.kind = detail::CaseState::Variant::cpu, .impl = std::move(impl)};
+void Case::cpu(std::string impl, std::function<void(Row&)> run, Options o) {
+  detail::CaseState::Variant v;
+  v.kind = detail::CaseState::Variant::cpu;
+  v.impl = std::move(impl);
   v.run = std::move(run);
-  v.cpu_o = std::move(o);
+  v.o = std::move(o);
   s_->variants.push_back(std::move(v));
 }
-void Case::gpu(std::string impl, std::function<void(Launch&)> launch, GpuOptions o) {
-  detail::CaseState::Variant v{.kind = detail::CaseState::Variant::gpu, .impl = std::move(impl)};
+void Case::gpu(std::string impl, std::function<void(Launch&)> launch, Options o) {
+  detail::CaseState::Variant v;
+  v.kind = detail::CaseState::Variant::gpu;
+  v.impl = std::move(impl);
   v.launch = std::move(launch);
-  v.gpu_o = std::move(o);
+  v.o = std::move(o);
   s_->variants.push_back(std::move(v));
 }
-void Case::host_timed(std::string impl, std::function<void(Row&)> body, HostOptions o) {
-  detail::CaseState::Variant v{.kind = detail::CaseState::Variant::host_timed, .impl = std::move(impl)};
+void Case::host_timed(std::string impl, std::function<void(Row&)> body, Options o) {
+  detail::CaseState::Variant v;
+  v.kind = detail::CaseState::Variant::host_timed;
+  v.impl = std::move(impl);
   v.run = std::move(body);
-  v.host_o = std::move(o);
+  v.o = std::move(o);
   s_->variants.push_back(std::move(v));
 }
-void Case::sampled(std::string impl, std::function<double(Row&)> sample, HostOptions o) {
-  detail::CaseState::Variant v{.kind = detail::CaseState::Variant::sampled, .impl = std::move(impl)};
+void Case::sampled(std::string impl, std::function<double(Row&)> sample, Options o) {
+  detail::CaseState::Variant v;
+  v.kind = detail::CaseState::Variant::sampled;
+  v.impl = std::move(impl);
   v.sample = std::move(sample);
-  v.host_o = std::move(o);
+  v.o = std::move(o);
   s_->variants.push_back(std::move(v));
 }
 
@@ -826,6 +849,7 @@ std::vector<std::string> Bench::name_axis(const std::string& name,
 bool Bench::quick() const { return s_->cfg().quick; }
 bool Bench::full() const { return s_->cfg().full; }
 int Bench::omp_threads() const { return tb::omp_threads(); }
+int Bench::gpus() const { return tb::gpu_info().available ? tb::gpu_info().device_count : 0; }
 std::vector<int> Bench::block_sweep() const { return tb::block_sweep_1d(s_->cfg()); }
 std::vector<Block2> Bench::block_sweep_2d() const {
   std::vector<Block2> out;

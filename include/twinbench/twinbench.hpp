@@ -66,6 +66,7 @@ void* ref_data(Buffer& b);
 void* device_data(Buffer& b);
 void set_tolerance(Buffer& b, const Tolerance& t);
 void set_shape(Buffer& b, Dims d);
+void set_checker(Buffer& b, std::function<std::string(const void*)> check);
 std::shared_ptr<Buffer> add_buffer(CaseState& c, int role, std::string name, std::size_t n,
                                    const ElementOps& ops, Uniform dist, Tolerance tol,
                                    std::function<void(void*, std::size_t)> fill);
@@ -80,6 +81,10 @@ class Row {
   void counter(const std::string& name, double value, Counter kind = Counter::value);
   void label(const std::string& text);
   void stats(const KernelStats& k);
+  // This row's tolerance where it depends on how the row runs (a reduction's depth depends on
+  // its grid): replaces the outputs' rel for the row's check. Set it before the check runs,
+  // from the row's body.
+  void tolerance(double rel);
   // Skips the row with the reason (not a failure): a capability the machine lacks, say.
   void skip(const std::string& why);
   const std::string& name() const;
@@ -136,6 +141,14 @@ class Output {
     detail::set_shape(*b_, d);
     return *this;
   }
+  // A comparison of the output's own, replacing the element-wise one (a float32 result held to
+  // a float64 reference with a bound per element, say): `check(got)` returns "" when `got` is
+  // right, else what is wrong. The output is still poisoned before each run.
+  template <class Check>
+  Output checked_by(Check check) const {
+    detail::set_checker(*b_, [check](const void* got) { return check(static_cast<const T*>(got)); });
+    return *this;
+  }
 
  private:
   std::shared_ptr<detail::Buffer> b_;
@@ -178,27 +191,30 @@ enum class Modes { kernel_and_e2e, kernel_only, unnamed };
 // A capability a GPU row needs; a device or build without it skips the row, naming it.
 enum class Needs { none, cp_async, bf16_tensor_cores, tma_bulk_copy, thread_block_clusters };
 
-// What every row may say about itself: axes after the case's (before block), the algorithm
-// (rows of one algorithm are compared with each other; "" is the workload's plain one), the
-// precision where it is not the workload's own ("bf16", "tf32": rows pair within one), a
-// tolerance replacing the outputs' rel for this row (a summation of another depth), and a check
-// of its own (returns "" when right, else what is wrong) for results the outputs cannot hold.
-struct RowOptions {
+// A row timed on the host's wall clock (allocation, launch latency, transfers, collectives), or,
+// with Case::sampled, by its own clock, is on the CPU's side or the GPU's.
+enum class Side { cpu, gpu };
+
+// What a row may say about itself, beyond its function (designated initializers, in this
+// order: `{.threaded = true}`, `{.blocks = twinbench::sweep_2d(), .stats = ...}`).
+struct Options {
+  // Every row: axes after the case's (before block); the algorithm (rows of one algorithm are
+  // compared with each other; "" is the workload's plain one); the precision where it is not
+  // the workload's own ("bf16", "tf32": rows pair within one); a tolerance replacing the
+  // outputs' rel for this row (a summation of another depth); a check of its own (returns ""
+  // when right, else what is wrong) for results the outputs cannot hold.
   std::vector<Axis> axes = {};
   std::string algorithm = {};
   std::string precision = {};
   double rel = -1.0;  // < 0: the outputs' own
   std::function<std::string()> check = {};
-};
-
-struct CpuOptions : RowOptions {
-  bool threaded = false;  // runs on OpenMP's threads: named threads:N, held to all threads' limits
-};
-
-struct GpuOptions : RowOptions {
+  // CPU and host-timed rows: runs on OpenMP's threads (named threads:N, held to the limits of
+  // all threads).
+  bool threaded = false;
+  // GPU rows: the block sizes, the timed regions, the launch statistics
+  // (kernel_stats(kernel, l.block(), grid)), a capability the row needs.
   Blocks blocks = {};
   Modes modes = Modes::kernel_and_e2e;
-  // Launch statistics for the row (registers, occupancy): kernel_stats(kernel, l.block(), grid).
   std::function<KernelStats(const Launch&)> stats = {};
   Needs needs = Needs::none;
   // The launch waits for the GPU itself (a library call returning a value to the host): timed
@@ -206,16 +222,11 @@ struct GpuOptions : RowOptions {
   bool waits_for_gpu = false;
   // The launch writes the outputs' host() (a value returned to the host): nothing downloaded.
   bool writes_host = false;
-};
-
-// A row timed on the host's wall clock (allocation, launch latency, transfers, collectives), or,
-// with `sample` in Case::sampled, by its own clock: side gpu rows skip where there is no GPU.
-enum class Side { cpu, gpu };
-struct HostOptions : RowOptions {
+  // Host-timed and sampled rows: their side (gpu rows skip where there is no GPU, or fewer
+  // than `gpus`); in_step: taken by every MPI rank together (other rows run on rank 0 alone).
   Side side = Side::cpu;
-  bool threaded = false;
-  int gpus = 1;  // side gpu: the GPUs the row needs (it skips, saying how many it sees)
-  bool in_step = false;  // taken by every MPI rank together (other rows run on rank 0 alone)
+  int gpus = 1;
+  bool in_step = false;
 };
 
 // ---- A case: the rows of one point of the workload's axes, sharing their buffers.
@@ -254,13 +265,13 @@ class Case {
   // Memory the rows take beyond the named buffers (a library's workspace), for the estimate.
   void extra_memory(double host_bytes, double device_bytes);
 
-  void cpu(std::string impl, std::function<void()> run, CpuOptions o = {});
-  void cpu(std::string impl, std::function<void(Row&)> run, CpuOptions o = {});
-  void gpu(std::string impl, std::function<void(Launch&)> launch, GpuOptions o = {});
+  void cpu(std::string impl, std::function<void()> run, Options o = {});
+  void cpu(std::string impl, std::function<void(Row&)> run, Options o = {});
+  void gpu(std::string impl, std::function<void(Launch&)> launch, Options o = {});
   // `body` is one timed call; a row with outputs is checked once first, as a CPU row is.
-  void host_timed(std::string impl, std::function<void(Row&)> body, HostOptions o = {});
+  void host_timed(std::string impl, std::function<void(Row&)> body, Options o = {});
   // `sample` takes one sample and returns its seconds (its own events, its own pairs).
-  void sampled(std::string impl, std::function<double(Row&)> sample, HostOptions o = {});
+  void sampled(std::string impl, std::function<double(Row&)> sample, Options o = {});
 
  private:
   enum Role { kInput, kOutput, kInOut, kScratch };
@@ -290,6 +301,7 @@ class Bench {
   bool quick() const;
   bool full() const;  // --full: rows left out of the default run to keep it within minutes
   int omp_threads() const;
+  int gpus() const;  // GPUs this process sees (0 without one, or in a build without CUDA)
   // The 1D and 2D block sweeps in force (--block, --block2d, --sweep=all).
   std::vector<int> block_sweep() const;
   std::vector<Block2> block_sweep_2d() const;
