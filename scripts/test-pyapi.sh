@@ -3,7 +3,8 @@
 # a copy of reports/, installed with its numba extra in a fresh venv outside the checkout; there,
 # under Numba's CUDA simulator, the docs' example run by `twinbench-py` and its results rendered
 # by `twinbench-report`, a planted bug (the kernel skips its last element) refused with exit 1,
-# tests/pyapi run against the installed package, and the docs' install command last.
+# tests/pyapi run against the installed package (among them real kernels compiled to PTX with
+# the NumPy the extra resolved, NVVM from PyPI), and the docs' install command last.
 #
 #   scripts/test-pyapi.sh          (PYTHON=python3.11 to choose the interpreter)
 set -euo pipefail
@@ -34,6 +35,10 @@ grep -q 'twinbench/bench/workload.py' "$work/wheel.txt" ||
 
 step "a fresh venv: pip install $(basename "$wheel")[numba,test], kernel-progress for the docs"
 "$work/venv/bin/pip" install -q "${wheel}[numba,test]" "$work/checkout/kernel-progress"
+# NVVM from PyPI, for the test that compiles real kernels to PTX with the NumPy the extra
+# resolved (no GPU and no CUDA toolkit needed).
+"$work/venv/bin/pip" install -q "cuda-toolkit[nvvm]==13.*"
+"$venv_python" -c 'import numpy; print("the numba extra resolved numpy", numpy.__version__)'
 for cmd in twinbench-py twinbench-report; do
   [ -x "$work/venv/bin/$cmd" ] || { echo "the wheel installs no $cmd command" >&2; exit 1; }
 done

@@ -56,8 +56,6 @@ def parser() -> argparse.ArgumentParser:
 
 def import_numba() -> str | None:
     """None when numba (with its CUDA target) imports, else why not, in one line."""
-    from twinbench.bench.compat import numpy_aliases
-    numpy_aliases()
     try:
         import numba  # noqa: F401
         import numba.cuda  # noqa: F401

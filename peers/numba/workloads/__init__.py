@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import importlib
 
-from twinbench.bench.compat import numpy_aliases
-
-numpy_aliases()   # before any workload module's kernels compile
-
 
 def module(workload: str):
     return importlib.import_module(f"{__name__}.{workload}")

@@ -50,8 +50,6 @@ def parser() -> argparse.ArgumentParser:
 def numba_missing() -> str | None:
     """Why numba (with its CUDA target) does not import, in one line; None when it does."""
     try:
-        from .compat import numpy_aliases
-        numpy_aliases()
         import numba  # noqa: F401
         import numba.cuda  # noqa: F401
     except Exception as exc:  # noqa: BLE001 - any failure to import says the same

@@ -71,8 +71,6 @@ def run(*workloads, quick: bool = False, out: str | os.PathLike | None = "twinbe
     """Validates and times every row of `workloads` (Workload objects), writes the results file
     `out` (None: none), and returns what it wrote. Progress goes to `stream` (stderr)."""
     stream = stream or sys.stderr
-    from .compat import numpy_aliases
-    numpy_aliases()
     import numba
 
     from . import ceilings as limits

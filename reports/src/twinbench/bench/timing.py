@@ -24,15 +24,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba import cuda, uint32, uint64
 
-from .compat import numpy_aliases
-
-numpy_aliases()   # before numba.cuda compiles anything
-
-from numba import cuda, uint32, uint64  # noqa: E402
-
-from .checks import ErrorStats, Tolerance, describe, passes  # noqa: E402
-from .sampler import (Interrupted, SampleStats, StoppingRule, collect_samples,  # noqa: E402
+from .checks import ErrorStats, Tolerance, describe, passes
+from .sampler import (Interrupted, SampleStats, StoppingRule, collect_samples,
                       measure_cpu)
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
