@@ -3,7 +3,9 @@
 A variant passes when every element's |got - ref| / max(|ref|, scale_floor) is within the
 workload's relative tolerance, with no NaN or Inf where the reference is finite. Outputs are
 filled with NaN (or a negative integer) before the validating run, so an element a kernel never
-wrote cannot pass by holding a stale value. NumPy only.
+wrote cannot pass by holding a stale value. A result of another type than the reference's, or a
+write past the end of an output, is refused whatever its values (`ErrorStats.refused`). NumPy
+only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class ErrorStats:
     finite: bool = True
     size_matches: bool = True
     note: str = ""   # what a workload's own check adds (a statistic, a counter)
+    refused: str = ""   # why the output is refused whatever its values (its type, a write
+    #                     past its end)
 
 
 def compare(got: np.ndarray, ref: np.ndarray, scale_floor: float = 0.0) -> ErrorStats:
@@ -103,17 +107,63 @@ def compare_exact(got: np.ndarray, ref: np.ndarray) -> ErrorStats:
 
 
 def passes(s: ErrorStats, tol: Tolerance) -> bool:
-    return s.size_matches and s.finite and s.max_rel <= tol.rel
+    return s.size_matches and s.finite and not s.refused and s.max_rel <= tol.rel
 
 
 def describe(s: ErrorStats, tol: Tolerance) -> str:
+    if s.refused:
+        return s.refused
     if not s.size_matches:
         return "output size differs from the reference"
     if not s.finite:
         return f"non-finite output at index {s.worst_index}"
-    text = (f"max rel error {s.max_rel:.3e} at index {s.worst_index} (tolerance {tol.rel:.1e}), "
-            f"max abs error {s.max_abs:.3e}")
+    floor = f", scale floor {tol.scale_floor:.3g}" if tol.scale_floor > 0 else ""
+    text = (f"max rel error {s.max_rel:.3e} at index {s.worst_index} (tolerance {tol.rel:.1e}"
+            f"{floor}), max abs error {s.max_abs:.3e}")
     return f"{text}; {s.note}" if s.note else text
+
+
+# ---------------------------------------------------------------- guards after the outputs
+#
+# Every output is the front of a longer allocation: GUARD_ELEMENTS more elements follow it,
+# filled with the poison pattern of the validating call and checked unchanged after it, so that a
+# write past the end of an output is refused rather than landing in memory nobody looks at (the
+# CPU's @njit code and a GPU kernel do not check bounds).
+
+# The most a 1D kernel without its bounds test writes past the end is a block less one thread,
+# and the largest block is 1024 threads.
+GUARD_ELEMENTS = 1024
+# Bytes a poisoned type without NaN is filled with, one validating call each (common/validate.hpp
+# kPoisonBytes): an element left unwritten holds the pattern and mismatches in at least one call;
+# an accumulator never reset ends at pattern + v, equal to the reference in at most one. 0xFF
+# bytes are NaN for floating point.
+POISON_BYTES = (0xFF, 0x55)
+
+
+def fill_pattern(array: np.ndarray, pass_index: int) -> None:
+    """The validating call's byte pattern in every byte (NaN for floating point)."""
+    array.view(np.uint8).reshape(-1)[:] = POISON_BYTES[pass_index]
+
+
+def guarded_empty(shape, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """(the output, its guard): a host array of `shape` and the GUARD_ELEMENTS that follow it
+    in the same allocation."""
+    size = int(np.prod(shape))
+    whole = np.empty(size + GUARD_ELEMENTS, dtype=dtype)
+    return whole[:size].reshape(shape), whole[size:]
+
+
+def guard_written(guard: np.ndarray, pass_index: int) -> int:
+    """The first element of `guard` that is not the pattern of `pass_index` (-1: none)."""
+    changed = np.flatnonzero((guard.view(np.uint8).reshape(guard.size, -1)
+                              != POISON_BYTES[pass_index]).any(axis=1))
+    return int(changed[0]) if changed.size else -1
+
+
+def past_the_end(name: str, size: int, offset: int) -> str:
+    return (f"wrote past the end of output {name}: element {size + offset} (the output has "
+            f"{size}) changed after the call; an index test such as `i < out.size` is missing "
+            "or off by one")
 
 
 def poison_value(dtype) -> object:

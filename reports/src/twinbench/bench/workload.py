@@ -2,10 +2,12 @@
 
 The user declares what the suite's C++ authors declare (DESIGN.md, "A workload"): the serial
 reference, the CPU and GPU variants, inputs from a seed, a tolerance, the work model and the
-axes. The harness owns the rest: the outputs (allocated from the reference's, poisoned before
-the validating call: NaN for floats, two calls against 0xFF and 0x55 bytes for everything else),
-the check before any timing, the end-to-end copies, cold caches, the stopping rule, the block
-sweep with registers and occupancy, the memory check, skips with their reasons.
+axes. The harness owns the rest: the outputs (allocated from the reference's, each followed by
+guard elements, poisoned before the validating call: NaN for floats, two calls against 0xFF and
+0x55 bytes for everything else), the check before any timing at each size (a result of another
+type refused, a write past the end refused), the default tolerance, the end-to-end copies, cold
+caches, the stopping rule, the block sweep with registers and occupancy, the memory check, skips
+with their reasons.
 
 Calling conventions (so that the article's code is the variant, unchanged):
   reference(*inputs) -> the output, or a tuple of them (NumPy arrays or scalars)
@@ -24,7 +26,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .checks import ErrorStats, Tolerance, compare
+from .checks import (ErrorStats, Tolerance, compare, fill_pattern, guard_written, guarded_empty,
+                     past_the_end)
 from .inputs import fill_uniform
 from .results import Work
 
@@ -34,10 +37,44 @@ DEFAULT_BLOCKS = (64, 128, 256, 512, 1024)
 # sweep's middle one.
 E2E_BLOCK = 256
 DEFAULT_SEED = 0x5EED0001
-# Bytes a poisoned type without NaN is filled with, one validating call each (common/validate.hpp
-# kPoisonBytes): an element left unwritten holds the pattern and mismatches in at least one call;
-# an accumulator never reset ends at pattern + v, equal to the reference in at most one.
-POISON_BYTES = (0xFF, 0x55)
+# The default tolerance: this many units of the output type's epsilon per operation an element
+# takes (default_tolerance). A float32 3-point stencil summed in another order than its NumPy
+# reference differed from it by 1.0 epsilon of the inputs' magnitude at 2^16 to 2^24 elements,
+# where 1e-6 relative without a floor failed it (1.0e-5 at 2^16, 7.5e-5 at 2^20); the rest is
+# room for math functions that differ by a few ulp between NumPy, Numba's CPU target and the GPU.
+EPS_PER_OPERATION = 8
+
+
+def default_tolerance(inputs, outputs, flops: float) -> Tolerance:
+    """The tolerance of a workload that declares none, from what its outputs are and what it
+    computes: for floating-point outputs, EPS_PER_OPERATION x the output type's epsilon x the
+    operations per output element (`flops` over the outputs' elements, at least 1), relative to
+    max(|reference|, the inputs' largest magnitude). The scale floor is what lets a correct
+    result pass where the reference cancels to near zero (a stencil's sum of values of both
+    signs): there the rounding error is that of the terms, of the inputs' magnitude, not of the
+    small result. Integer outputs are compared exactly."""
+    floats = [np.dtype(o.dtype) for o in outputs if np.dtype(o.dtype).kind in "fc"]
+    if not floats:
+        return Tolerance(0.0)
+    elements = sum(int(np.size(o)) for o in outputs)
+    ops = max(1.0, float(flops) / elements) if elements else 1.0
+    eps = max(float(np.finfo(d).eps) for d in floats)
+    return Tolerance(EPS_PER_OPERATION * ops * eps, _largest_magnitude(inputs))
+
+
+def _largest_magnitude(inputs) -> float:
+    """max |x| over the inputs' numbers (0 for none); non-finite values are left out."""
+    largest = 0.0
+    for a in inputs:
+        a = np.asarray(a)
+        if a.size == 0 or a.dtype.kind not in "iufc":
+            continue
+        m = np.abs(a.reshape(-1))
+        if a.dtype.kind in "fc":
+            m = m[np.isfinite(m)]
+        if m.size:
+            largest = max(largest, float(m.max()))
+    return largest
 
 
 def uniform(n, seed: int, lo: float = -1.0, hi: float = 1.0, dtype=np.float32) -> np.ndarray:
@@ -141,7 +178,8 @@ class Workload:
     blocks      the block sweep of the GPU kernels
     outputs     the outputs' types where they differ from the reference's (a float64
                 reference of float32 outputs): one dtype, or one per output
-    tolerance   relative (|got - ref| / max(|ref|, scale_floor)), or a Tolerance
+    tolerance   relative (|got - ref| / |ref|), or a Tolerance (rel, scale_floor); None: from
+                the outputs' type and the FLOPs (default_tolerance)
     bytes       bytes(size) -> (read, written) of one call; default: the inputs' and outputs'
     flops       flops(size) -> FLOPs of one call (default 0: a memory-bound workload)
     """
@@ -155,7 +193,7 @@ class Workload:
     quick_sizes: Sequence | None = None
     blocks: Sequence = DEFAULT_BLOCKS
     outputs: Any = None
-    tolerance: float | Tolerance = 1e-6
+    tolerance: float | Tolerance | None = None
     bytes: Callable | None = None
     flops: Callable | None = None
     seed: int = DEFAULT_SEED
@@ -252,11 +290,15 @@ class Workload:
         inputs = self.inputs(row.size, self.seed)
         inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
         refs = self._refs(inputs)
-        outs = [np.empty(r.shape, dtype=d) for r, d in zip(refs, self._out_types(refs))]
+        guarded = [guarded_empty(r.shape, d) for r, d in zip(refs, self._out_types(refs))]
+        outs = [o for o, _ in guarded]
         self._facts[row.args_of_size] = (
             float(sum(np.asarray(a).nbytes for a in inputs)), float(sum(o.nbytes for o in outs)),
             int(refs[0].size), _precision(outs))
-        return SimpleNamespace(inputs=inputs, refs=refs, outs=outs)
+        tolerance = self.tolerance if self.tolerance is not None else default_tolerance(
+            inputs, outs, self.flops(row.size) if self.flops is not None else 0.0)
+        return SimpleNamespace(inputs=inputs, refs=refs, outs=outs,
+                               guards=[g for _, g in guarded], tolerance=tolerance)
 
     def _out_types(self, refs) -> list:
         if self.outputs is None:
@@ -309,10 +351,20 @@ class Workload:
         return Buffers({f"in{i}": a for i, a in enumerate(data.inputs)},
                        {f"out{i}": (o.shape, o.dtype) for i, o in enumerate(data.outs)})
 
-    def check(self, outs, refs) -> ErrorStats:
+    def check(self, outs, data) -> ErrorStats:
+        """`outs` (what the variant wrote or returned) against the reference's; a returned array
+        of another type than its output's is refused, naming both."""
+        refs = data.refs
+        for i, (got, want) in enumerate(zip(outs, data.outs)):
+            if isinstance(got, (np.ndarray, np.generic)) and got.dtype != want.dtype:
+                return ErrorStats(refused=(
+                    f"output {i} is {got.dtype}, the reference's is {want.dtype}: a result of "
+                    f"another type would be timed and counted as {want.dtype} (its bytes and "
+                    f"precision); return {want.dtype}, or declare the outputs' types "
+                    f"(outputs=...)"))
         worst = None
         for got, ref in zip(outs, refs):
-            s = compare(np.atleast_1d(np.asarray(got)), ref, self.tolerance.scale_floor)
+            s = compare(np.atleast_1d(np.asarray(got)), ref, data.tolerance.scale_floor)
             if worst is None or not (s.size_matches and s.finite) or s.max_rel > worst.max_rel:
                 worst = s
             if not (s.size_matches and s.finite):
@@ -337,18 +389,20 @@ class Workload:
         def validate() -> ErrorStats:
             worst = ErrorStats()
             for p in range(self._passes(data.outs)):
-                for o in data.outs:
-                    _poison(o, p)
+                for array in data.outs + data.guards:
+                    fill_pattern(array, p)
                 got = run()
                 outs = data.outs if got is None else (
                     list(got) if isinstance(got, tuple) else [got])
-                s = self.check(outs, data.refs)
-                if not _ok(s, self.tolerance):
+                s = self.check(outs, data)
+                if not s.refused:
+                    s.refused = _past_the_end(data, p)
+                if not _ok(s, data.tolerance):
                     return s
                 worst = s if s.max_rel >= worst.max_rel else worst
             return worst
 
-        return CpuCase(run, validate, self.tolerance)
+        return CpuCase(run, validate, data.tolerance)
 
     def gpu_case(self, row, data, dev, gpu):
         from .timing import GpuCase, Skip, check_block
@@ -393,15 +447,15 @@ class Workload:
         state = {"pass": 0}
 
         def poison():
-            p = state["pass"]
-            for key in dev.outputs:
-                _poison(dev.h[key], p)
-                dev.d[key].copy_to_device(dev.h[key])
+            dev.poison_patterns(state["pass"])
 
         def check() -> ErrorStats:
-            return self.check([dev.h[key] for key in dev.outputs], data.refs)
+            s = self.check([dev.h[key] for key in dev.outputs], data)
+            if not s.refused:
+                s.refused = dev.past_the_end(state["pass"])
+            return s
 
-        case = GpuCase(poison, dev.upload, compute, dev.download, check, self.tolerance,
+        case = GpuCase(poison, dev.upload, compute, dev.download, check, data.tolerance,
                        pageable, kernel=k.fn if k.launched else None, block=threads,
                        grid_blocks=grid_blocks, counters=counters, occupancy=k.launched)
         case.passes = passes
@@ -421,9 +475,13 @@ def _precision(refs) -> str:
     return ""
 
 
-def _poison(array: np.ndarray, pass_index: int) -> None:
-    """NaN (every byte 0xFF) for types with one; else the pass's byte pattern."""
-    array.view(np.uint8).reshape(-1)[:] = POISON_BYTES[pass_index]
+def _past_the_end(data, pass_index: int) -> str:
+    """Why a CPU variant's output is refused for a write past its end ("" when none was)."""
+    for i, (out, guard) in enumerate(zip(data.outs, data.guards)):
+        offset = guard_written(guard, pass_index)
+        if offset >= 0:
+            return past_the_end(f"out{i}", out.size, offset)
+    return ""
 
 
 def _ok(s: ErrorStats, tol: Tolerance) -> bool:
