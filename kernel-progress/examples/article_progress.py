@@ -1,6 +1,6 @@
-"""The article's program with a live progress bar (kernel_progress): each block adds its
-finished samples to its own slot in host memory, and a tqdm bar drawn from the slots' sum moves
-while the kernel runs. The final count is checked against the total.
+"""The article's program with a live progress bar (kernel_progress): each warp adds its
+finished samples to its block's slot, and a tqdm bar drawn from the slots' sum, copied while the
+kernel runs, moves. The final count is checked against the total.
 
     python article_progress.py [N]
 """

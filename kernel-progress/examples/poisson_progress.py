@@ -10,7 +10,7 @@ publishes it with kernel_progress.report / finish.
 
 The article's own counter (cuda.atomic.add on a device array read with copy_to_host) shows
 nothing until the end: copy_to_host on the default stream waits for the kernel. Here the host
-reads mapped host memory instead, without a CUDA call.
+copies the slots on a stream of its own that does not wait for the kernel.
 
 Exits 0 when the final count is exactly n and the samples' mean is near the rate; 1 otherwise.
 Under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) it runs with a small n, for the tests.

@@ -1,8 +1,9 @@
 """kp.tally (one call in the user's kernel) with LiveProgress, under Numba's CUDA simulator:
-exact counts on 1D, 2D and 3D grids, padded grids, grid-stride loops and from a device function;
-a warning naming the likely cause when the count is not the total; reuse; the bar closed and
-the last count kept on Ctrl-C, an exception or a timeout; tqdm.auto with tqdm's options; a
-bar redrawn while the count stands still; the stream waited on."""
+exact counts on 1D, 2D and 3D grids, padded grids, grid-stride loops, from a device function and
+with threads that return before the call; a warning naming the likely cause when the count is
+not the total (a padded grid, an item counted twice, two launches in one `with`); reuse; the bar
+closed and the last count kept on Ctrl-C, an exception or a timeout; tqdm.auto with tqdm's
+options; a bar redrawn while the count stands still; the stream waited on."""
 
 from __future__ import annotations
 

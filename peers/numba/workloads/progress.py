@@ -8,14 +8,15 @@ The rows' strategy and counter arguments say which way:
                                           device memory with cuda.atomic.add, and the host
                                           polls it with copy_to_host on the default stream
   strategy:live_block/counter:slots8  (c) kernel_progress (kernel-progress/): a slot per block
-                                          in mapped host memory, thread 0 the writer
+                                          in device memory, thread 0 the writer
   strategy:live_warp/counter:slots8   (d) the same with a slot per warp, lane 0 the writer
   strategy:per_thread/counter:managed (e) the Numba maintainers' demo: a counter in managed
                                           memory, an atomic per sample, the host reading it
 
 (b) on the legacy default stream (Numba's default, the article's): the copy waits for the
 kernel, so the host sees only final values (distinct_updates 1 per launch, as the C++ port).
-(c) and (d) are read with plain loads of host memory while the kernel runs. (e) needs atomics
+(c) and (d) are read while the kernel runs with a copy on the helper's own non-blocking stream,
+which does not wait for the kernel on the default stream. (e) needs atomics
 that the GPU and the host can both perform on the managed word
 (CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED) and host access to managed memory while a
 kernel runs (CONCURRENT_MANAGED_ACCESS); without them the row is skipped with the reason (a GPU
