@@ -17,8 +17,11 @@
 #                              report is rendered only where pandas and jinja2 import
 #
 # Each step logs to its file and the script goes on past a failed one; it exits 1 at the end if
-# any failed. (scripts/peers.sh is run separately.) STEPS chooses among install, cost and pyapi
-# (all three by default; the install always runs: the other steps use its venv).
+# any failed. STEPS chooses among install, cost, pyapi, bugs and peers (all but peers by default;
+# the install always runs: the other steps use its venv).
+#   (d) planted-bugs.log     the docs' pair with a user's mistakes, each refused (twinbench.bench)
+#   (e) peers.log, peers-run.json.gz
+#                              the Numba peers on a committed run's C++ rows, beside its peer rows
 #
 #   bash scripts/gpu-python.sh            # PYTHON=... for another interpreter than python3
 #   STEPS="install cost" bash scripts/gpu-python.sh
@@ -36,7 +39,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off PIP_NO_INPUT=1
 unset NUMBA_ENABLE_CUDASIM
 failed=()
 t0=$(date +%s)
-steps=" ${STEPS:-install cost pyapi} "
+steps=" ${STEPS:-install cost pyapi bugs} "
 wants() { [[ "$steps" == *" $1 "* ]]; }
 
 run_step() {   # run_step NAME LOG FUNCTION: the function's output to LOG, its tail shown
@@ -107,7 +110,21 @@ print("cuda.is_available():", cuda.is_available())
 dev = cuda.get_current_device()
 print("device:", dev.name, dev.compute_capability)
 EOF
-  )
+  ) || return 1
+  # A real compile and launch there: the article's program with its bar, at a small size.
+  (cd "$tmp" && "$venv/bin/python" - "$root" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1] + "/kernel-progress/examples")
+import article_progress
+article_progress.main(1_000_000)
+EOF
+  ) || return 1
+  # twinbench[numba] by its plain command: its reports' dependencies (pandas, scipy, jinja2) are
+  # not carried, so this says whether the machine has them; twinbench.bench runs from the
+  # checkout otherwise. Its kernels compiled to PTX with the venv's numpy either way.
+  "${pip_cmd[@]}" install --no-index --find-links gpu-wheels "twinbench[numba]" ||
+    echo "twinbench[numba]: not installable here from gpu-wheels (above: what is missing)"
+  (cd "$tmp" && PYTHONPATH="$root/reports/src" "$venv/bin/python" "$root/tests/pyapi/ptx_driver.py")
 }
 run_step "install" "$out/install.log" install_kernel_progress
 
@@ -236,6 +253,82 @@ EOF
   )
 }
 wants pyapi && run_step "pyapi-example" "$out/pyapi-example.log" pyapi_example
+
+# ---------------------------------------------------------------- (d) planted bugs refused
+# The docs' pair with a user's mistakes, each refused with exit 1 and the message that names it:
+# the kernel writing one element past its output (`<=` for `<`: the device guard), the kernel
+# skipping its last element, a CPU version returning float64 for the float32 reference.
+planted_bugs() {
+  mkdir -p "$tmp/bugs"
+  (cd "$tmp/bugs" && PYTHONPATH="$root/reports/src" timeout 300 "${py[@]}" - "$root" <<'EOF'
+import re, subprocess, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+pair = re.findall(r"^```python\n(.*?)^```$", (root / "docs/python.md").read_text(), re.M | re.S)[0]
+bugs = {
+    "past_the_end": (pair.replace("    if i < c.size:", "    if i <= c.size:"),
+                     "wrote past the end of output out0"),
+    "skips_last": (pair.replace("    if i < c.size:", "    if i < c.size - 1:"),
+                   "non-finite output at index 999"),
+    "float64": (pair.replace("cpu=[add_cpu]", "cpu=[add_cpu, tb.Cpu(lambda a, b: "
+                             "a.astype('float64') + b, name='wide')]"),
+                "output 0 is float64, the reference's is float32"),
+}
+failures = []
+for name, (source, expected) in bugs.items():
+    assert source != pair, f"{name}: the bug was not planted"
+    Path(f"{name}.py").write_text(source)
+    r = subprocess.run([sys.executable, "-m", "twinbench.bench.cli", "run", f"{name}.py", "--quick",
+                        "--ceilings=none", "--out", f"{name}.json"], capture_output=True, text=True,
+                       timeout=240)
+    refused = [l for l in r.stderr.splitlines() if l.startswith("VALIDATION FAILED")]
+    print(f"{name}: exit {r.returncode}", *refused, sep="\n  ", flush=True)
+    if r.returncode != 1 or not any(expected in l for l in refused):
+        print(r.stderr[-3000:], flush=True)
+        failures.append(name)
+print("not refused as expected:", failures, flush=True)
+sys.exit(1 if failures else 0)
+EOF
+  )
+}
+wants bugs && run_step "planted-bugs" "$out/planted-bugs.log" planted_bugs
+
+# ---------------------------------------------------------------- (e) the peers, compared
+# The Numba peers on the C++ rows of the newest committed run that has them (PEERS_FROM), merged
+# into a copy, then each peer row's median beside the committed one. PEERS_WORKLOADS: which.
+peers_compared() {
+  local from=${PEERS_FROM:-results/nvidia-h200/2026-12-02b/run.json.gz}
+  "${py[@]}" - "$from" "$tmp/peers-suite.json" <<'EOF'
+import gzip, json, sys
+doc = json.load(gzip.open(sys.argv[1]) if sys.argv[1].endswith(".gz") else open(sys.argv[1]))
+doc["benchmarks"] = [r for r in doc["benchmarks"] if "/numba_" not in r["name"]]
+doc["context"] = {k: v for k, v in doc["context"].items() if not k.startswith("numba_")}
+json.dump(doc, open(sys.argv[2], "w"))
+print(f"{sys.argv[1]}: {len(doc['benchmarks'])} C++ rows kept")
+EOF
+  PYTHON="${py[-1]}" timeout 420 bash "$root/scripts/peers.sh" "$tmp/peers-suite.json" \
+    --workload="${PEERS_WORKLOADS:-vector_add,dot,grayscale,transpose,sgemm,conv2d,black_scholes,nested_loop,lucas,poisson,transfers}"
+  local rc=$?
+  gzip -c "$tmp/peers-suite.json" > "$out/peers-run.json.gz"
+  "${py[@]}" - "$from" "$tmp/peers-suite.json" <<'EOF'
+import gzip, json, sys
+def rows(path):
+    doc = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+    return doc["context"], {r["name"]: r for r in doc["benchmarks"] if "/numba_" in r["name"]}
+(c0, old), (c1, new) = rows(sys.argv[1]), rows(sys.argv[2])
+print(f"committed: {c0.get('numba_gpu_name') or c0.get('gpu_name')}, now: "
+      f"{c1.get('numba_gpu_name') or c1.get('gpu_name')} (times compare only on one model)")
+for name in sorted(new):
+    r, o = new[name], old.get(name, {})
+    now = r.get("median_s") or r.get("real_time")
+    then = o.get("median_s") or o.get("real_time")
+    err = r.get("error_message", "") if r.get("error_occurred") else ""
+    ratio = f"{now / then:6.2f}x" if now and then else "     -"
+    print(f"{name[:90]:90} {then or 0:11.4g} {now or 0:11.4g} {ratio} {err}")
+EOF
+  return $rc
+}
+wants peers && run_step "peers" "$out/peers.log" peers_compared
 
 # ---------------------------------------------------------------- the end
 echo "== done in $(($(date +%s) - t0)) s; files in $out:"

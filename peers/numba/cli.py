@@ -16,6 +16,7 @@ the rows measured before it).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -26,6 +27,9 @@ from twinbench.bench.suite import BadInput, load
 from . import plan
 
 EXIT_OK, EXIT_VALIDATION, EXIT_BAD_INPUT, EXIT_NOT_WRITTEN = 0, 1, 2, 3
+# Set by scripts/peers.sh when numba imports but the installed versions do not meet
+# peers/numba/requirements.txt: the peers are skipped with this reason.
+UNMET_ENV = "NUMBA_PEERS_UNMET"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -159,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"numba peers: {exc}", file=sys.stderr)
         return EXIT_NOT_WRITTEN
     why = import_numba()
-    if why is not None:
-        reason = f"skipped: numba is not importable ({why})"
+    unmet = os.environ.get(UNMET_ENV)
+    if why is not None or unmet:
+        reason = f"skipped: {unmet}" if unmet else f"skipped: numba is not importable ({why})"
         print(f"numba peers: {reason}", file=sys.stderr)
         try:
             write_atomically(args.suite_json, merge(doc, [], {

@@ -299,3 +299,25 @@ def test_runner_under_the_cuda_simulator(sim_runner):
     assert len(SIM_RUNNER_CPU) + len(SIM_RUNNER_GPU) + runnable == \
         len([e for e in rows if e.endswith("manual_time")])
     assert not load_run(suite).problems
+
+
+# ---------------------------------------------------------------- versions the requirements exclude
+
+def test_an_interpreter_whose_numpy_the_requirements_exclude_is_refused_with_the_reason(
+        suite, tmp_path):
+    # Metadata of a NumPy 2.5 first on the path: importlib.metadata reports it, NumPy itself is
+    # untouched (the peers must not run on a NumPy that numba-cuda cannot compile with).
+    fake = tmp_path / "site" / "numpy-2.5.0.dist-info"
+    fake.mkdir(parents=True)
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 2.5.0\n")
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{fake.parent}:$PYTHONPATH" exec {PYTHON} "$@"\n')
+    wrapper.chmod(0o755)
+    before = json.loads(Path(suite).read_text())
+    r = subprocess.run(["bash", str(REPO / "scripts/peers.sh"), str(suite)], capture_output=True,
+                       text=True, timeout=300, env=env(PYTHON=str(wrapper)))
+    assert r.returncode == 0, r.stderr
+    reason = json.loads(Path(suite).read_text())["context"]["numba_peers"]
+    assert reason.startswith("skipped: peers/numba/requirements.txt is not met: "), reason
+    assert "numpy 2.5.0 is not " in reason and "<2.5" in reason, reason
+    assert json.loads(Path(suite).read_text())["benchmarks"] == before["benchmarks"]
