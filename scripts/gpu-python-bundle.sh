@@ -5,6 +5,7 @@
 #
 #   - kernel_progress, built from kernel-progress/ with `python -m build` (a copy of the folder,
 #     as scripts/test-kernel-progress.sh builds it: nothing is written into the checkout);
+#   - twinbench, from a copy of reports/ (its dependencies are not carried);
 #   - the pure-Python or binary wheels its dependencies need there and the machine may lack, for
 #     CPython 3.12 (the machine's 3.12.3) on manylinux x86-64, without their own dependencies:
 #       tqdm      (not known to be installed there; pure Python, ~80 kB)
@@ -36,6 +37,11 @@ rm -rf "$dest"
 mkdir -p "$dest"
 echo "== the kernel_progress wheel (python -m build --wheel)"
 "$work/tools/bin/python" -m build -q --wheel --outdir "$dest" "$work/src"
+echo "== the twinbench wheel (reports/, no dependencies), for the plain install's attempt there"
+mkdir "$work/reports"
+tar -C "$root/reports" --exclude=build --exclude=dist --exclude='*.egg-info' \
+  --exclude=__pycache__ -cf - . | tar -C "$work/reports" -xf -
+"$work/tools/bin/pip" wheel -q --no-deps -w "$dest" "$work/reports"
 
 # The dependency specifiers the wheel declares, read from the built wheel's METADATA.
 requires=$("$work/tools/bin/python" - "$dest"/kernel_progress-*.whl <<'EOF'

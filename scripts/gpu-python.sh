@@ -17,8 +17,9 @@
 #                              report is rendered only where pandas and jinja2 import
 #
 # Each step logs to its file and the script goes on past a failed one; it exits 1 at the end if
-# any failed. STEPS chooses among install, cost, pyapi, bugs and peers (all but peers by default;
-# the install always runs: the other steps use its venv).
+# any failed. STEPS chooses among install, cost, profile, pyapi, bugs and peers (install, cost,
+# pyapi and bugs by default; the install always runs: the other steps use its venv).
+#   (b') kernel-progress-ncu.csv  the cost's six ways under Nsight Compute (STEPS=profile)
 #   (d) planted-bugs.log     the docs' pair with a user's mistakes, each refused (twinbench.bench)
 #   (e) peers.log, peers-run.json.gz
 #                              the Numba peers on a committed run's C++ rows, beside its peer rows
@@ -169,6 +170,21 @@ EOF
   return 1
 }
 wants cost && run_step "kernel-progress-cost" "$out/kernel-progress-cost.log" kernel_progress_cost
+
+# The six ways at the article's size under Nsight Compute, one launch each, in article_cost.py's
+# first round's order (none, article, load_store, store_only, tally, tally_unread): duration,
+# warp states (barrier, long-scoreboard and membar stalls say where each way waits). ncu replays
+# each kernel, so the counts the script checks are off there (its exit status is not the step's).
+kernel_progress_profile() {
+  local ncu=/usr/local/cuda/bin/ncu
+  [ -x "$ncu" ] || { echo "no $ncu"; return 1; }
+  (cd "$tmp" && timeout 400 "$ncu" --kernel-name regex:'generate_samples|kernel' \
+    --section SpeedOfLight --section WarpStateStats --section LaunchStats --csv --page details \
+    "${py[@]}" "$root/kernel-progress/examples/article_cost.py" --pairs 1 --warmup 0 \
+    --long-rounds 0 --bar-rounds 0 > "$out/kernel-progress-ncu.csv")
+  grep -c . "$out/kernel-progress-ncu.csv"
+}
+wants profile && run_step "kernel-progress-profile" "$out/kernel-progress-profile.log" kernel_progress_profile
 
 # ---------------------------------------------------------------- (c) the Python API's docs
 pyapi_example() {
