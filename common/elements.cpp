@@ -75,22 +75,33 @@ bool holds(const T& v, unsigned char byte) {
 
 using Kind = Mismatch::Kind;
 
-// Keeps the first element wrong in kind (lowest index), else the worst relative error.
+// Which wrong element a failure names: one added to without being reset (the whole output is
+// then suspect: its zero elements merely look unwritten) before one never written, before one
+// not finite, before the worst out of tolerance; within a kind, the first.
+int rank(Kind k) {
+  switch (k) {
+    case Kind::accumulated: return 4;
+    case Kind::poison: return 3;
+    case Kind::not_finite: return 2;
+    case Kind::out_of_tolerance: return 1;
+    default: return 0;
+  }
+}
+
 void merge(Mismatch& into, const Mismatch& m) {
   into.bad_elements += m.bad_elements;
   into.max_abs = std::fmax(into.max_abs, m.max_abs);
-  const bool m_kind = m.kind != Kind::none && m.kind != Kind::out_of_tolerance;
-  const bool into_kind = into.kind != Kind::none && into.kind != Kind::out_of_tolerance;
   const double rel = into.max_rel;
   into.max_rel = std::fmax(into.max_rel, m.max_rel);
   if (m.kind == Kind::none) return;
-  if ((m_kind && (!into_kind || m.index < into.index)) ||
-      (!m_kind && !into_kind && (into.kind == Kind::none || m.max_rel > rel))) {
-    into.kind = m.kind;
-    into.index = m.index;
-    into.got = m.got;
-    into.expected = m.expected;
-  }
+  const int a = rank(m.kind), b = rank(into.kind);
+  const bool better = a > b || (a == b && (m.kind == Kind::out_of_tolerance ? m.max_rel > rel
+                                                                             : m.index < into.index));
+  if (!better) return;
+  into.kind = m.kind;
+  into.index = m.index;
+  into.got = m.got;
+  into.expected = m.expected;
 }
 
 template <class T>
