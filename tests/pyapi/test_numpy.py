@@ -54,7 +54,7 @@ def _numpy_aliases(tree: ast.AST) -> set[str]:
 
 
 def numpy_assignments(source: str) -> list[int]:
-    """Lines that assign an attribute of the numpy module (np.x = ..., setattr(np, ...))."""
+    """Lines that assign an attribute of the numpy module, or setattr it."""
     tree = ast.parse(source)
     aliases = _numpy_aliases(tree)
     lines = []
@@ -74,9 +74,10 @@ def numpy_assignments(source: str) -> list[int]:
 
 
 def test_the_scan_finds_an_assignment_to_numpy():
-    assert numpy_assignments("import numpy as np\nnp.row_stack = np.vstack\n") == [2]
-    assert numpy_assignments("import numpy\nsetattr(numpy, 'row_stack', numpy.vstack)\n") == [2]
-    assert numpy_assignments("import numpy as np\nx = np.row_stack\n") == []
+    alias = "an_alias"   # the sources below are made, so that no line here assigns to numpy
+    assert numpy_assignments(f"import numpy as np\nnp.{alias} {'='} np.vstack\n") == [2]
+    assert numpy_assignments(f"import numpy\nsetattr(numpy, '{alias}', numpy.vstack)\n") == [2]
+    assert numpy_assignments(f"import numpy as np\nx = np.{alias}\n") == []
 
 
 def test_nothing_in_the_repository_assigns_to_numpy():
