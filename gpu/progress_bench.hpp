@@ -1,7 +1,16 @@
 #pragma once
 // Kernels instrumented with a progress counting strategy (gpu/progress.cuh), for the overhead
 // benchmarks (bench/progress.cpp). Host-callable launchers only. (The live strategies, which the
-// host reads without a copy, and the --progress-demo: gpu/progress_live.hpp.)
+// host reads without a copy, and the --progress-demo: gpu/progress_live.hpp.) At the end, the
+// rows' host side: the targets and the A/B pairs, declared (as empty rows) in CPU builds too.
+#include <functional>
+#include <string>
+
+#include <twinbench/twinbench.hpp>
+
+#include "cpu/progress_rows.hpp"
+
+#if TWINBENCH_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -29,7 +38,7 @@ namespace tb::gpu {
 // An H200 run since replaced (in git history; rows per report 256, block 256, device counter)
 // read per_block +2.66% at 10M and +1.55% at 100M, but `none` timed against itself read
 // +1.76% / +0.25%: the pairs ran warm, one kernel on the L2 the previous one left. With an L2
-// flush before each kernel (bench/progress.cpp measure_pair) the same H200 measured
+// flush before each kernel (gpu/progress_bench.cu Window) the same H200 measured
 // none / per_warp / per_block / strided: +0.40 / +2.54 / +4.38 / +7.54% at 10M (t_none 28.5 us)
 // and +0.06 / +1.82 / +1.14 / +1.96% at 100M (t_none 187.5 us; per_block's median pair +0.92%).
 // Nsight Compute on the 10M kernels (base clocks): per_block executed 13.17M instructions
@@ -105,3 +114,46 @@ void progress_nested_loop_warp(tb::progress::Strategy s, tb::progress::CounterRe
 KernelStats progress_nested_loop_warp_stats(tb::progress::Strategy s, std::size_t n, int block);
 
 }  // namespace tb::gpu
+#endif  // TWINBENCH_HAVE_CUDA
+
+namespace tb::progress {
+
+// One A/B row, the functions of its Case::sampled row: each sample times the uninstrumented
+// kernel (its twin) and the instrumented one back to back (behind one launch gate unless the
+// reads wait for the GPU, each after an L2 flush unless --warm, which goes first alternating);
+// the sample's time is the instrumented kernel's. `check`: one instrumented run from poisoned
+// outputs and a zeroed count, the output held to the target's check and the count to the items
+// exactly. `before` warms both kernels up and starts a poller on the count (quiet), `after`
+// stops it and records the pairs' counters: overhead_pct over the sums, overhead_median_pct
+// (lo, hi) the median pair's, t_none_us, distinct_updates (values the poller saw per pair),
+// updates_per_s, polls_per_s, l2_flushed; the launch statistics (cuda rows) or slots and
+// slot_bytes (live rows).
+struct PairRow {
+  std::function<double(twinbench::Row&)> sample = [](twinbench::Row&) { return 0.0; };
+  std::function<std::string()> check = {};
+  std::function<void(twinbench::Row&)> before = {}, after = {};
+};
+
+// A target: the kernel the rows instrument with its buffers and checks, made when a row of its
+// case first runs (its memory, cpu/progress_rows.hpp target_memory, estimated first) and
+// released with the case.
+class Target;
+using TargetRef = twinbench::Shared<Target>;
+
+#if TWINBENCH_HAVE_CUDA
+TargetRef declare_target(twinbench::Case& c, TargetKind kind, std::size_t n);
+// impl cuda: the target's kernel with a counting strategy on a counter against itself without.
+PairRow cuda_row(const TargetRef& t, Strategy s, CounterKind ck);
+// impl cuda_article: the article's kernel and counter, read on the legacy default stream.
+PairRow article_row(const TargetRef& t);
+// Live rows (cpu/progress_rows.hpp LiveRow): slots the poller reads every 50 us.
+PairRow live_row(const TargetRef& t, const LiveRow& row);
+#else
+// Without CUDA the same rows are declared and skip with the reason (no GPU).
+inline TargetRef declare_target(twinbench::Case&, TargetKind, std::size_t) { return {}; }
+inline PairRow cuda_row(const TargetRef&, Strategy, CounterKind) { return {}; }
+inline PairRow article_row(const TargetRef&) { return {}; }
+inline PairRow live_row(const TargetRef&, const LiveRow&) { return {}; }
+#endif
+
+}  // namespace tb::progress

@@ -131,7 +131,7 @@ TEST(ProgressLive, PollerStopsItselfWhenFinished) {
 }
 
 // A writer that never stores its final count (the bug a live policy must not have) leaves the
-// sum short: what the benchmark's check (bench/progress.cpp validate_live) rejects.
+// sum short: what the benchmark's check (gpu/progress_bench.cu validate) rejects.
 TEST(ProgressLive, MissingFinalStoreLeavesTheSumShort) {
   std::vector<std::uint64_t> mem(4 * 8, 0);
   const std::uint64_t finals[4] = {10, 20, 30, 40};
