@@ -45,6 +45,36 @@
 
 namespace {
 
+// The row's axes as typed fields (integers as numbers), so that nothing reads them back out of
+// the name: {"n": 1048576, "block": 256, "dtype": "float32", "threads": 16}.
+void add_axes(nlohmann::json& row, const tb::BenchSpec& spec) {
+  if (spec.workload.empty()) return;
+  nlohmann::json axes = nlohmann::json::object();
+  for (const tb::Axis& a : spec.axes) {
+    char* end = nullptr;
+    const long long v = std::strtoll(a.value.c_str(), &end, 10);
+    if (!a.value.empty() && end && *end == '\0')
+      axes[a.key] = v;
+    else
+      axes[a.key] = a.value;
+  }
+  if (spec.threads) axes["threads"] = *spec.threads;
+  row["axes"] = std::move(axes);
+}
+
+// Google Benchmark 1.7 (Debian's) has no SkipWithMessage (1.8 added it), so a skip (no GPU, too
+// little memory, a capability missing) is reported to it as an error; the results file says it
+// as 1.8 would: error_occurred false, the reason in error_message, and skipped true.
+void mark_skip(nlohmann::json& row, const std::string& name) {
+  if (!row.value("error_occurred", false) || !tb::was_skipped(name)) return;
+  row["error_occurred"] = false;
+  row["skipped"] = true;
+}
+
+}  // namespace
+
+namespace {
+
 constexpr int kExitBadInput = 2;
 constexpr int kExitValidationFailed = 1;
 constexpr int kExitResultsNotWritten = 3;
@@ -565,7 +595,10 @@ bool finalize_results(const std::string& path, double wall_s, int planned, int w
   // may carry suffixes.
   const auto& fields = tb::row_fields();
   for (auto& b : doc["benchmarks"]) {
-    const auto it = fields.find(tb::registered_name_of(b.value("run_name", b.value("name", ""))));
+    const std::string name = tb::registered_name_of(b.value("run_name", b.value("name", "")));
+    add_axes(b, tb::registered_spec(name));
+    mark_skip(b, name);
+    const auto it = fields.find(name);
     if (it == fields.end()) continue;
     for (const auto& [key, value] : it->second) b[key] = value;
   }
