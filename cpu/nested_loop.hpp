@@ -2,8 +2,11 @@
 // nested_loop: results[i] = sum over j < M of i*j*0.1, float64, for i < N (N = M). The
 // articles' "compute-heavy" loop: no input, N doubles out, N*M multiply-adds, so it measures
 // how fast each backend runs a long dependent chain of double adds, not memory.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 #include "common/bench_spec.hpp"
 #include "common/validate.hpp"
@@ -17,6 +20,18 @@ constexpr std::size_t kQuickSize = 2000;
 // first sample and hours in all. Larger sizes skip with the numbers; 1e10 (N = 100000) is
 // about 10 s of reference.
 constexpr double kMaxInnerIterations = 1e10;
+// Why n is above the cap, with the numbers ("" within it): its rows skip with it before the
+// reference is computed.
+inline std::string over_cap(std::size_t n) {
+  const double inner = static_cast<double>(n) * static_cast<double>(n);
+  if (inner <= kMaxInnerIterations) return "";
+  char why[256];
+  std::snprintf(why, sizeof why,
+                "n = %zu is %.2g inner iterations (N^2), above the cap of %.0g (n <= %.0f): the "
+                "serial reference alone would take about %.0f minutes at 1e9 iterations/s",
+                n, inner, kMaxInnerIterations, std::sqrt(kMaxInnerIterations), inner / 1e9 / 60);
+  return why;
+}
 // Sum over i < N and j < M of i*j*0.1 for N = M = 10000: 0.1 * (N(N-1)/2)^2.
 constexpr double kArticleTotal = 249950002500000.0;
 
