@@ -5,6 +5,7 @@
 #include <twinbench/twinbench.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,8 @@
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_array.hpp"
+#include "common/mpi_run.hpp"
+#include "common/row_fields.hpp"
 #include "common/sampler.hpp"
 #include "common/validate.hpp"
 #include "common/workload.hpp"
@@ -54,6 +57,14 @@ struct Buffer {
 #endif
 };
 
+// Case::shared and Bench::shared: made on first use, released with the case (owner) or the
+// workload (no owner).
+struct Object {
+  CaseState* owner = nullptr;
+  std::function<std::shared_ptr<void>()> make;
+  std::shared_ptr<void> value;
+};
+
 // A row's view of the run while it runs.
 struct RowContext {
   benchmark::State* state = nullptr;
@@ -70,6 +81,7 @@ class CaseState {
       : workload_(std::move(workload)), axes_(std::move(axes)), seed_(seed), id_(id) {}
 
   std::vector<std::shared_ptr<Buffer>> buffers;
+  std::vector<std::shared_ptr<Object>> objects;
   std::function<void()> reference;
   Work work;
   double extra_host = 0.0, extra_device = 0.0;
@@ -215,6 +227,7 @@ std::string describe(const Buffer& b, const Mismatch& m, double rel, unsigned ch
 }  // namespace
 
 void CaseState::release() {
+  for (auto& o : objects) o->value.reset();
   for (auto& b : buffers) {
     b->host = {};
     b->ref = {};
@@ -363,6 +376,25 @@ void* host_data(Buffer& b) {
   b.owner->ensure_host();
   return b.host.data();
 }
+std::shared_ptr<Object> add_object(CaseState* c, std::function<std::shared_ptr<void>()> make) {
+  auto o = std::make_shared<Object>();
+  o->owner = c;
+  o->make = std::move(make);
+  if (c) return c->objects.emplace_back(std::move(o));
+  tb::on_workload_release([weak = std::weak_ptr<Object>(o)] {
+    if (auto held = weak.lock()) held->value.reset();
+  });
+  return o;
+}
+void* object_data(Object& o) {
+  if (o.owner) o.owner->ensure_host();  // the case live, its host memory estimated
+  if (!o.value) {
+    if (o.owner && o.owner->extra_device > 0)
+      tb::require_memory({.device_bytes = o.owner->extra_device});
+    o.value = o.make();
+  }
+  return o.value.get();
+}
 void* ref_data(Buffer& b) {
   b.owner->ensure_host();
   return b.ref.data();
@@ -490,6 +522,10 @@ tb::WorkModel work_model(const Work& w) {
           .link = w.link == Link::h2d ? tb::Link::h2d : w.link == Link::d2h ? tb::Link::d2h : tb::Link::none};
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 bool has_checked_outputs(const CaseState& c) {
   for (const auto& b : c.buffers)
     if (b->checked()) return true;
@@ -504,13 +540,15 @@ void add_host_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
   tb::BenchSpec spec = spec_for(*c, v.impl, o);
   if (o.threaded) spec = spec.on_threads(tb::omp_threads());
   const bool gpu_side = v.kind != CaseState::Variant::cpu && v.o.side == Side::gpu;
+  const bool events = gpu_side && sampled && o.gpu_events;
   if (gpu_side) {
     spec.side = tb::Side::gpu;
-    spec.host_timed = true;
+    spec.host_timed = !events;
   }
   spec.in_step = v.kind != CaseState::Variant::cpu && v.o.in_step;
-  tb::add_cpu_benchmark(cfg, spec, work_model(c->work), [c, v, o, gpu_side, sampled](benchmark::State& state) {
-    if (gpu_side && !tb::gpu_info().available) return tb::skip(state, tb::gpu_info().status);
+  const auto add = events ? tb::add_gpu_benchmark : tb::add_cpu_benchmark;
+  add(cfg, spec, work_model(c->work), [c, v, o, gpu_side, sampled](benchmark::State& state) {
+    if (gpu_side && v.o.gpus > 0 && !tb::gpu_info().available) return tb::skip(state, tb::gpu_info().status);
     if (gpu_side && tb::gpu_info().device_count < v.o.gpus)
       return tb::skip(state, "needs " + std::to_string(v.o.gpus) + " GPUs: this process sees " +
                                  std::to_string(tb::gpu_info().device_count) +
@@ -530,7 +568,17 @@ void add_host_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
       });
       if (!ok || ctx.skipped) return;
     }
-    if (sampled)
+    if (o.in_step)  // the slowest rank's sample from a barrier; rank 0's clock stops them all
+      tb::measure(
+          state,
+          [&] {
+            tb::mpi::barrier();
+            const auto t0 = std::chrono::steady_clock::now();
+            const double s = sampled ? v.sample(row) : (v.run(row), seconds_since(t0));
+            return tb::mpi::max_over_ranks(s);
+          },
+          [] { return tb::mpi::from_root(seconds_since({})); });
+    else if (sampled)
       tb::measure(state, [&] { return v.sample(row); });
     else
       tb::measure_cpu(state, [&] { v.run(row); });
@@ -775,6 +823,9 @@ void Row::counter(const std::string& name, double value, Counter kind) {
   }
 }
 void Row::label(const std::string& text) { ctx_->state->SetLabel(text); }
+void Row::field(const std::string& key, const std::string& value) {
+  tb::set_row_field(tb::current_benchmark(), key, value);
+}
 void Row::stats(const KernelStats& k) { detail::record_kernel(*ctx_->state, k); }
 void Row::tolerance(double rel) { ctx_->rel = rel; }
 void Row::skip(const std::string& why) {
@@ -849,6 +900,8 @@ std::vector<std::string> Bench::name_axis(const std::string& name,
 bool Bench::quick() const { return s_->cfg().quick; }
 bool Bench::full() const { return s_->cfg().full; }
 int Bench::omp_threads() const { return tb::omp_threads(); }
+int Bench::rank() const { return tb::mpi::rank(); }
+int Bench::ranks() const { return tb::mpi::active() ? tb::mpi::size() : 1; }
 int Bench::gpus() const { return tb::gpu_info().available ? tb::gpu_info().device_count : 0; }
 std::vector<int> Bench::block_sweep() const { return tb::block_sweep_1d(s_->cfg()); }
 std::vector<Block2> Bench::block_sweep_2d() const {

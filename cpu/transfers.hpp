@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/bench_spec.hpp"
@@ -39,5 +40,10 @@ void serial_memcpy(unsigned char* dst, const unsigned char* src, std::size_t byt
 
 // max_abs = how many bytes differ, max_rel = 1 if any does, worst_index = the first of them.
 ErrorStats compare_bytes(const unsigned char* got, const unsigned char* ref, std::size_t bytes);
+
+// A check's verdict in words: "" when `e` passes `tol`, else what is wrong.
+inline std::string verdict(const ErrorStats& e, const Tolerance& tol = kExact) {
+  return passes(e, tol) ? std::string() : describe(e, tol);
+}
 
 }  // namespace tb::transfers

@@ -70,6 +70,9 @@ void set_checker(Buffer& b, std::function<std::string(const void*)> check);
 std::shared_ptr<Buffer> add_buffer(CaseState& c, int role, std::string name, std::size_t n,
                                    const ElementOps& ops, Uniform dist, Tolerance tol,
                                    std::function<void(void*, std::size_t)> fill);
+struct Object;
+void* object_data(Object& o);
+std::shared_ptr<Object> add_object(CaseState* c, std::function<std::shared_ptr<void>()> make);
 }  // namespace detail
 
 // ---- The row running now: counters, its label, its kernel's launch statistics.
@@ -80,6 +83,8 @@ class Row {
   explicit Row(detail::RowContext& ctx) : ctx_(&ctx) {}
   void counter(const std::string& name, double value, Counter kind = Counter::value);
   void label(const std::string& text);
+  // A text field of the row in the results file (what joins two GPUs, say).
+  void field(const std::string& key, const std::string& value);
   void stats(const KernelStats& k);
   // This row's tolerance where it depends on how the row runs (a reduction's depth depends on
   // its grid): replaces the outputs' rel for the row's check. Set it before the check runs,
@@ -168,6 +173,22 @@ class Scratch {
   std::shared_ptr<detail::Buffer> b_;
 };
 
+// An object of the workload's own, for what named buffers cannot hold (buffers on several GPUs,
+// host memory of a kind CUDA allocates, a communicator): made by `make()` (returning a
+// std::unique_ptr<T>) where a row first calls get(), and released with the case's buffers
+// (Case::shared, its memory in the case's extra_memory, estimated first) or when the run moves
+// on to the next workload (Bench::shared: made once for all the workload's cases).
+template <class T>
+class Shared {
+ public:
+  Shared() = default;
+  explicit Shared(std::shared_ptr<detail::Object> o) : o_(std::move(o)) {}
+  T& get() const { return *static_cast<T*>(detail::object_data(*o_)); }
+
+ private:
+  std::shared_ptr<detail::Object> o_;
+};
+
 // ---- Variants.
 // Threads per block a GPU row is run with: the 1D sweep (--block overrides it), the 2D sweep
 // (--block2d), fixed sizes, or none (a library that picks its own launch: one row, no block
@@ -224,9 +245,14 @@ struct Options {
   bool writes_host = false;
   // Host-timed and sampled rows: their side (gpu rows skip where there is no GPU, or fewer
   // than `gpus`); in_step: taken by every MPI rank together (other rows run on rank 0 alone).
+  // gpus = 0: the row sees to the GPU itself (in-step rows whose ranks must agree first).
+  // In-step samples are the slowest rank's, each from a barrier, and every rank stops after
+  // the same sample. gpu_events: a sampled GPU row whose samples are CUDA events, registered
+  // as a GPU row (the GPU's clock and telemetry), not as host-timed.
   Side side = Side::cpu;
   int gpus = 1;
   bool in_step = false;
+  bool gpu_events = false;
 };
 
 // ---- A case: the rows of one point of the workload's axes, sharing their buffers.
@@ -256,6 +282,10 @@ class Case {
   template <class T>
   Scratch<T> scratch(std::string name, std::size_t n) {
     return Scratch<T>(add<T>(kScratch, std::move(name), n, {}, {}, {}));
+  }
+  template <class T, class Make>
+  Shared<T> shared(Make make) {
+    return Shared<T>(detail::add_object(s_, [make]() -> std::shared_ptr<void> { return std::shared_ptr<T>(make()); }));
   }
 
   // The serial implementation, run once per case into ref() of every output, then checked:
@@ -302,6 +332,13 @@ class Bench {
   bool full() const;  // --full: rows left out of the default run to keep it within minutes
   int omp_threads() const;
   int gpus() const;  // GPUs this process sees (0 without one, or in a build without CUDA)
+  // This process's rank in the MPI job and the job's ranks (0 and 1 without mpirun).
+  int rank() const;
+  int ranks() const;
+  template <class T, class Make>
+  Shared<T> shared(Make make) const {  // see Shared
+    return Shared<T>(detail::add_object(nullptr, [make]() -> std::shared_ptr<void> { return std::shared_ptr<T>(make()); }));
+  }
   // The 1D and 2D block sweeps in force (--block, --block2d, --sweep=all).
   std::vector<int> block_sweep() const;
   std::vector<Block2> block_sweep_2d() const;
