@@ -13,271 +13,92 @@
 // on its own stream, host-timed: the host's own limit (its PCIe root ports and memory) when
 // several GPUs pull at once, beside the transfers workload's one-device h2d rows. Runs with one
 // GPU too.
-#include "bench/twinbench.hpp"
+#include <twinbench/twinbench.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <cstring>
-#include <string>
-#include <vector>
+#include <memory>
+#include <optional>
 
 #include "cpu/transfers.hpp"
 #if TWINBENCH_HAVE_CUDA
-#include "common/gpu_context.hpp"
-#include "common/gpu_links.hpp"
-#include "common/host_api_timing.hpp"
-#include "common/row_fields.hpp"
+#include "gpu/peer_copy.hpp"
 #endif
 
 namespace tb::peer_copy {
 namespace {
 
 #if TWINBENCH_HAVE_CUDA
-using transfers::compare_bytes;
-using transfers::fill_bytes;
-using transfers::kPoison;
+using namespace gpu::peer_copy;
+using twinbench::Counter;
+using twinbench::Row;
 
 constexpr std::uint64_t kSeed = 0x5eedb2b;
 
-// 8 B (latency), 64 KiB, 4 MiB, 256 MiB (quick: the first two).
-std::vector<std::size_t> sizes(bool quick) {
-  if (quick) return {8, std::size_t{64} << 10};
-  return {8, std::size_t{64} << 10, std::size_t{4} << 20, std::size_t{256} << 20};
-}
+twinbench::Work work(double bytes) { return {.read_bytes = bytes, .items = 1.0, .held_to_ceiling = false}; }
 
-WorkModel work(double bytes) {
-  return {.read_bytes = bytes, .items = 1.0, .held_to_ceiling = false};
-}
-
-struct Pair {
-  int src, dst;
-};
-
-// Every ordered pair of the devices the process sees.
-std::vector<Pair> ordered_pairs(int devices) {
-  std::vector<Pair> out;
-  for (int s = 0; s < devices; ++s)
-    for (int d = 0; d < devices; ++d)
-      if (s != d) out.push_back({s, d});
-  return out;
-}
-
-// Turns peer access between a and b on or off, both ways. Throws when `on` and the devices
-// cannot reach each other.
-void set_peer_access(int a, int b, bool on) {
-  int can_ab = 0, can_ba = 0;
-  CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ab, a, b));
-  CUDA_CHECK(cudaDeviceCanAccessPeer(&can_ba, b, a));
-  if (on && !(can_ab && can_ba))
-    throw std::runtime_error("devices " + std::to_string(a) + " and " + std::to_string(b) +
-                             " cannot access each other (cudaDeviceCanAccessPeer)");
-  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-    const DeviceScope scope(from);
-    const cudaError_t e = on ? cudaDeviceEnablePeerAccess(to, 0) : cudaDeviceDisablePeerAccess(to);
-    (void)cudaGetLastError();
-    // Already in the state asked for: not an error here.
-    if (e != cudaErrorPeerAccessAlreadyEnabled && e != cudaErrorPeerAccessNotEnabled) CUDA_CHECK(e);
-  }
-}
-
-// One buffer and one stream per device, `bytes` each, the sources filled with the pattern.
-struct DeviceData {
-  std::size_t bytes;
-  HostArray<unsigned char> pattern, check;
-  std::vector<DeviceBuffer<unsigned char>> src, dst;
-  std::vector<Stream> streams;
-  DeviceData(std::size_t b, int devices) : bytes(b), pattern(b), check(b) {
-    fill_bytes(pattern.span(), kSeed);
-    for (int d = 0; d < devices; ++d) {
-      const DeviceScope scope(d);
-      src.emplace_back(bytes);
-      dst.emplace_back(bytes);
-      streams.emplace_back();
-      CUDA_CHECK(cudaMemcpy(src.back().data(), pattern.data(), bytes, cudaMemcpyHostToDevice));
-    }
-  }
-  // A source and a destination per device (device 0's share; the others alike), and the host's
-  // pattern and readback.
-  static Footprint weight(std::size_t b, int) {
-    return {.host_bytes = 2.0 * b, .device_bytes = 2.0 * b};
-  }
-  void copy(Pair p) { copy(p, streams[p.src]); }
-  void copy(Pair p, cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyPeerAsync(dst[p.dst].data(), p.dst, src[p.src].data(), p.src, bytes, s));
-  }
-  ErrorStats check_copy(Pair p) {
-    {
-      const DeviceScope scope(p.dst);
-      CUDA_CHECK(cudaMemset(dst[p.dst].data(), kPoison, bytes));
-      CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    copy(p);
-    streams[p.src].synchronize();
-    std::memset(check.data(), 0, bytes);
-    CUDA_CHECK(cudaMemcpy(check.data(), dst[p.dst].data(), bytes, cudaMemcpyDeviceToHost));
-    return compare_bytes(check.data(), pattern.data(), bytes);
-  }
-};
-
-void record_link(benchmark::State& state, Pair p) {
-  if (const std::string link = links::pair_link(pci_bus_id(p.src), pci_bus_id(p.dst)); !link.empty())
-    set_row_field(current_benchmark(), "link", link);
-  int rank = 0, atomics = 0;
-  if (cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, p.src, p.dst) == cudaSuccess)
-    state.counters["p2p_perf_rank"] = rank;
-  if (cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, p.src, p.dst) ==
-      cudaSuccess)
-    state.counters["p2p_native_atomics"] = atomics;
-  (void)cudaGetLastError();
-}
-
-void add_pair(const RunConfig& cfg, Pair p, std::size_t bytes, bool peer_access, int devices) {
-  const auto spec = bench_spec("peer_copy", "cuda",
-                               {{"src", p.src}, {"dst", p.dst},
-                                {"bytes", bytes}, {"peer_access", peer_access ? "on" : "off"}});
-  add_gpu_benchmark(cfg, spec, work(static_cast<double>(bytes)), [=](benchmark::State& state) {
-    if (!require_gpus(state, 2)) return;
-    set_peer_access(p.src, p.dst, peer_access);
-    DeviceData& d = inputs<DeviceData>(bytes, devices);
-    run_checked(state, transfers::kExact, [&] { return d.check_copy(p); }, [&] {
-      d.copy(p);  // warm-up
-      d.streams[p.src].synchronize();
-      const DeviceScope scope(p.src);  // the events belong to the device of the source's stream
-      Event start, stop;
-      measure(state, [&] {
-        start.record(d.streams[p.src]);
-        d.copy(p);
-        stop.record(d.streams[p.src]);
-        stop.synchronize();
-        return stop.seconds_since(start);
-      });
-      state.counters["us_per_transfer"] = benchmark::Counter(
-          1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-      record_link(state, p);
-    });
-  });
-}
-
-void add_all_pairs(const RunConfig& cfg, std::size_t bytes, int devices) {
-  const auto pairs = ordered_pairs(devices);
-  const auto spec = bench_spec("peer_copy", "cuda",
-                               {{"src", "all"}, {"dst", "all"}, {"bytes", bytes},
-                                {"peer_access", "on"}});
-  const double total = static_cast<double>(bytes) * static_cast<double>(pairs.size());
-  add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
-    if (!require_gpus(state, 2)) return;
-    for (Pair p : pairs)
-      if (p.src < p.dst) set_peer_access(p.src, p.dst, true);
-    DeviceData& d = inputs<DeviceData>(bytes, devices);
-    // A stream per pair, on its source device: a device's copies to its peers run at once, as
-    // they would in an all-to-all, not one after another on one stream.
-    std::vector<Stream> streams;
-    for (Pair p : pairs) {
-      const DeviceScope scope(p.src);
-      streams.emplace_back();
-    }
-    // Each pair copies into the destination's one buffer: concurrent pairs into one device
-    // write the same bytes, so the check is each pair's own copy, one after another.
-    const auto check = [&] {
-      ErrorStats worst;
-      for (Pair p : pairs) {
-        const ErrorStats e = d.check_copy(p);
-        if (e.max_abs > worst.max_abs) worst = e;
-      }
-      return worst;
-    };
-    run_checked(state, transfers::kExact, check, [&] {
-      timed_loop(state, "us_per_round", 1.0, [&] {
-        for (std::size_t i = 0; i < pairs.size(); ++i) d.copy(pairs[i], streams[i]);
-        for (auto& s : streams) s.synchronize();
-      });
-      state.counters["pairs"] = static_cast<double>(pairs.size());
-    });
-  });
-}
-
-// Pinned host memory holding the pattern, one buffer per device (each device's copy reads its
-// own, as the ranks of a data-parallel job would), and a destination on every device.
-struct HostToAll {
-  std::size_t bytes;
-  std::vector<PinnedBuffer<unsigned char>> host;
-  std::vector<DeviceBuffer<unsigned char>> dst;
-  std::vector<Stream> streams;
-  HostArray<unsigned char> check;
-  HostToAll(std::size_t b, int devices) : bytes(b), check(b) {
-    for (int d = 0; d < devices; ++d) {
-      const DeviceScope scope(d);
-      host.emplace_back(bytes, cudaHostAllocPortable);
-      fill_bytes(std::span(host.back().data(), bytes), kSeed);
-      dst.emplace_back(bytes);
-      streams.emplace_back();
-    }
-  }
-  static Footprint weight(std::size_t b, int devices) {
-    return {.host_bytes = (devices + 1.0) * b, .device_bytes = 1.0 * b};
-  }
-  void copy_all() {
-    for (std::size_t d = 0; d < dst.size(); ++d)
-      CUDA_CHECK(cudaMemcpyAsync(dst[d].data(), host[d].data(), bytes, cudaMemcpyHostToDevice,
-                                 streams[d]));
-    for (auto& s : streams) s.synchronize();
-  }
-  ErrorStats check_all() {
-    for (std::size_t d = 0; d < dst.size(); ++d) {
-      const DeviceScope scope(static_cast<int>(d));
-      CUDA_CHECK(cudaMemset(dst[d].data(), kPoison, bytes));
-      CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    copy_all();
-    ErrorStats worst;
-    for (std::size_t d = 0; d < dst.size(); ++d) {
-      std::memset(check.data(), 0, bytes);
-      CUDA_CHECK(cudaMemcpy(check.data(), dst[d].data(), bytes, cudaMemcpyDeviceToHost));
-      const ErrorStats e = compare_bytes(check.data(), host[d].data(), bytes);
-      if (e.max_abs > worst.max_abs) worst = e;
-    }
-    return worst;
-  }
-};
-
-void add_host_to_all(const RunConfig& cfg, std::size_t bytes) {
-  const auto spec = bench_spec("peer_copy", "cuda",
-                               {{"src", "host"}, {"dst", "all"}, {"bytes", bytes}});
-  const int devices = std::max(gpu_info().device_count, 1);
-  const double total = static_cast<double>(bytes) * devices;
-  add_host_timed_gpu_benchmark(cfg, spec, work(total), [=](benchmark::State& state) {
-    HostToAll& d = inputs<HostToAll>(bytes, devices);
-    run_checked(state, transfers::kExact, [&] { return d.check_all(); }, [&] {
-      d.copy_all();  // warm-up
-      timed_loop(state, "us_per_round", 1.0, [&] { d.copy_all(); });
-      state.counters["devices"] = devices;
-    });
-  });
-}
-#endif
-
-void register_benchmarks(const RunConfig& cfg) {
-#if TWINBENCH_HAVE_CUDA
+void peer_copy(twinbench::Bench& b) {
   // Fewer than two GPUs: the rows of the pair (0, 1), which skip and say why.
-  const int devices = std::max(gpu_info().device_count, 2);
-  const std::vector<std::size_t> all =
-      cfg.size ? std::vector<std::size_t>{*cfg.size} : sizes(cfg.quick);
-  for (std::size_t bytes : all) {
-    for (Pair p : ordered_pairs(devices))
-      for (bool on : {true, false}) add_pair(cfg, p, bytes, on, devices);
-    add_all_pairs(cfg, bytes, devices);
-    add_host_to_all(cfg, bytes);
+  const int devices = std::max(b.gpus(), 2), host_devices = std::max(b.gpus(), 1);
+  const std::vector<std::size_t> given = b.sizes({}, 0);  // --size, else none
+  const std::vector<std::size_t> quick = {8, std::size_t{64} << 10};
+  const std::vector<std::size_t> all = {8, std::size_t{64} << 10, std::size_t{4} << 20,
+                                        std::size_t{256} << 20};  // 8 B: the latency
+  const auto pairs = ordered_pairs(devices);
+  const double n_pairs = static_cast<double>(pairs.size());
+  for (std::size_t bytes : given.size() == 1 && given[0] > 0 ? given : b.quick() ? quick : all) {
+    const auto size = static_cast<double>(bytes);
+    twinbench::Case& c = b.add_case({});
+    c.work(work(size));
+    // A source and a destination per device (device 0's share; the others alike), and the
+    // host's pattern and readback.
+    c.extra_memory(2 * size, 2 * size);
+    auto d = c.shared<PeerBuffers>([=] { return std::make_unique<PeerBuffers>(bytes, devices, kSeed); });
+    for (Pair p : pairs)
+      for (bool on : {true, false}) {
+        auto info = std::make_shared<std::optional<LinkInfo>>();
+        c.sampled("cuda", [=](Row& r) {
+          if (!*info) *info = link_info(p);
+          if (!(*info)->link.empty()) r.field("link", (*info)->link);
+          if ((*info)->perf_rank >= 0) r.counter("p2p_perf_rank", (*info)->perf_rank);
+          if ((*info)->native_atomics >= 0) r.counter("p2p_native_atomics", (*info)->native_atomics);
+          r.counter("us_per_transfer", 1e-6, Counter::seconds_per);
+          return d.get().sample(p);
+        }, {.axes = {{"src", p.src}, {"dst", p.dst}, {"bytes", bytes}, {"peer_access", on ? "on" : "off"}},
+            .check = [=] {
+              set_peer_access(p.src, p.dst, on);
+              return transfers::verdict(d.get().check(p));
+            }, .side = twinbench::Side::gpu, .gpus = 2, .gpu_events = true});
+      }
+    twinbench::Case& every = b.add_case({{"src", "all"}, {"dst", "all"}, {"bytes", bytes}});
+    every.work(work(size * n_pairs));
+    every.extra_memory(2 * size, 2 * size);
+    auto e = every.shared<PeerBuffers>([=] { return std::make_unique<PeerBuffers>(bytes, devices, kSeed); });
+    every.sampled("cuda", [=](Row& r) {
+      r.counter("us_per_round", 1e-6, Counter::seconds_per);
+      r.counter("pairs", n_pairs);
+      return e.get().round(pairs);
+    }, {.axes = {{"peer_access", "on"}}, .check = [=] { return transfers::verdict(e.get().check_all(pairs)); },
+        .side = twinbench::Side::gpu, .gpus = 2});
+    twinbench::Case& host = b.add_case({{"src", "host"}, {"dst", "all"}, {"bytes", bytes}});
+    host.work(work(size * host_devices));
+    host.extra_memory((host_devices + 1.0) * size, size);
+    auto h = host.shared<HostToAll>([=] { return std::make_unique<HostToAll>(bytes, host_devices, kSeed); });
+    host.sampled("cuda", [=](Row& r) {
+      r.counter("us_per_round", 1e-6, Counter::seconds_per);
+      r.counter("devices", host_devices);
+      return h.get().round();
+    }, {.check = [=] { return transfers::verdict(h.get().check()); }, .side = twinbench::Side::gpu});
   }
-#else
-  (void)cfg;
-#endif
 }
+#else
+void peer_copy(twinbench::Bench&) {}
+#endif
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("peer_copy",
-                   "GPU-to-GPU copies for every ordered pair, with and without peer access, and "
-                   "all pairs at once",
-                   register_benchmarks);
+TWINBENCH_BENCH("peer_copy",
+                "GPU-to-GPU copies for every ordered pair, with and without peer access, and "
+                "all pairs at once",
+                peer_copy);
 
 }  // namespace tb::peer_copy
