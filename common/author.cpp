@@ -578,9 +578,16 @@ void add_host_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
             return tb::mpi::max_over_ranks(s);
           },
           [] { return tb::mpi::from_root(seconds_since({})); });
-    else if (sampled)
-      tb::measure(state, [&] { return v.sample(row); });
-    else
+    else if (sampled) {
+      try {  // Options::before_samples, after_samples
+        if (o.before_samples) o.before_samples(row);
+        tb::measure(state, [&] { return v.sample(row); });
+      } catch (...) {
+        if (o.after_samples) o.after_samples(row);
+        throw;
+      }
+      if (o.after_samples) o.after_samples(row);
+    } else
       tb::measure_cpu(state, [&] { v.run(row); });
   });
 }

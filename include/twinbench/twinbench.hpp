@@ -253,6 +253,11 @@ struct Options {
   int gpus = 1;
   bool in_step = false;
   bool gpu_events = false;
+  // Sampled rows: run once before the row's samples (after its check) and once after the last,
+  // also when it or a sample threw (start and stop what watches the samples, a thread polling a
+  // counter say; record counters over all of them). Samples outside them are the check's.
+  std::function<void(Row&)> before_samples = {};
+  std::function<void(Row&)> after_samples = {};
 };
 
 // ---- A case: the rows of one point of the workload's axes, sharing their buffers.
