@@ -1,6 +1,5 @@
-# `cmake --install`: the library (twinbench::twinbench, twinbench::main), the headers a
-# workload's bench file includes (include/twinbench/twinbench.hpp and what it includes, under
-# include/twinbench), and a package config with its version file, so that another project
+# `cmake --install`: the library (twinbench::twinbench, twinbench::main), the public headers
+# (include/twinbench), and a package config with its version file, so that another project
 # writes find_package(twinbench CONFIG) and twinbench_add_benchmark(). The suite's workloads are
 # not installed: they are the library's first user, not part of it.
 include(CMakePackageConfigHelpers)
@@ -10,17 +9,11 @@ install(TARGETS twinbench_lib twinbench_main EXPORT twinbenchTargets
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
         INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-install(FILES include/twinbench/twinbench.hpp DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench")
-# The headers behind the public one keep their paths (common/..., common/...), under
-# include/twinbench so that they cannot collide with a project's own common/.
-install(DIRECTORY common/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/common"
+# The public API is include/twinbench/ and nothing else: its headers include no other folder of
+# the repository (tests/cli/test_structure.py holds them to that), so the library's internals
+# (common/) and the suite (bench/, cpu/, gpu/) stay uninstalled.
+install(DIRECTORY include/twinbench/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench"
         FILES_MATCHING PATTERN "*.hpp")
-install(DIRECTORY common/ DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/bench/detail"
-        FILES_MATCHING PATTERN "*.hpp")
-install(FILES bench/twinbench.hpp DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/bench")
-# Device-side helpers a project's kernels may use (launch statistics, live progress).
-install(FILES gpu/kernel_stats.hpp gpu/kernel_stats.cuh gpu/launch_gate.hpp gpu/progress.cuh
-        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/twinbench/gpu")
 
 install(EXPORT twinbenchTargets NAMESPACE twinbench:: DESTINATION "${TWINBENCH_INSTALL_CMAKEDIR}")
 configure_package_config_file(cmake/twinbenchConfig.cmake.in

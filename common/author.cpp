@@ -16,6 +16,7 @@
 #include "common/capability.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/project_info.hpp"
 #include "common/host_array.hpp"
 #include "common/mpi_run.hpp"
 #include "common/row_fields.hpp"
@@ -46,7 +47,7 @@ struct Buffer {
   std::function<void(void*, std::size_t)> fill;
   Dims shape;
   std::uint64_t seed = 0;
-  std::function<std::string(const void*)> checker;
+  std::function<Found(const void*)> checker;
   std::size_t bytes() const { return n * ops->bytes; }
   bool checked() const { return role == kOutput || role == kInOut; }
 
@@ -267,7 +268,10 @@ void CaseState::make_host() {
         b->ops->fill(b->host.data(), b->n, b->seed, b->dist.lo, b->dist.hi);
     } else if (b->role == kInOut) {
       b->initial = tb::HostArray<unsigned char>(b->bytes());
-      b->ops->fill(b->initial.data(), b->n, b->seed, b->dist.lo, b->dist.hi);
+      if (b->fill)
+        b->fill(b->initial.data(), b->n);
+      else
+        b->ops->fill(b->initial.data(), b->n, b->seed, b->dist.lo, b->dist.hi);
       copy_bytes(b->host.data(), b->initial.data(), b->bytes());
     } else {
       fill_bytes(b->host.data(), b->bytes(), tb::kPoisonBytes[0]);  // first touch, in parallel
@@ -409,7 +413,7 @@ void* device_data(Buffer& b) {
 }
 void set_tolerance(Buffer& b, const Tolerance& t) { b.tol = t; }
 void set_shape(Buffer& b, Dims d) { b.shape = d; }
-void set_checker(Buffer& b, std::function<std::string(const void*)> check) {
+void set_checker(Buffer& b, std::function<Found(const void*)> check) {
   b.checker = std::move(check);
 }
 
@@ -453,9 +457,14 @@ tb::CheckResult compare_outputs(const CaseState& c, const Options& o, const RowC
   tb::CheckResult r;
   for (const auto& b : c.buffers) {
     if (!b->checked()) continue;
-    if (b->checker) {
-      const std::string why = b->checker(target(*b));
-      if (!why.empty() && r.pass) r = {false, "output '" + b->name + "': " + why, r.max_abs, r.max_rel};
+    const auto own = std::find_if(o.checks.begin(), o.checks.end(),
+                                  [&](const OutputCheck& k) { return k.buffer.get() == b.get(); });
+    const auto& checker = own != o.checks.end() ? own->check : b->checker;  // Options::checks
+    if (checker) {
+      const Found f = checker(target(*b));  // its errors recorded (Found)
+      r.max_abs = std::fmax(r.max_abs, f.max_abs);
+      r.max_rel = std::fmax(r.max_rel, f.max_rel);
+      if (!f.why.empty() && r.pass) r = {false, "output '" + b->name + "': " + f.why, r.max_abs, r.max_rel};
       continue;
     }
     const double rel = rel_for(*b, o, ctx);
@@ -547,7 +556,7 @@ void add_host_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
   }
   spec.in_step = v.kind != CaseState::Variant::cpu && v.o.in_step;
   const auto add = events ? tb::add_gpu_benchmark : tb::add_cpu_benchmark;
-  add(cfg, spec, work_model(c->work), [c, v, o, gpu_side, sampled](benchmark::State& state) {
+  add(cfg, spec, work_model(o.work ? *o.work : c->work), [c, v, o, gpu_side, sampled](benchmark::State& state) {
     if (gpu_side && v.o.gpus > 0 && !tb::gpu_info().available) return tb::skip(state, tb::gpu_info().status);
     if (gpu_side && tb::gpu_info().device_count < v.o.gpus)
       return tb::skip(state, "needs " + std::to_string(v.o.gpus) + " GPUs: this process sees " +
@@ -645,6 +654,8 @@ void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant
   std::optional<KernelStats> stats;
   if (o.stats) stats = o.stats(launch);
   if (!tb::check_capability(state, feature(o.needs), stats ? stats->code_arch : 0)) return;
+  if (o.setup) o.setup(launch);  // Options::setup
+  if (ctx.skipped) return;          // a skip from the setup (a library this machine lacks)
   const bool writes_host = o.writes_host;
   const auto compute = [&] { v.launch(launch); };
   const bool ok = tb::validate_once_described(state, tb::mode_independent_key(tb::current_spec()), [&] {
@@ -652,6 +663,7 @@ void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant
         c, o, ctx, [&](int pass) { prepare_device_outputs(c, pass, writes_host); },
         [&] {
           upload_inputs(c);
+          if (o.upload) o.upload(launch);  // Options::upload
           compute();
           if (!writes_host) download_outputs(c);
           CUDA_CHECK(cudaStreamSynchronize(c.stream()));
@@ -666,6 +678,7 @@ void run_gpu_row(benchmark::State& state, CaseState& c, const CaseState::Variant
       state, c.stream(),
       [&] {
         if (e2e) upload_inputs(c);
+        if (e2e && o.upload) o.upload(launch);
         compute();
         if (e2e && !writes_host) download_outputs(c);
       },
@@ -686,7 +699,7 @@ void add_gpu_row(const tb::RunConfig& cfg, const std::shared_ptr<CaseState>& c,
   if (block > 0) spec = spec.with_block(block);
   if (block2d.threads() > 0) spec = spec.with_axis({"block", tb::Block2{block2d.x, block2d.y}});
   spec = spec.in_mode(mode);
-  tb::add_gpu_benchmark(cfg, spec, work_model(c->work), [=](benchmark::State& state) {
+  tb::add_gpu_benchmark(cfg, spec, work_model(v.o.work ? *v.o.work : c->work), [=](benchmark::State& state) {
 #if TWINBENCH_HAVE_CUDA
     run_gpu_row(state, *c, v, mode, block, block2d);
 #else
@@ -804,6 +817,10 @@ void BenchState::close() {
   current_.reset();
 }
 
+bool set_project(const char* name, const char* version, const char* revision) {
+  return tb::set_project_info({name, version, revision});
+}
+
 bool register_bench(const char* name, const char* summary, void (*fn)(Bench&)) {
   return tb::add_workload({name, summary, [name = std::string(name), fn](const tb::RunConfig& cfg) {
                              BenchState state(name, cfg);
@@ -906,6 +923,9 @@ std::vector<std::string> Bench::name_axis(const std::string& name,
 }
 bool Bench::quick() const { return s_->cfg().quick; }
 bool Bench::full() const { return s_->cfg().full; }
+bool Bench::size_given() const { return s_->cfg().size.has_value(); }
+bool Bench::image_given() const { return s_->cfg().image.has_value(); }
+bool Bench::blocks_given() const { return !s_->cfg().blocks.empty(); }
 int Bench::omp_threads() const { return tb::omp_threads(); }
 int Bench::rank() const { return tb::mpi::rank(); }
 int Bench::ranks() const { return tb::mpi::active() ? tb::mpi::size() : 1; }

@@ -3,23 +3,21 @@
 
 #include "histogram.hpp"
 
-twinbench::Work work(std::size_t n) {
-  return {.read_bytes = 4.0 * n, .written_bytes = 4.0 * histogram::kBins, .items = 1.0 * n};
-}
-
-const twinbench::Workload<std::uint32_t(std::int32_t)> kHistogram{
-    .name = "histogram",
-    .summary = "256-bin histogram of int32 keys: atomics in shared memory on the GPU",
-    .sizes = {1 << 20, 1 << 26},
-    .quick_size = 1 << 16,
-    .work = work,
-    .tolerance = {0.0},  // counts are exact
-    .reference = histogram::serial,
-    .cpu = {{"serial", histogram::serial}, {"omp", histogram::omp, /*threaded=*/true}},
+void histogram_bench(twinbench::Bench& b) {
+  for (std::size_t n : b.sizes({1 << 20, 1 << 26}, /*quick=*/1 << 16)) {
+    twinbench::Case& c = b.add_case({{"n", n}});
+    auto keys = c.input<std::int32_t>("keys", n, twinbench::uniform(0, histogram::kBins));
+    auto bins = c.output<std::uint32_t>("bins", histogram::kBins);  // exact: tolerance 0
+    c.work({.read_bytes = 4.0 * n, .written_bytes = 4.0 * histogram::kBins, .items = 1.0 * n});
+    c.reference([=] { histogram::serial(keys.host(), bins.ref(), n); });
+    c.cpu("serial", [=] { histogram::serial(keys.host(), bins.host(), n); });
+    c.cpu("omp", [=] { histogram::omp(keys.host(), bins.host(), n); }, {.threaded = true});
 #if TWINBENCH_HAVE_CUDA
-    .gpu = {{"cuda_shared", histogram::cuda_shared, histogram::cuda_shared_stats}},
+    c.gpu("cuda_shared", [=](twinbench::Launch& l) {
+      histogram::cuda_shared(keys.device(), bins.device(), n, l.block(), l.stream());
+    }, {.stats = [n](const twinbench::Launch& l) { return histogram::cuda_shared_stats(n, l.block()); }});
 #endif
-    .input_range = {0, histogram::kBins},
-    .output_size = [](std::size_t) { return histogram::kBins; },
-};
-TWINBENCH_REGISTER(kHistogram);
+  }
+}
+TWINBENCH_BENCH("histogram", "256-bin histogram of int32 keys: atomics in shared memory on the GPU",
+                histogram_bench);

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "gpu/kernel_stats.cuh"
+#include <twinbench/twinbench.hpp>
+
 #include "histogram.hpp"
 
 namespace histogram {
@@ -34,8 +35,8 @@ void cuda_shared(const std::int32_t* keys, std::uint32_t* bins, std::size_t n, i
   shared_kernel<<<grid_for(n, block), block, 0, stream>>>(keys, bins, n);
 }
 
-tb::gpu::KernelStats cuda_shared_stats(std::size_t n, int block) {
-  return tb::gpu::kernel_stats(shared_kernel, block, grid_for(n, block));
+twinbench::KernelStats cuda_shared_stats(std::size_t n, int block) {
+  return twinbench::kernel_stats(shared_kernel, block, grid_for(n, block));
 }
 
 }  // namespace histogram

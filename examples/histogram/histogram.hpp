@@ -4,11 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
-struct CUstream_st;
+#include <twinbench/kernel_stats.hpp>
 
-namespace tb::gpu {
-struct KernelStats;
-}
+struct CUstream_st;
 
 namespace histogram {
 
@@ -19,6 +17,6 @@ void omp(const std::int32_t* keys, std::uint32_t* bins, std::size_t n);
 // Per-block counts in shared memory (atomics there), added to the global bins at the end.
 void cuda_shared(const std::int32_t* keys, std::uint32_t* bins, std::size_t n, int block,
                  CUstream_st* stream);
-tb::gpu::KernelStats cuda_shared_stats(std::size_t n, int block);
+twinbench::KernelStats cuda_shared_stats(std::size_t n, int block);
 
 }  // namespace histogram

@@ -30,6 +30,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -51,12 +52,29 @@ const char* dtype_name() {
 }
 
 // Launch statistics of a kernel (registers, occupancy, suggested block) from its address:
-// `twinbench::kernel_stats(reinterpret_cast<const void*>(&my_kernel), block, grid)` in the .cu
-// file that defines the kernel. Zeros without a GPU.
+// `twinbench::kernel_stats(my_kernel, block, grid)` in the .cu file that defines the kernel.
+// Only the block and grid without a GPU.
 KernelStats kernel_stats(const void* kernel, int block_threads, long long grid_blocks,
                          std::size_t dynamic_smem = 0);
+template <class... Args>
+KernelStats kernel_stats(void (*kernel)(Args...), int block_threads, long long grid_blocks,
+                         std::size_t dynamic_smem = 0) {
+  return kernel_stats(reinterpret_cast<const void*>(kernel), block_threads, grid_blocks,
+                      dynamic_smem);
+}
+
+// What a check of its own found (Output::checked_by and check_with may return it rather than the
+// string): `why` "" when right, else what is wrong; the worst errors it measured become the
+// row's max_abs_err and max_rel_err (a string leaves them 0).
+struct Found {
+  std::string why;
+  double max_abs = 0.0;
+  double max_rel = 0.0;
+};
 
 namespace detail {
+inline Found found(std::string why) { return {std::move(why), 0.0, 0.0}; }
+inline Found found(Found f) { return f; }
 class CaseState;
 class BenchState;
 struct Buffer;
@@ -66,7 +84,7 @@ void* ref_data(Buffer& b);
 void* device_data(Buffer& b);
 void set_tolerance(Buffer& b, const Tolerance& t);
 void set_shape(Buffer& b, Dims d);
-void set_checker(Buffer& b, std::function<std::string(const void*)> check);
+void set_checker(Buffer& b, std::function<Found(const void*)> check);
 std::shared_ptr<Buffer> add_buffer(CaseState& c, int role, std::string name, std::size_t n,
                                    const ElementOps& ops, Uniform dist, Tolerance tol,
                                    std::function<void(void*, std::size_t)> fill);
@@ -126,6 +144,13 @@ class Input {
   std::shared_ptr<detail::Buffer> b_;
 };
 
+// A row's own comparison for one output (Output::check_with, listed in Options::checks): it
+// replaces the output's own check (element-wise or checked_by) for that row alone.
+struct OutputCheck {
+  std::shared_ptr<detail::Buffer> buffer;
+  std::function<Found(const void*)> check;
+};
+
 // An output: host() is what a CPU row writes, device() what a GPU row writes, ref() what the
 // reference writes. Each row's output is poisoned before its check (NaN for floating point; two
 // byte patterns for types without NaN) and compared with ref() under the output's tolerance. A
@@ -151,8 +176,14 @@ class Output {
   // right, else what is wrong. The output is still poisoned before each run.
   template <class Check>
   Output checked_by(Check check) const {
-    detail::set_checker(*b_, [check](const void* got) { return check(static_cast<const T*>(got)); });
+    detail::set_checker(*b_, [check](const void* got) { return detail::found(check(static_cast<const T*>(got))); });
     return *this;
+  }
+  // The same for one row (the rows of one precision held to its own bound): pass the result in
+  // that row's Options::checks.
+  template <class Check>
+  OutputCheck check_with(Check check) const {
+    return {b_, [check](const void* got) { return detail::found(check(static_cast<const T*>(got))); }};
   }
 
  private:
@@ -229,6 +260,10 @@ struct Options {
   std::string precision = {};
   double rel = -1.0;  // < 0: the outputs' own
   std::function<std::string()> check = {};
+  // Every row: comparisons of its own for some outputs (Output::check_with); the row's work
+  // where it is not the case's (variants that count their items differently).
+  std::vector<OutputCheck> checks = {};
+  std::optional<Work> work = {};
   // CPU and host-timed rows: runs on OpenMP's threads (named threads:N, held to the limits of
   // all threads).
   bool threaded = false;
@@ -238,6 +273,14 @@ struct Options {
   Modes modes = Modes::kernel_and_e2e;
   std::function<KernelStats(const Launch&)> stats = {};
   Needs needs = Needs::none;
+  // Device work that belongs to the inputs' upload (their conversion to the form the row reads,
+  // bf16 copies say): run after every upload, so inside the timed region in e2e mode and
+  // outside it in kernel mode (where the check's upload leaves the inputs on the device).
+  std::function<void(Launch&)> upload = {};
+  // GPU rows: run once each time the row starts, after the case's device buffers exist and
+  // before the row's check, outside every timed region (constant memory a kernel reads, a
+  // baseline the row's counters compare with).
+  std::function<void(Launch&)> setup = {};
   // The launch waits for the GPU itself (a library call returning a value to the host): timed
   // with the launch latency included, as a caller sees it.
   bool waits_for_gpu = false;
@@ -273,6 +316,13 @@ class Case {
   template <class T, class Fill>
   Input<T> input_from(std::string name, std::size_t n, Fill fill) {
     return Input<T>(add<T>(kInput, std::move(name), n, {}, {}, [fill](void* p, std::size_t m) {
+      fill(static_cast<T*>(p), m);
+    }));
+  }
+  // An inout whose initial values `fill(T* data, std::size_t n)` writes.
+  template <class T, class Fill>
+  Output<T> inout_from(std::string name, std::size_t n, Fill fill, Tolerance tol = {}) {
+    return Output<T>(add<T>(kInOut, std::move(name), n, {}, tol, [fill](void* p, std::size_t m) {
       fill(static_cast<T*>(p), m);
     }));
   }
@@ -335,6 +385,9 @@ class Bench {
   std::vector<std::string> name_axis(const std::string& name, std::vector<std::string> values) const;
   bool quick() const;
   bool full() const;  // --full: rows left out of the default run to keep it within minutes
+  bool size_given() const;  // --size given: rows left out of the default run for their time run
+  bool image_given() const;  // --image given
+  bool blocks_given() const;  // --block given: rows swept only in --full join its sweep
   int omp_threads() const;
   int gpus() const;  // GPUs this process sees (0 without one, or in a build without CUDA)
   // This process's rank in the MPI job and the job's ranks (0 and 1 without mpirun).
@@ -359,6 +412,8 @@ class Bench {
 
 namespace detail {
 bool register_bench(const char* name, const char* summary, void (*fn)(Bench&));
+// The program's project (twinbench_add_benchmark writes the call): the results' subject.
+bool set_project(const char* name, const char* version, const char* revision);
 }
 
 }  // namespace twinbench
