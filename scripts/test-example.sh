@@ -55,4 +55,30 @@ print(f"test-example: {sys.argv[1]}: {len(rows)} rows, {len(measured)} measured,
 PY
 done
 test -s "$work/histogram-report/report.md"
+
+# The other examples of docs/adding-a-workload.md (a 2D image with 2D blocks, a scalar output),
+# built against the same prefix and run CPU-only: every row validated, the GPU rows skips (not
+# errors) where there is no GPU, each row with its axes as fields.
+for example in blur sum_squares; do
+  echo "test-example: examples/$example against the installed prefix" >&2
+  cmake -S "examples/$example" -B "$work/$example" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$PREFIX" >"$work/$example.log" 2>&1 &&
+    cmake --build "$work/$example" -j2 >>"$work/$example.log" 2>&1 ||
+    { cat "$work/$example.log" >&2; exit 1; }
+  "$work/$example/${example}_bench" --quick --no-ceilings --benchmark_out="$work/$example.json" \
+    >>"$work/$example.log" 2>&1 || { cat "$work/$example.log" >&2; exit 1; }
+  "$root/.venv/bin/python" - "$work/$example.json" "$example" <<'PY'
+import json, sys
+run, example = json.load(open(sys.argv[1])), sys.argv[2]
+rows = run["benchmarks"]
+assert run["context"].get("project") == f"{example}_bench", run["context"].get("project")
+cpu = [r for r in rows if r.get("side") == "cpu"]
+assert cpu and all(not r.get("error_occurred") for r in cpu), [r["name"] for r in cpu]
+assert all(r.get("axes") for r in rows), [r["name"] for r in rows if not r.get("axes")]
+for r in rows:
+    if r.get("side") == "gpu" and r.get("skipped"):
+        assert not r.get("error_occurred"), r["name"]
+print(f"test-example: {example}: {len(rows)} rows, {len(cpu)} CPU rows validated and timed")
+PY
+done
 echo "test-example: passed" >&2
