@@ -29,14 +29,21 @@ void add_target(twinbench::Bench& b, TargetKind kind, std::size_t n, bool wide) 
   const TargetRef t = declare_target(c, kind, n);
   const auto row = [&](const char* impl, Strategy s, const char* counter, const PairRow& r) {
     c.sampled(impl, r.sample,
-              {.axes = {{"strategy", strategy_name(s)}, {"counter", counter}, {"n", n}, {"block", kBlock}},
-               .check = r.check, .side = twinbench::Side::gpu, .gpu_events = true,
-               .before_samples = r.before, .after_samples = r.after});
+              {.axes = {{"strategy", strategy_name(s)},
+                        {"counter", counter},
+                        {"n", n},
+                        {"block", kBlock}},
+               .check = r.check,
+               .side = twinbench::Side::gpu,
+               .gpu_events = true,
+               .before_samples = r.before,
+               .after_samples = r.after});
   };
   if (kind != TargetKind::sgemm) {
     for (CounterKind ck : kCounterKinds)
       for (Strategy s : kStrategies)
-        if (registered_by_default(wide, kind, n, s, ck)) row("cuda", s, counter_name(ck), cuda_row(t, s, ck));
+        if (registered_by_default(wide, kind, n, s, ck))
+          row("cuda", s, counter_name(ck), cuda_row(t, s, ck));
     row("cuda_article", Strategy::per_thread, "device", article_row(t));
   }
   for (const LiveRow& r : live_rows(kind))
@@ -45,7 +52,8 @@ void add_target(twinbench::Bench& b, TargetKind kind, std::size_t n, bool wide) 
 
 void progress(twinbench::Bench& b) {
   const bool wide = b.full() || b.size_given();
-  for (std::size_t n : b.sizes({kVectorAddSize}, kVectorAddQuick)) add_target(b, TargetKind::vector_add, n, wide);
+  for (std::size_t n : b.sizes({kVectorAddSize}, kVectorAddQuick))
+    add_target(b, TargetKind::vector_add, n, wide);
   for (std::size_t n : b.sizes({kPoissonSmall, kPoissonLarge}, kPoissonQuick))
     add_target(b, TargetKind::poisson, n, wide);
   for (std::size_t n : b.sizes({black_scholes::kDefaultSize}, black_scholes::kQuickSize))
@@ -54,7 +62,8 @@ void progress(twinbench::Bench& b) {
     add_target(b, TargetKind::nested_loop, n, wide);
     add_target(b, TargetKind::nested_loop_warp, n, wide);
   }
-  for (std::size_t n : b.sizes({kSgemmSize}, kSgemmQuick)) add_target(b, TargetKind::sgemm, n, wide);
+  for (std::size_t n : b.sizes({kSgemmSize}, kSgemmQuick))
+    add_target(b, TargetKind::sgemm, n, wide);
 }
 
 }  // namespace

@@ -38,12 +38,18 @@ inline std::size_t sgemm_tiles(std::size_t n) {
 enum class TargetKind { vector_add, poisson, black_scholes, nested_loop, nested_loop_warp, sgemm };
 inline const char* target_name(TargetKind t) {
   switch (t) {
-    case TargetKind::vector_add: return "vector_add";
-    case TargetKind::poisson: return "poisson";
-    case TargetKind::black_scholes: return "black_scholes";
-    case TargetKind::nested_loop: return "nested_loop";
-    case TargetKind::nested_loop_warp: return "nested_loop_warp";
-    case TargetKind::sgemm: return "sgemm";
+    case TargetKind::vector_add:
+      return "vector_add";
+    case TargetKind::poisson:
+      return "poisson";
+    case TargetKind::black_scholes:
+      return "black_scholes";
+    case TargetKind::nested_loop:
+      return "nested_loop";
+    case TargetKind::nested_loop_warp:
+      return "nested_loop_warp";
+    case TargetKind::sgemm:
+      return "sgemm";
   }
   return "?";
 }
@@ -134,11 +140,15 @@ inline std::vector<LiveRow> live_rows(TargetKind kind) {
 // model; sgemm's items are its 128 x 128 tiles of C (what its counter counts).
 inline WorkModel target_work(TargetKind kind, std::size_t n) {
   switch (kind) {
-    case TargetKind::vector_add: return vector_add::work(n);
-    case TargetKind::poisson: return poisson::work(n);
-    case TargetKind::black_scholes: return black_scholes::work(n);
+    case TargetKind::vector_add:
+      return vector_add::work(n);
+    case TargetKind::poisson:
+      return poisson::work(n);
+    case TargetKind::black_scholes:
+      return black_scholes::work(n);
     case TargetKind::nested_loop:
-    case TargetKind::nested_loop_warp: return nested_loop::work(n);
+    case TargetKind::nested_loop_warp:
+      return nested_loop::work(n);
     case TargetKind::sgemm: {
       WorkModel w = sgemm::work(n);
       w.items = static_cast<double>(sgemm_tiles(n));

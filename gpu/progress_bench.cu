@@ -17,9 +17,9 @@
 #include "gpu/black_scholes_kernel.cuh"
 #include "gpu/kernel_stats.cuh"
 #include "gpu/nested_loop_kernel.cuh"
+#include "gpu/poisson.hpp"
 #include "gpu/poisson_kernel.cuh"
 #include "gpu/progress.cuh"
-#include "gpu/poisson.hpp"
 #include "gpu/progress_bench.hpp"
 #include "gpu/progress_live.hpp"
 #include "gpu/sgemm.hpp"
@@ -595,12 +595,18 @@ class SgemmTarget : public Target {
 
 std::unique_ptr<Target> make_target(TargetKind kind, std::size_t n) {
   switch (kind) {
-    case TargetKind::vector_add: return std::make_unique<VectorAddTarget>(n);
-    case TargetKind::poisson: return std::make_unique<PoissonTarget>(n);
-    case TargetKind::black_scholes: return std::make_unique<BlackScholesTarget>(n);
-    case TargetKind::nested_loop: return std::make_unique<NestedLoopTarget>(n, false);
-    case TargetKind::nested_loop_warp: return std::make_unique<NestedLoopTarget>(n, true);
-    case TargetKind::sgemm: return std::make_unique<SgemmTarget>(n);
+    case TargetKind::vector_add:
+      return std::make_unique<VectorAddTarget>(n);
+    case TargetKind::poisson:
+      return std::make_unique<PoissonTarget>(n);
+    case TargetKind::black_scholes:
+      return std::make_unique<BlackScholesTarget>(n);
+    case TargetKind::nested_loop:
+      return std::make_unique<NestedLoopTarget>(n, false);
+    case TargetKind::nested_loop_warp:
+      return std::make_unique<NestedLoopTarget>(n, true);
+    case TargetKind::sgemm:
+      return std::make_unique<SgemmTarget>(n);
   }
   throw std::logic_error("progress: unknown target");
 }
@@ -841,7 +847,8 @@ PairRow live_row(const TargetRef& target, const LiveRow& row) {
         t.prepare_live(b, stream);
         const bool twin_row = row.impl == Impl::cuda_live && row.strategy == Strategy::none;
         return Setup{
-            .instrumented = [&t, &b, row, stream] { t.launch_live(row.impl, row.strategy, b, stream); },
+            .instrumented = [&t, &b, row,
+                             stream] { t.launch_live(row.impl, row.strategy, b, stream); },
             .baseline =
                 [&t, &b, row, stream, twin_row] {
                   if (twin_row)
