@@ -6,13 +6,11 @@
 // CPU rows: serial (float64 reference), serial_fp32 (scalar, erfcf), omp (threads + SIMD across
 // options, the GPU cuda variant's polynomial CDF), omp_erfc (the same with libmvec's erfcf, as
 // cuda_erfc on the GPU).
-#include "bench/twinbench.hpp"
+#include <twinbench/twinbench.hpp>
+
+#include <span>
 
 #include "cpu/black_scholes.hpp"
-
-#include <algorithm>
-#include <type_traits>
-
 #if TWINBENCH_HAVE_CUDA
 #include "gpu/black_scholes.hpp"
 #endif
@@ -20,177 +18,72 @@
 namespace tb::black_scholes {
 namespace {
 
-struct HostData {
-  std::size_t n;
-  HostArray<float> spot, strike, years, call, put;
-  HostArray<double> ref_call, ref_put, out_call, out_put;
-  explicit HostData(std::size_t n_)
-      : n(n_),
-        spot(n),
-        strike(n),
-        years(n),
-        call(n),
-        put(n),
-        ref_call(n),
-        ref_put(n),
-        out_call(n),
-        out_put(n) {
-    fill_uniform(spot.span(), kSeed, kSpotLo, kSpotHi);
-    fill_uniform(strike.span(), kSeed + 1, kStrikeLo, kStrikeHi);
-    fill_uniform(years.span(), kSeed + 2, kYearsLo, kYearsHi);
-    // First touch of call and put by the threads and slices that write them in the timed loops
-    // (the inputs were filled by the same static partition, common/random.cpp).
-    omp(spot.data(), strike.data(), years.data(), call.data(), put.data(), n);
-    serial(spot.data(), strike.data(), years.data(), ref_call.data(), ref_put.data(), n);
-  }
-  template <class T>
-  ErrorStats check(const T* c, const T* p) const {
-    return compare_prices(c, p, ref_call.data(), ref_put.data(), n);
-  }
-  // spot, strike, years, call, put (float) and ref_call, ref_put, out_call, out_put (double).
-  static Footprint weight(std::size_t n) {
-    return {.host_bytes = (5.0 * sizeof(float) + 4.0 * sizeof(double)) * n};
-  }
+struct Quotes {
+  twinbench::Input<float> spot, strike, years;
 };
 
-// Wall time of pricing all n options on the CPU; model as in the file comment. The float64
-// reference writes float64 prices (its own output arrays), the others float32; the model stays
-// 20 B per option for all, so the rates compare the same task.
-template <class T>
-void add_cpu(const RunConfig& cfg, const BenchSpec& spec, std::size_t n,
-             void (*impl)(const float*, const float*, const float*, T*, T*, std::size_t)) {
-  add_cpu_benchmark(cfg, spec, work(n), [n, impl](benchmark::State& state) {
-    HostData& d = inputs<HostData>(n);
-    T* call;
-    T* put;
-    if constexpr (std::is_same_v<T, double>) {
-      call = d.out_call.data();
-      put = d.out_put.data();
-    } else {
-      call = d.call.data();
-      put = d.put.data();
+// Inputs 0, 1, 2 of the case: seeds kSeed, kSeed + 1, kSeed + 2.
+Quotes quotes(twinbench::Case& c, std::size_t n) {
+  return {c.input<float>("spot", n, twinbench::uniform(kSpotLo, kSpotHi)),
+          c.input<float>("strike", n, twinbench::uniform(kStrikeLo, kStrikeHi)),
+          c.input<float>("years", n, twinbench::uniform(kYearsLo, kYearsHi))};
+}
+
+void black_scholes(twinbench::Bench& b) {
+  for (std::size_t n : b.sizes({kDefaultSize}, kQuickSize)) {
+    // The float64 reference as a row: float64 prices, a case of its own. The model stays 20 B
+    // per option, so the rates compare the same task.
+    {
+      twinbench::Case& c = b.add_case({{"n", n}}, kSeed);
+      const Quotes in = quotes(c, n);
+      auto call = c.output<double>("call", n, kTolerance), put = c.output<double>("put", n, kTolerance);
+      c.work(work(n));
+      c.reference([=] { serial(in.spot.host(), in.strike.host(), in.years.host(), call.ref(), put.ref(), n); });
+      c.cpu("serial", [=] { serial(in.spot.host(), in.strike.host(), in.years.host(), call.host(), put.host(), n); });
     }
-    run_cpu_checked(
-        state, kTolerance,
-        [&] {
-          poison(std::span<T>(call, n));
-          poison(std::span<T>(put, n));
-          impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n);
-          return d.check(call, put);
-        },
-        [&] { impl(d.spot.data(), d.strike.data(), d.years.data(), call, put, n); });
-  });
-}
-
+    // float32 prices held to the float64 ones (compare_prices' rule, each output on its own).
+    twinbench::Case& c = b.add_case({{"n", n}}, kSeed);
+    const Quotes in = quotes(c, n);
+    auto ref_call = c.scratch<double>("ref_call", n), ref_put = c.scratch<double>("ref_put", n);
+    const auto held_to = [n](twinbench::Scratch<double> ref) {
+      return [=](const float* got) {
+        const ErrorStats e = compare(std::span<const float>(got, n), std::span<const double>(ref.host(), n),
+                                     kTolerance.scale_floor);
+        return twinbench::Found{passes(e, kTolerance) ? "" : describe(e, kTolerance), e.max_abs, e.max_rel};
+      };
+    };
+    auto call = c.output<float>("call", n).checked_by(held_to(ref_call));
+    auto put = c.output<float>("put", n).checked_by(held_to(ref_put));
+    c.work(work(n));
+    c.reference([=] { serial(in.spot.host(), in.strike.host(), in.years.host(), ref_call.host(), ref_put.host(), n); });
+    using CpuImpl = void (*)(const float*, const float*, const float*, float*, float*, std::size_t);
+    const auto cpu = [&](const char* impl, CpuImpl run, twinbench::Options o) {
+      c.cpu(impl, [=] { run(in.spot.host(), in.strike.host(), in.years.host(), call.host(), put.host(), n); }, o);
+    };
+    cpu("serial_fp32", serial_fp32, {.precision = "fp32"});
+    cpu("omp", omp, {.threaded = true});
+    cpu("omp_erfc", omp_erfc, {.algorithm = "erfc", .threaded = true});
 #if TWINBENCH_HAVE_CUDA
-struct DeviceData {
-  Stream stream;
-  DeviceBuffer<float> spot, strike, years, call, put;
-  PinnedBuffer<float> h_spot, h_strike, h_years, h_call, h_put;
-  explicit DeviceData(const HostData& h)
-      : spot(h.n),
-        strike(h.n),
-        years(h.n),
-        call(h.n),
-        put(h.n),
-        h_spot(h.n),
-        h_strike(h.n),
-        h_years(h.n),
-        h_call(h.n),
-        h_put(h.n) {
-    std::copy(h.spot.begin(), h.spot.end(), h_spot.data());
-    std::copy(h.strike.begin(), h.strike.end(), h_strike.data());
-    std::copy(h.years.begin(), h.years.end(), h_years.data());
-  }
-  explicit DeviceData(std::size_t n) : DeviceData(inputs<HostData>(n)) {}
-  // Five float arrays of n on the device and their five pinned host copies.
-  static Footprint weight(std::size_t n) {
-    return {.host_bytes = 5.0 * sizeof(float) * n, .device_bytes = 5.0 * sizeof(float) * n};
-  }
-};
-
-using GpuLaunch = void (*)(const float*, const float*, const float*, float*, float*, std::size_t,
-                           gpu::BlackScholesMarket, int, cudaStream_t);
-using GpuStats = gpu::KernelStats (*)(std::size_t, int);
-
-GpuStages stages(DeviceData& d, const HostData& h, std::size_t n, std::function<void()> compute) {
-  return {
-      .poison =
-          [&d] {
-            poison_device(d.call, d.stream);
-            poison_device(d.put, d.stream);
-            poison(d.h_call.span());
-            poison(d.h_put.span());
-          },
-      .upload =
-          [&d, n] {
-            copy_to_device(d.spot.data(), d.h_spot.data(), n, d.stream);
-            copy_to_device(d.strike.data(), d.h_strike.data(), n, d.stream);
-            copy_to_device(d.years.data(), d.h_years.data(), n, d.stream);
-          },
-      .compute = std::move(compute),
-      .download =
-          [&d, n] {
-            copy_to_host(d.h_call.data(), d.call.data(), n, d.stream);
-            copy_to_host(d.h_put.data(), d.put.data(), n, d.stream);
-          },
-      .check = [&d, &h] { return h.check(d.h_call.data(), d.h_put.data()); },
-  };
-}
-
-// Event time of the kernel (mode:kernel) or of upload + kernel + download over PCIe
-// (mode:e2e); model as in the file comment (the e2e bytes stay the kernel's 20 B per option).
-void add_cuda(const RunConfig& cfg, const std::string& impl, std::size_t n, int block, Mode mode,
-              GpuLaunch launch, GpuStats stats, const char* algorithm = "") {
-  const auto spec = bench_spec("black_scholes", impl, {{"n", n}, {"block", block}})
-                        .in_mode(mode)
-                        .of_algorithm(algorithm);
-  add_gpu_benchmark(cfg, spec, work(n), [=](benchmark::State& state) {
-    if (!check_block(state, block)) return;
-    DeviceData& d = inputs<DeviceData>(n);
-    const HostData& h = inputs<HostData>(n);
-    const gpu::BlackScholesMarket market{kRiskFree, kVolatility};
-    run_gpu_modes(state, mode, d.stream, kTolerance,
-                  stages(d, h, n, [&d, n, block, launch, market] {
-                    launch(d.spot.data(), d.strike.data(), d.years.data(), d.call.data(),
-                           d.put.data(), n, market, block, d.stream);
-                  }));
-    record_kernel(state, stats(n, block));
-  });
-}
-#endif
-
-void register_benchmarks(const RunConfig& cfg) {
-  for (std::size_t n : sizes_1d(cfg, {kDefaultSize}, kQuickSize)) {
-    add_cpu<double>(cfg, bench_spec("black_scholes", "serial", {{"n", n}}), n, serial);
-    add_cpu<float>(cfg, bench_spec("black_scholes", "serial_fp32", {{"n", n}}).in_precision("fp32"),
-                   n, serial_fp32);
-    add_cpu<float>(cfg, bench_spec("black_scholes", "omp", {{"n", n}}).on_threads(omp_threads()), n,
-                   omp);
-    add_cpu<float>(cfg,
-                   bench_spec("black_scholes", "omp_erfc", {{"n", n}})
-                       .on_threads(omp_threads())
-                       .of_algorithm("erfc"),
-                   n, omp_erfc);
-#if TWINBENCH_HAVE_CUDA
-    for (Mode mode : kModes) {
-      for (int block : blocks_1d(cfg, mode)) {
-        add_cuda(cfg, "cuda", n, block, mode, gpu::black_scholes_cuda,
-                 gpu::black_scholes_cuda_stats);
-        add_cuda(cfg, "cuda_erfc", n, block, mode, gpu::black_scholes_cuda_erfc,
-                 gpu::black_scholes_cuda_erfc_stats, "erfc");
-        add_cuda(cfg, "cuda_naive", n, block, mode, gpu::black_scholes_cuda_naive,
-                 gpu::black_scholes_cuda_naive_stats);
-      }
-    }
+    using Launcher = void (*)(const float*, const float*, const float*, float*, float*, std::size_t,
+                              gpu::BlackScholesMarket, int, cudaStream_t);
+    using Stats = gpu::KernelStats (*)(std::size_t, int);
+    const auto kernel = [&](const char* impl, Launcher launch, Stats stats, const char* algorithm = "") {
+      c.gpu(impl, [=](twinbench::Launch& l) {
+        launch(in.spot.device(), in.strike.device(), in.years.device(), call.device(), put.device(), n,
+               {kRiskFree, kVolatility}, l.block(), l.stream());
+      }, {.algorithm = algorithm, .stats = [=](const twinbench::Launch& l) { return stats(n, l.block()); }});
+    };
+    kernel("cuda", gpu::black_scholes_cuda, gpu::black_scholes_cuda_stats);
+    kernel("cuda_erfc", gpu::black_scholes_cuda_erfc, gpu::black_scholes_cuda_erfc_stats, "erfc");
+    kernel("cuda_naive", gpu::black_scholes_cuda_naive, gpu::black_scholes_cuda_naive_stats);
 #endif
   }
 }
 
 }  // namespace
 
-TWINBENCH_WORKLOAD("black_scholes",
-                   "Black-Scholes call and put prices, float32: transcendental-heavy streaming",
-                   register_benchmarks);
+TWINBENCH_BENCH("black_scholes",
+                "Black-Scholes call and put prices, float32: transcendental-heavy streaming",
+                black_scholes);
 
 }  // namespace tb::black_scholes
