@@ -358,6 +358,24 @@ KernelStats copy_cuda_tiled_stats(std::size_t rows, std::size_t cols) {
   return kernel_stats(copy_kernel, kTile * kTileRows, blocks_of(tiled_grid(rows, cols)));
 }
 
+double copy_cuda_tiled_seconds(const float* in, float* out, std::size_t rows, std::size_t cols,
+                               cudaStream_t stream) {
+  constexpr int kReps = 10;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CUDA_CHECK(cudaEventCreateWithFlags(&start, cudaEventDefault));
+  CUDA_CHECK(cudaEventCreateWithFlags(&stop, cudaEventDefault));
+  copy_cuda_tiled(in, out, rows, cols, stream);  // warm-up
+  CUDA_CHECK(cudaEventRecord(start, stream));
+  for (int i = 0; i < kReps; ++i) copy_cuda_tiled(in, out, rows, cols, stream);
+  CUDA_CHECK(cudaEventRecord(stop, stream));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0.f;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return static_cast<double>(ms) * 1e-3 / kReps;
+}
+
 void transpose_cuda_tiled_diag(const float* in, float* out, std::size_t rows, std::size_t cols,
                                cudaStream_t stream) {
   launch_tiled_1d<32, TileOrder::diagonal>(in, out, rows, cols, stream);

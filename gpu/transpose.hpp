@@ -70,5 +70,9 @@ void transpose_cuda_tiled_variant_grid(TiledVariant variant, const float* in, fl
 void copy_cuda_tiled(const float* in, float* out, std::size_t rows, std::size_t cols,
                      cudaStream_t stream);
 KernelStats copy_cuda_tiled_stats(std::size_t rows, std::size_t cols);
+// The copy kernel's mean time in seconds over 10 launches after a warm-up (it writes `out`), so
+// that every transpose variant can report its speed as a fraction of the copy's, in this run.
+double copy_cuda_tiled_seconds(const float* in, float* out, std::size_t rows, std::size_t cols,
+                               cudaStream_t stream);
 
 }  // namespace tb::gpu
