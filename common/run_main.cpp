@@ -14,6 +14,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -35,6 +36,7 @@
 #include "common/cpu_pinning.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
+#include "common/project_info.hpp"
 #include "common/progress.hpp"
 #include "common/ceiling_rows.hpp"
 #include "common/l2_flush.hpp"
@@ -105,8 +107,8 @@ struct UsageError {
   std::string message;
 };
 
-void print_usage() {
-  std::puts(
+// The text for the suite's binary; print_usage() says it of whichever program runs.
+constexpr const char* kUsage =
       "usage: twinbench [twinbench options] [Google Benchmark options]\n"
       "\n"
       "twinbench options:\n"
@@ -163,7 +165,59 @@ void print_usage() {
       "Google Benchmark options (e.g. --benchmark_filter=REGEX, --benchmark_out=FILE,\n"
       "--benchmark_out_format=json, --benchmark_repetitions=N) are passed through.\n"
       "Exit status: 0 ok, 1 a validation failed, 2 bad input, 3 the results could not be written,\n"
-      "4 a GPU is present but this build has no code for it (the CPU rows ran; rebuild for it).");
+      "4 a GPU is present but this build has no code for it (the CPU rows ran; rebuild for it).";
+
+void replace_once(std::string& s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+}
+
+// Each workload's axes as its rows name them (its function run once with the defaults; the
+// program exits after the help, so the rows registered here never run).
+std::string workload_axes() {
+  std::string out = "\nWorkloads and their axes (--list-workloads says what each measures):\n";
+  for (const auto& w : tb::workloads()) {
+    const std::size_t before = tb::registered_names().size();
+    try {
+      w.register_benchmarks(tb::RunConfig{});
+    } catch (const std::exception&) {
+    }
+    std::vector<std::string> axes;
+    const auto& names = tb::registered_names();
+    for (std::size_t i = before; i < names.size(); ++i)
+      for (const tb::Axis& a : tb::registered_spec(names[i]).axes)
+        if (std::find(axes.begin(), axes.end(), a.key) == axes.end()) axes.push_back(a.key);
+    std::string list;
+    for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-16s %s\n", w.name.c_str(), list.empty() ? "(none)" : list.c_str());
+    out += line;
+  }
+  return out;
+}
+
+// The help names the program that runs it. A project's own program (twinbench_add_benchmark)
+// is told about its own workloads: nothing of the suite's (its --full rows, conv2d's filter,
+// the progress demonstration, which runs the suite's sgemm).
+void print_usage(const std::string& program) {
+  std::string text = kUsage;
+  replace_once(text, "usage: twinbench", "usage: " + program);
+  if (!tb::project_info().name.empty() && tb::project_info().name != "twinbench") {
+    replace_once(text,
+                 "also the rows left out of the default run for time (1 GiB\n"
+                 "                             transfers and streams, GPU Lucas recursion at n = 40, ...)",
+                 "also the rows the workloads leave out of the default run\n"
+                 "                             for time");
+    replace_once(text, "--axis=filter:3 (conv2d)", "--axis=NAME:V (a workload's own axis)");
+    replace_once(text,
+                 "  --progress-demo[=SECONDS]  run one GPU kernel of about SECONDS (sgemm, default 5 s) with\n"
+                 "                             a live progress bar read from the GPU as it runs, then exit\n"
+                 "                             (status 2 without a GPU)\n",
+                 "");
+  }
+  std::fputs(text.c_str(), stdout);
+  std::fputs("\n", stdout);
+  std::fputs(workload_axes().c_str(), stdout);
 }
 
 std::vector<std::string> split(std::string_view s, char sep) {
@@ -625,7 +679,7 @@ namespace {
 std::optional<int> exit_before_registering(Options& opts, int* argc, char*** argv,
                                            const std::vector<std::string>& given) {
   if (opts.help) {
-    print_usage();
+    print_usage(given.empty() ? "twinbench" : std::filesystem::path(given[0]).filename().string());
     return 0;
   }
   if (opts.several) return tb::run_each_device(*opts.several, given);

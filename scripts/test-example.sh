@@ -65,6 +65,11 @@ for example in blur sum_squares; do
     -DCMAKE_PREFIX_PATH="$PREFIX" >"$work/$example.log" 2>&1 &&
     cmake --build "$work/$example" -j2 >>"$work/$example.log" 2>&1 ||
     { cat "$work/$example.log" >&2; exit 1; }
+  # Its --help names its program and its own workloads' axes, nothing of the suite's.
+  help=$("$work/$example/${example}_bench" --help)
+  grep -q "^usage: ${example}_bench " <<<"$help"
+  grep -Eq "^  $example +[a-z]" <<<"$help"
+  ! grep -Eq "Lucas|conv2d|progress-demo|vector_add" <<<"$help"
   "$work/$example/${example}_bench" --quick --no-ceilings --benchmark_out="$work/$example.json" \
     >>"$work/$example.log" 2>&1 || { cat "$work/$example.log" >&2; exit 1; }
   "$root/.venv/bin/python" - "$work/$example.json" "$example" <<'PY'
