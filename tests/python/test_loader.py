@@ -134,3 +134,33 @@ def test_run_without_its_completion_mark_is_partial_with_counts(tmp_path):
 def test_runs_from_before_the_mark_are_not_called_partial(tmp_path):
     path = write_run(tmp_path / "r.json", [_suite_entry("dot/serial/n:1000", [1e-3] * 5)])
     assert not load_run(path).partial
+
+
+def test_typed_fields_win_over_the_name(tmp_path):
+    """A row that carries `workload`, `impl`, `side` and `axes` is read from them; its name, which
+    would parse to another workload, impl, side and size, is only its label."""
+    entries = [
+        {"name": "vector_add/cuda_tiled/n:5/block:64/manual_time", "run_name":
+         "vector_add/cuda_tiled/n:5/block:64/manual_time", "run_type": "iteration",
+         "real_time": 2.0, "time_unit": "ms", "iterations": 1,
+         "workload": "dot", "impl": "omp_blocked", "side": "cpu", "mode": "",
+         "algorithm": "", "threads": 16,
+         "axes": {"n": 1048576, "dtype": "float32", "block": "16x16", "threads": 16}},
+        # An older row in the same file: no `axes`, so its name is parsed.
+        {"name": "scan/cuda/dtype:int32/n:1048576/block:256/manual_time", "run_type": "iteration",
+         "real_time": 1.0, "time_unit": "ms", "iterations": 1},
+    ]
+    path = tmp_path / "typed.json"
+    path.write_text(json.dumps({"context": {}, "benchmarks": entries}))
+    rows = {r.name: r for r in load_run(path).rows}
+    typed = rows["vector_add/cuda_tiled/n:5/block:64"]
+    assert (typed.workload, typed.impl, typed.family) == ("dot", "omp_blocked", "omp")
+    assert typed.args == {"n": "1048576", "dtype": "float32", "block": "16x16", "threads": "16"}
+    assert typed.size_key == ("n:1048576", "dtype:float32")
+    assert typed.tuning_label == "block:16x16 threads:16"
+    assert typed.typed and typed.described
+    assert not typed.is_gpu and typed.pair_side == "omp" and typed.limit_side == "cpu_all"
+    old = rows["scan/cuda/dtype:int32/n:1048576/block:256"]
+    assert (old.workload, old.impl) == ("scan", "cuda") and not old.typed
+    assert old.args == {"dtype": "int32", "n": "1048576", "block": "256"}
+    assert old.is_gpu

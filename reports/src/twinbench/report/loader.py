@@ -104,6 +104,8 @@ class Row:
     # Text fields twinbench writes beside the counters (common/row_fields.hpp): the description
     # (workload, impl, algorithm, side, mode, precision), cpu_isa, device, the row's limit ...
     fields: dict[str, str] = field(default_factory=dict)
+    # The row's `axes` object as the run wrote it (name -> value); None in an older file.
+    axes: dict | None = None
 
     # The row's classification, decided once (classify) and only read elsewhere: its side; its
     # bar of the speedup chart (serial, omp, "cpu library", "cuda kernel", "cuda e2e", thrust,
@@ -130,7 +132,12 @@ class Row:
     @property
     def described(self) -> bool:
         """The row carries its description's fields; older files' rows have only their names."""
-        return DESCRIPTION_FIELD in self.fields
+        return DESCRIPTION_FIELD in self.fields or self.typed
+
+    @property
+    def typed(self) -> bool:
+        """Its workload, impl and axes came from the row's fields (`axes`), not its name."""
+        return self.axes is not None
 
     @property
     def declared_algorithm(self) -> str | None:
@@ -250,6 +257,23 @@ def classify(row: Row) -> None:
 
 def usable(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.usable]
+
+
+def _axis_text(value) -> str:
+    """An axis value as a name writes it: integers as digits, names as they are."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def typed_description(entry: dict) -> tuple[str, str, dict[str, str]] | None:
+    """(workload, impl, args) from the fields a newer run writes in each row: `workload`, `impl`
+    and `axes` (the axes with their values, in name order); None for a file written before, whose
+    rows say these only in their names."""
+    axes, workload, impl = entry.get("axes"), entry.get("workload"), entry.get("impl")
+    if not (isinstance(axes, dict) and isinstance(workload, str) and isinstance(impl, str)):
+        return None
+    return workload, impl, {str(k): _axis_text(v) for k, v in axes.items()}
 
 
 def parse_name(name: str) -> tuple[str, str, dict[str, str]]:
@@ -401,7 +425,9 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
     errors = [e for e in group if _is_error(e)]
     chosen, how = _chosen_entry(iterations, aggregates)
     name = strip_gb_suffixes(base)
-    workload, impl, args = parse_name(name)
+    # The row's typed fields where the run wrote them; the name only for an older file.
+    workload, impl, args = typed_description(chosen) or typed_description(group[0]) \
+        or parse_name(name)
     fields = _fields(chosen) or _fields(group[0])
     samples = _samples_of([e for e in iterations if not _is_error(e)])
     repetitions = int(chosen.get("repetitions") or max(len(iterations), 1))
@@ -409,7 +435,8 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
         name=name, workload=workload, impl=impl, family=family_of(impl), args=args,
         size_key=size_key_of(args),
         # kernel or e2e: the declared mode, or an older file's mode arg.
-        mode=(fields.get("mode") or None) if DESCRIPTION_FIELD in fields else args.get("mode"),
+        mode=(fields.get("mode") or None) if DESCRIPTION_FIELD in fields or "axes" in chosen
+        else args.get("mode"),
         time_s=_seconds(chosen, "real_time"), cpu_time_s=_seconds(chosen, "cpu_time"),
         bytes_per_second=_number(chosen, "bytes_per_second"),
         items_per_second=_number(chosen, "items_per_second"),
@@ -418,6 +445,8 @@ def _build_row(base: str, group: list[dict], source: str) -> tuple[Row, str | No
         samples_s=samples, source=source,
         label=chosen.get("label") if isinstance(chosen.get("label"), str) else "",
         fields=fields,
+        axes=next((e["axes"] for e in (chosen, group[0]) if isinstance(e.get("axes"), dict)),
+                  None),
     )
     _attach_spread(row, aggregates, samples)
     if how == "none" or errors:
