@@ -1,6 +1,7 @@
-// progress: what live progress counting costs a kernel and how live the count is. Each strategy
-// (tb::progress::Strategy) on a target kernel is timed against the kernel without it as interleaved,
-// L2-flushed pairs (gpu/progress_bench.hpp PairRow); the row's time is the instrumented kernel's.
+// progress: what live progress counting costs a kernel and how live the count is. Each counting
+// strategy (tb::progress::Strategy) on a target kernel is timed against the kernel without it as
+// interleaved, L2-flushed pairs (gpu/progress_bench.hpp PairRow); the row's time is the
+// instrumented kernel's.
 // Bytes and FLOPs are the target's own workload's (cpu/progress_rows.hpp target_work): vector_add
 // (12 B/element), poisson (4 B written per sample), black_scholes (the cuda kernel, 20 B per
 // option), nested_loop and nested_loop_warp (N = M = n; items the N*M inner iterations), sgemm
