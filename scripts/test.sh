@@ -15,8 +15,9 @@ t0=$SECONDS
 step() { echo "== $* ($((SECONDS - t0)) s)" >&2; }
 
 bash "$root/scripts/deps.sh" --tests
-step "build: twinbench and twinbench_tests in build/"
-configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench twinbench_tests
+step "build: twinbench, twinbench_tests and twinbench_mutations in build/"
+configure_and_build "$root/build" -DTWINBENCH_BUILD_TESTS=ON --target twinbench twinbench_tests \
+  twinbench_mutations
 cpu_bin="$root/build/twinbench"
 if built_with_cuda "$root/build"; then
   step "build: the CPU-only twinbench in build-cpu/ (TWINBENCH_WITH_CUDA=OFF)"
@@ -56,6 +57,7 @@ bash "$root/scripts/test-example.sh"
 
 export TWINBENCH_BIN="$root/build/twinbench" TWINBENCH_CPU_BIN="$cpu_bin"
 export TWINBENCH_TESTS_BIN="$root/build/tests/twinbench_tests"
+export TWINBENCH_MUTATIONS_BIN="$root/build/tests/twinbench_mutations"
 # deps.sh --tests installed chromium: the browser tests fail rather than skip without it.
 export TWINBENCH_REQUIRE_BROWSER=1
 cd "$root"
