@@ -121,3 +121,50 @@ std::uint64_t Buffers::mismatches(const nccl::Comms& comms) {
 }
 
 }  // namespace tb::gpu::collectives
+
+// ---- Host code: the devices and the communicator across processes.
+#include <algorithm>
+#include <numeric>
+
+#include "common/gpu_context.hpp"
+#include "common/mpi_run.hpp"
+
+namespace tb::gpu::collectives {
+namespace {
+
+// Why this rank cannot take part in NCCL across processes ("" when it can).
+std::string rank_problem() {
+  if (!nccl::api().ok()) return nccl::api().error;
+  if (!gpu_info().available) return gpu_info().status;
+  return "";
+}
+
+// Whether every rank can: "" or, on every rank, why not (this rank's reason, or how many others
+// have one). Called by every rank at the same point.
+std::string ranks_problem() {
+  const std::string mine = rank_problem();
+  const int failing = static_cast<int>(mpi::sum_over_ranks(mine.empty() ? 0.0 : 1.0));
+  if (failing == 0) return "";
+  const std::string count = std::to_string(failing) + " of " + std::to_string(mpi::size()) +
+                            " ranks cannot run NCCL (each rank needs a GPU of its own: mpirun -np "
+                            "N with N at most the GPUs per node)";
+  return mine.empty() ? count : "rank " + std::to_string(mpi::rank()) + ": " + mine + "; " + count;
+}
+
+}  // namespace
+
+std::vector<int> all_devices() {
+  std::vector<int> d(static_cast<std::size_t>(std::max(gpu_info().device_count, 1)));
+  std::iota(d.begin(), d.end(), 0);
+  return d;
+}
+
+RankComms::RankComms() : problem(ranks_problem()) {
+  if (!problem.empty()) return;
+  nccl::UniqueId id{};
+  if (mpi::rank() == 0) id = nccl::unique_id();
+  mpi::from_root(&id, sizeof id);
+  comms = std::make_unique<nccl::Comms>(id, mpi::rank(), mpi::size());
+}
+
+}  // namespace tb::gpu::collectives

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/collectives.hpp"
@@ -46,6 +47,20 @@ class Buffers {
   std::vector<DeviceBuffer<float>> send_, recv_;
   std::vector<Stream> streams_;
   std::vector<DeviceBuffer<unsigned long long>> bad_;  // a mismatch counter per rank
+};
+
+// Every device the process sees (at least one), as ranks 0..n-1.
+std::vector<int> all_devices();
+
+// This rank's communicator across processes, one rank per process and GPU, bootstrapped
+// through MPI as nccl-tests does it (rank 0's ncclGetUniqueId broadcast, ncclCommInitRank on
+// every rank). Every rank first agrees whether all of them have a GPU and NCCL, so that none
+// waits in NCCL's bootstrap for a rank that skipped: `problem` says why not, on every rank.
+// Made by every rank at the same point.
+struct RankComms {
+  std::string problem;
+  std::unique_ptr<nccl::Comms> comms;
+  RankComms();
 };
 
 }  // namespace tb::gpu::collectives
