@@ -3,7 +3,7 @@
 // is CPU time spent in the driver and a synchronize is the host waiting to be told the device
 // is done; CUDA events would only see the device side. Bytes model: none; items = launches.
 // Validation: every kernel adds 1 to a device counter, which must equal the number of launches
-// issued, once before timing.
+// issued, before timing and again after the timed loop.
 #include <twinbench/twinbench.hpp>
 
 #include <chrono>
@@ -20,6 +20,7 @@
 namespace tb::sync {
 namespace {
 
+// One wall-clock sample of `f`.
 template <class F>
 double seconds(F&& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -27,13 +28,10 @@ double seconds(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A wall-clock sample of `launches` launches, with the counters the reports read.
-template <class F>
-double sample(twinbench::Row& r, int launches, F&& f) {
-  const double s = seconds(f);
+// The counters the reports read, once the samples are taken.
+void counters(twinbench::Row& r, int launches) {
   r.counter("us_per_launch", launches * 1e-6, twinbench::Counter::seconds_per);
   r.counter("launches_per_iter", launches);
-  return s;
 }
 
 std::string count_check(std::uint64_t got, std::uint64_t expected) {
@@ -53,27 +51,39 @@ void sync(twinbench::Bench& b) {
   // cuda_launch_sync.
   twinbench::Case& c = launches_case(kLaunches);
   auto calls = std::make_shared<std::uint64_t>(0), regions = std::make_shared<std::uint64_t>(0);
-  c.sampled("serial_call", [=](twinbench::Row& r) {
-    return sample(r, kLaunches, [&] { *calls = serial_calls(kLaunches); });
-  }, {.axes = k, .check = [=] { return count_check(*calls, kLaunches); }});
-  c.sampled("omp_fork_join", [=](twinbench::Row& r) {
-    return sample(r, kLaunches, [&] { *regions = omp_fork_join(kLaunches); });
-  }, {.axes = k, .check = [=] { return count_check(*regions, kLaunches); }, .threaded = true});
+  const auto done = [](twinbench::Row& r) { counters(r, kLaunches); };
+  c.sampled("serial_call", [=](twinbench::Row&) {
+    return seconds([&] { *calls = serial_calls(kLaunches); });
+  }, {.axes = k, .check = [=] { return count_check(*calls, kLaunches); }, .after_samples = done});
+  c.sampled("omp_fork_join", [=](twinbench::Row&) {
+    return seconds([&] { *regions = omp_fork_join(kLaunches); });
+  }, {.axes = k, .check = [=] { return count_check(*regions, kLaunches); }, .threaded = true,
+      .after_samples = done});
 #if TWINBENCH_HAVE_CUDA
   // Each row a case of its own: its stream and counter made when it starts, released after.
+  // One untimed iteration before the samples; after them the counter must hold every launch.
   const auto add = [&](const char* impl, int launches, gpu::SyncPattern p) {
     twinbench::Case& g = launches_case(launches);
     auto rig = g.shared<gpu::SyncRig>([] { return std::make_unique<gpu::SyncRig>(); });
-    g.sampled(impl, [=](twinbench::Row& r) {
+    g.sampled(impl, [=](twinbench::Row&) {
       gpu::SyncRig& d = rig.get();
       d.prepare(p, launches);
-      const double s = sample(r, launches, [&] { d.iteration(p, launches); });
-      r.counter("block", d.stats.block_threads);
-      r.counter("regs_per_thread", d.stats.regs_per_thread);
-      return s;
+      return seconds([&] { d.iteration(p, launches); });
     }, {.axes = {{"launches", launches}},
         .check = [=] { return count_check(rig.get().read(), rig.get().expected); },
-        .side = twinbench::Side::gpu});
+        .side = twinbench::Side::gpu,
+        .before_samples = [=](twinbench::Row&) {
+          rig.get().prepare(p, launches);
+          rig.get().iteration(p, launches);
+        },
+        .after_samples = [=](twinbench::Row& r) {
+          gpu::SyncRig& d = rig.get();
+          const std::string wrong = count_check(d.read(), d.expected);
+          if (!wrong.empty()) return r.skip("after the timed loop: " + wrong);
+          counters(r, launches);
+          r.counter("block", d.stats.block_threads);
+          r.counter("regs_per_thread", d.stats.regs_per_thread);
+        }});
   };
   add("cuda_launch_sync", 1, gpu::SyncPattern::launch_sync);
   add("cuda_launch_batch", kLaunches, gpu::SyncPattern::launch_batch);
