@@ -30,11 +30,14 @@
 // ~6 GB/s, so every type's omp axpy is memory-bound there.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "common/bench_spec.hpp"
+#include "common/host_array.hpp"
+#include "common/random.hpp"
 #include "common/validate.hpp"
 
 namespace tb::dtypes {
@@ -206,6 +209,58 @@ auto fma_a() {
     return kFmaA;
   else
     return static_cast<float>(kFmaA);
+}
+
+// ---- The bench's inputs, reference and checks (bench/dtypes.cpp).
+// twinbench's buffers hold standard arithmetic types: fp16 lives in them as its bit pattern.
+template <class T>
+using Stored = std::conditional_t<std::is_same_v<T, f16>, std::uint16_t, T>;
+template <class T>
+T* as(Stored<T>* p) {
+  return reinterpret_cast<T*>(p);
+}
+
+// Inputs in [-1, 1) (floats) or [-128, 127] (int8), generated as float/int32 and narrowed.
+template <class T>
+void fill_input(std::span<T> out, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+    fill_uniform(out, seed, T(-1), T(1));
+  } else {
+    using Wide = std::conditional_t<std::is_same_v<T, f16>, float, std::int32_t>;
+    HostArray<Wide> wide(out.size());
+    if constexpr (std::is_same_v<T, f16>)
+      fill_uniform(wide.span(), seed, -1.f, 1.f);
+    else
+      fill_uniform(wide.span(), seed, -128, 128);
+    const auto count = static_cast<std::int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+      const T v = static_cast<T>(wide[i]);
+      out[i] = v == T(0) ? T(1) : v;  // a zero input hides an unwritten output
+    }
+  }
+}
+
+// fma_serial on disjoint chunks is still the serial reference (elements are independent),
+// spread over threads so the GPU sizes' references take seconds, not minutes. Chunks are
+// multiples of 4 elements so that int8 words never straddle two chunks.
+template <class T>
+void fma_reference(const T* x, typename Dtype<T>::fma_out* out, std::size_t n) {
+  constexpr std::size_t kChunk = 4096;
+  const auto chunks = static_cast<std::int64_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    const std::size_t len = n - begin < kChunk ? n - begin : kChunk;
+    fma_serial(x + begin, out + fma_outputs<T>(begin), len, kChainLength);
+  }
+}
+
+// An fp16 output against its reference, as half values (the bench holds it to the tolerance).
+inline ErrorStats compare_fp16(const std::uint16_t* got, const std::uint16_t* ref, std::size_t n,
+                               const Tolerance& tol) {
+  return compare(std::span<const f16>(reinterpret_cast<const f16*>(got), n),
+                 std::span<const f16>(reinterpret_cast<const f16*>(ref), n), tol);
 }
 
 }  // namespace tb::dtypes
