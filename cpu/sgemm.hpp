@@ -105,6 +105,12 @@ inline std::uint16_t to_bf16(float x) {
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<std::uint16_t>(bits >> 16);
 }
+// to_bf16 over `count` floats, in parallel (first touch by the threads that read them).
+inline void round_to_bf16(const float* in, std::uint16_t* out, std::size_t count) {
+  const auto m = static_cast<std::int64_t>(count);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) out[i] = to_bf16(in[i]);
+}
 inline float from_bf16(std::uint16_t h) {
   const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
   float x;
