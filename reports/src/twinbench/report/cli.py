@@ -89,6 +89,10 @@ def _commands() -> dict[str, tuple[str, list]]:
                  help="the threshold is e^(k x sigma) - 1, sigma the row's between-run noise in "
                       "log space (default 2: about the 95th percentile of its kind's moves, "
                       "1.5 x the 98th for kinds that time host work)"),
+            _arg("--repo", default=".",
+                 help="the git repository holding both runs' revisions, whose commits between "
+                      "them name the causes of the changes (changes.md; default: the current "
+                      "directory's)"),
             _arg("--fail-on-regression", type=_positive("--fail-on-regression"), metavar="PCT",
                  help="exit 1 when a benchmark whose threshold is at most PCT percent is slower "
                       "beyond it and by more than PCT percent (for CI); noisier rows that are "
@@ -198,8 +202,11 @@ def _compare(args) -> int:
     options = {"threshold": args.threshold, "k": args.noise_k}
     # LoadError and OSError reach main()'s handler, which says what went wrong (exit 2).
     result = compare(args.baseline_run, args.candidate, args.out, baseline=args.baseline,
+                     repo=args.repo,
                      **{key: value for key, value in options.items() if value is not None})
     print(f"wrote {result.markdown}: {result.summary}")
+    if result.causes and result.causes.groups:
+        print(f"wrote {result.out_dir / 'changes.md'}: the changed rows by cause")
     _print_changes(result.changed(), lambda c: f"{c.verdict} {c.name}: B/A {c.ratio:.3f}")
     pct = args.fail_on_regression
     if pct is None:

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, StrMethodFormatter
 
 from .analyze import analyze
+from .causes import Causes, group_by_cause
 from .document import Block, Heading, Image, Paragraph, Table, to_html, to_markdown
 from .loader import Row, Run, load_run
 from .machine import Difference, compared_count, setting_differences
@@ -226,6 +227,8 @@ class CompareResult:
     # The summaries side by side, one per workload in either run.
     workloads: list[SummaryComparison] = field(default_factory=list)
     noise: NoiseModel = field(default_factory=NoiseModel)
+    # The changed rows grouped by cause (causes.py).
+    causes: Causes | None = None
 
     def changed(self) -> list[Comparison]:
         return changed_rows(self.comparisons)
@@ -357,12 +360,42 @@ def _chart_blocks(comparisons: list[Comparison], out_dir: Path) -> list[Block]:
     return blocks + [Image("Time ratio B/A", "compare_ratios.png", png)]
 
 
+def cause_blocks(causes: Causes) -> list[Block]:
+    """The changed rows grouped by cause (causes.py), the same list as changes.md."""
+    total = sum(len(g.rows) for g in causes.groups)
+    if not total:
+        return []
+    blocks: list[Block] = [
+        Heading("Changed rows by cause"),
+        Paragraph(f"{total} rows changed beyond noise. A row's cause is the first that applies: "
+                  "its CPU probe (an all-thread FMA loop taken before and after each CPU row) "
+                  "read under a tenth of its run's median, i.e. the host's CPUs were starved "
+                  "around it; a commit between the runs' revisions changed its workload's own "
+                  "files on its side (cpu/, gpu/ or bench/<workload>); else unexplained. "
+                  "changes.md beside this file holds the same list for a run's README.")]
+    if causes.git_problem:
+        blocks.append(Paragraph(f"The commits are not named: {causes.git_problem}.", note=True))
+    for g in causes.groups:
+        blocks += [Paragraph(f"{g.cause} ({len(g.rows)} rows)"),
+                   Table(["benchmark", "verdict", "B/A", "note"],
+                         [[c.name, c.verdict, f"{c.ratio:.3f}", g.notes.get(c.name, "")]
+                          for c in g.rows])]
+    if causes.shared_commits:
+        blocks += [Paragraph(f"Commits between the runs that changed shared code (the harness, "
+                             f"the build, the scripts), which may move any row: "
+                             f"{len(causes.shared_commits)}."),
+                   Table(["commit", "subject"],
+                         [[m.sha, m.subject] for m in causes.shared_commits])]
+    return blocks
+
+
 def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
             threshold: float = DEFAULT_THRESHOLD, baseline: list[str | Path] | None = None,
-            k: float = DEFAULT_K) -> CompareResult:
-    """Load two runs, write compare.md (+ compare.html, compare_ratios.png) to out_dir.
-    threshold: the floor of every row's threshold; baseline: runs of one revision (two or more)
-    whose between-run noise sets the thresholds; k: the multiple of the noise."""
+            k: float = DEFAULT_K, repo: str | Path | None = ".") -> CompareResult:
+    """Load two runs, write compare.md (+ compare.html, compare_ratios.png, changes.md) to
+    out_dir. threshold: the floor of every row's threshold; baseline: runs of one revision (two or
+    more) whose between-run noise sets the thresholds; k: the multiple of the noise; repo: the git
+    repository that holds both runs' revisions, for the changes' causes (None: not named)."""
     run_a, run_b = load_run(path_a), load_run(path_b)
     runs = [(run_a, "A"), (run_b, "B")]
     baseline_runs = [load_run(p) for p in baseline or []]
@@ -391,6 +424,10 @@ def compare(path_a: str | Path, path_b: str | Path, out_dir: str | Path,
                          note=True)
                for run, label in runs if run.context.get("inject_slowdown")]
     blocks += changed_blocks(comparisons, noise)
+    causes = group_by_cause(run_a, run_b, changed_rows(comparisons), repo)
+    result.causes = causes
+    blocks += cause_blocks(causes)
+    (out_dir / "changes.md").write_text(causes.markdown(), encoding="utf-8")
     if workloads:
         blocks += [Heading("Summary, A and B side by side"),
                    Table(SIDE_BY_SIDE_HEADERS, [side_by_side_cells(w) for w in workloads]),
