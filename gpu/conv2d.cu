@@ -564,6 +564,11 @@ KernelStats conv2d_cuda_naive_stats(int w, int h, int, Block2 block) {
   return kernel_stats(conv2d_naive_kernel, block.threads(), static_cast<long long>(g.x) * g.y);
 }
 
+void conv2d_upload_filter(float* filter, const float* host_filter, int f, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemcpyAsync(filter, host_filter, sizeof(float) * static_cast<std::size_t>(f) * f,
+                             cudaMemcpyHostToDevice, stream));
+}
+
 void conv2d_set_tiled_filter(const float* host_filter, int f, cudaStream_t stream) {
   set_constant(c_filter2d, g_tiled_f, host_filter, static_cast<std::size_t>(f) * f, f, stream);
 }

@@ -15,6 +15,9 @@ bool conv2d_filter_supported(int f);
 void conv2d_cuda_naive(const float* in, float* out, int w, int h, const float* filter, int f,
                        Block2 block, cudaStream_t stream);
 KernelStats conv2d_cuda_naive_stats(int w, int h, int f, Block2 block);
+// Copies an f x f filter (host memory) into `filter` (device memory, f * f floats) for
+// conv2d_cuda_naive, ordered on `stream`. Done once, outside timed regions.
+void conv2d_upload_filter(float* filter, const float* host_filter, int f, cudaStream_t stream);
 
 // Copies an f x f filter (host memory) into the __constant__ bank that conv2d_cuda_tiled reads,
 // ordered on `stream`. Done once, outside timed regions.
