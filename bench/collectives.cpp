@@ -52,9 +52,7 @@ void record_bandwidth(Row& r, Op op, std::size_t bytes, int ranks) {
 // The samples of a row taken in step are the slowest rank's, from a barrier, and every rank
 // stops after the same sample (Options::in_step).
 void collectives(twinbench::Bench& b) {
-  const std::vector<std::size_t> given = b.sizes({}, 0);  // --size, else none
-  const std::vector<std::size_t> all =
-      given.size() == 1 && given[0] > 0 ? given : sizes(b.quick(), b.full());
+  const std::vector<std::size_t> all = b.size_given() ? b.sizes({}, 0) : sizes(b.quick(), b.full());
   const int ranks = b.ranks(), rank = b.rank();
   if (ranks >= 2) {
     for (Op op : kOps)

@@ -39,13 +39,12 @@ twinbench::Work work(double bytes) { return {.read_bytes = bytes, .items = 1.0, 
 void peer_copy(twinbench::Bench& b) {
   // Fewer than two GPUs: the rows of the pair (0, 1), which skip and say why.
   const int devices = std::max(b.gpus(), 2), host_devices = std::max(b.gpus(), 1);
-  const std::vector<std::size_t> given = b.sizes({}, 0);  // --size, else none
   const std::vector<std::size_t> quick = {8, std::size_t{64} << 10};
   const std::vector<std::size_t> all = {8, std::size_t{64} << 10, std::size_t{4} << 20,
                                         std::size_t{256} << 20};  // 8 B: the latency
   const auto pairs = ordered_pairs(devices);
   const double n_pairs = static_cast<double>(pairs.size());
-  for (std::size_t bytes : given.size() == 1 && given[0] > 0 ? given : b.quick() ? quick : all) {
+  for (std::size_t bytes : b.size_given() ? b.sizes({}, 0) : b.quick() ? quick : all) {
     const auto size = static_cast<double>(bytes);
     twinbench::Case& c = b.add_case({});
     c.work(work(size));

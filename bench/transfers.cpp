@@ -23,8 +23,7 @@ twinbench::Input<unsigned char> pattern(twinbench::Case& c, std::size_t bytes) {
 }
 
 void transfers(twinbench::Bench& b) {
-  const std::vector<std::size_t> given = b.sizes({}, 0);  // --size, else none
-  for (std::size_t bytes : given.size() == 1 && given[0] > 0 ? given : sizes(b.quick(), b.full())) {
+  for (std::size_t bytes : b.size_given() ? b.sizes({}, 0) : sizes(b.quick(), b.full())) {
     // work(bytes) is held to no memory ceiling: the device's own copy bandwidth (HBM) is not the
     // ceiling of a host link, so that percentage would mislead; the GPU rows name their link.
     twinbench::Case& c = b.add_case({{"bytes", bytes}});
@@ -42,31 +41,31 @@ void transfers(twinbench::Bench& b) {
                                          "cuda_managed", "cuda_managed_prefetch"};
     for (HostMemory kind : {HostMemory::pageable, HostMemory::pinned, HostMemory::mapped,
                             HostMemory::managed, HostMemory::managed_prefetch}) {
+      twinbench::Case& t = b.add_case({});
+      auto from = pattern(t, bytes);
+      auto readback = t.scratch<unsigned char>("readback", bytes);
+      // dev (`bytes` on the GPU) and the kind's host side; managed pages count on both sides.
+      const bool managed = kind == HostMemory::managed || kind == HostMemory::managed_prefetch;
+      t.extra_memory(static_cast<double>(bytes), (managed ? 2.0 : 1.0) * static_cast<double>(bytes));
+      auto d = t.shared<gpu::TransferBuffers>(
+          [=] { return std::make_unique<gpu::TransferBuffers>(kind, bytes); });
       for (bool h2d : {true, false}) {
-        twinbench::Case& t = b.add_case({{"dir", h2d ? "h2d" : "d2h"}, {"bytes", bytes}});
-        auto from = pattern(t, bytes);
-        auto readback = t.scratch<unsigned char>("readback", bytes);
-        // dev (`bytes` on the GPU) and the kind's host side; managed pages count on both sides.
-        const bool managed = kind == HostMemory::managed || kind == HostMemory::managed_prefetch;
-        t.extra_memory(static_cast<double>(bytes), (managed ? 2.0 : 1.0) * static_cast<double>(bytes));
-        auto d = t.shared<gpu::TransferBuffers>(
-            [=] { return std::make_unique<gpu::TransferBuffers>(kind, bytes); });
         // Every kind crosses the host-device link in the row's direction (mapped and managed
         // memory too): held to that link's bandwidth, measured at start with pinned copies.
         twinbench::Work w = work(bytes);
         w.link = h2d ? twinbench::Link::h2d : twinbench::Link::d2h;
-        t.work(w);
         t.sampled(kNames[static_cast<int>(kind)], [=](twinbench::Row& r) {
           r.counter("us_per_transfer", 1e-6, twinbench::Counter::seconds_per);
           if (gpu::transfers_kernel_timed(kind, h2d))
             r.stats(gpu::transfers_copy_stats(bytes, gpu::kTransfersCopyBlock));
           r.counter("host_timed", gpu::transfers_host_timed(kind, h2d) ? 1 : 0);
           return d.get().sample(h2d, from.host());
-        }, {.check = [=] {
+        }, {.axes = {{"dir", h2d ? "h2d" : "d2h"}, {"bytes", bytes}},
+            .check = [=] {
               const std::string why = verdict(d.get().check(h2d, from.host(), readback.host()));
               d.get().sample(h2d, from.host());  // warm-up
               return why;
-            }, .side = twinbench::Side::gpu, .gpu_events = true});
+            }, .work = w, .side = twinbench::Side::gpu, .gpu_events = true});
       }
     }
 #endif
