@@ -8,7 +8,6 @@
 #include <twinbench/twinbench.hpp>
 
 #include <iterator>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -70,9 +69,7 @@ void conv2d(twinbench::Bench& b) {
     }, gpu::conv2d_cuda_separable_stats, [=](cudaStream_t s) {
       gpu::conv2d_set_separable_filter(gauss.data(), f, s);
     }, {out.check_with([=](const float* got) {
-      const std::size_t px = img.pixels();
-      const ErrorStats e = compare(std::span<const float>(got, px), std::span<const float>(ref_separable.host(), px),
-                                   kTolerance);
+      const ErrorStats e = compare_image(got, ref_separable.host(), img.pixels());
       return twinbench::Found{passes(e, kTolerance) ? "" : describe(e, kTolerance), e.max_abs, e.max_rel};
     })});
 #endif

@@ -172,4 +172,11 @@ ErrorStats compare_prices(const T* call, const T* put, const double* ref_call,
   return s;
 }
 
+// One output of float32 prices (call or put) against the float64 reference's: compare_prices'
+// rule for one of its two outputs (the bench checks each output on its own).
+inline ErrorStats compare_price(const float* got, const double* ref, std::size_t n) {
+  return compare(std::span<const float>(got, n), std::span<const double>(ref, n),
+                 kTolerance.scale_floor);
+}
+
 }  // namespace tb::black_scholes

@@ -6,6 +6,7 @@
 // on the CPU.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/bench_spec.hpp"
@@ -47,6 +48,12 @@ std::vector<float> random_filter(int f, std::uint64_t seed);
 std::vector<float> gaussian_1d(int f);
 // outer(g)(i, j) = g(i) * g(j): the 2D filter the separable variant computes in two passes.
 std::vector<float> outer(const std::vector<float>& g);
+
+// An image against a reference image of as many pixels, under kTolerance's floor: the rows'
+// check, for cuda_separable against the serial filter with outer(g).
+inline ErrorStats compare_image(const float* got, const float* ref, std::size_t pixels) {
+  return compare(std::span<const float>(got, pixels), std::span<const float>(ref, pixels), kTolerance);
+}
 
 // The reference: one output row at a time, a vectorisable interior (no clamping) and clamped
 // borders, the taps summed in (dy, dx) order for every pixel.
