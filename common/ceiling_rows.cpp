@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/ceilings.hpp"
 #include "common/cpu_peak.hpp"
@@ -105,18 +106,71 @@ void note_busy_ceilings(const telemetry::HostState& before) {
   set_ceilings_caveat(CeilingSet::cpu_one, buf);
 }
 
+// The fitting sets' arrays: a quarter of the caches (L3 + L2s) each, so that the three arrays of
+// add and triad sit in the caches together; 0 when the C library does not give their size.
+std::size_t cpu_fitting_array_bytes() { return cpu_cache_bytes() / 4; }
+
+// "copy streamed, add in place, ...": the way that gave each pattern its figure.
+std::string fastest_ways(const std::vector<host::WayRate>& ways) {
+  std::string out;
+  for (Pattern p : kAllPatterns) {
+    const host::WayRate* best = nullptr;
+    for (const host::WayRate& w : ways)
+      if (w.pattern == p && (!best || w.bytes_per_s > best->bytes_per_s)) best = &w;
+    if (best) out += std::string(out.empty() ? "" : ", ") + pattern_name(p) + " " + best->way;
+  }
+  return out;
+}
+
+// A CPU set: the large arrays timed warm (back to back, so each pass pays the write-back of the
+// lines the previous one dirtied: the steady state of a stream several times the caches) and, in a
+// cold run, arrays that fit the caches timed cold (each pass after its arrays are evicted: the
+// best case of a cold row whose output stays in the caches when its timer stops; BandwidthSet
+// says why both). `key` names it in the context ("all", "one").
+BandwidthSet measure_cpu_set(const RunConfig& cfg, int threads, const std::string& key) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<host::WayRate> ways;
+  BandwidthSet set = host::measure_bandwidth(cpu_array_bytes(cfg), threads, host::Timing::warm,
+                                             &ways);
+  add("cpu_bw_" + key + "_ways", fastest_ways(ways));
+  const std::size_t fitting = cpu_fitting_array_bytes();
+  if (cold_caches() && fitting > 0 && fitting < cpu_array_bytes(cfg)) {
+    ways.clear();
+    const BandwidthSet small =
+        host::measure_bandwidth(fitting, threads, host::Timing::cold, &ways);
+    set.fitting_bytes_per_s = small.bytes_per_s;
+    set.fitting_written_bytes = static_cast<double>(cpu_array_bytes(cfg));
+    record_set("cpu_bw_", "_" + key + "_fitting_bytes_per_s", small);
+    add("cpu_bw_" + key + "_fitting_ways", fastest_ways(ways));
+  }
+  // What the start spends on each set (the start's cost is part of the run's).
+  add("cpu_bw_" + key + "_seconds",
+      number(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  return set;
+}
+
 void record_cpu(const RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   const int all = omp_get_max_threads();
   note_busy_ceilings(telemetry::read_host_state());
-  const BandwidthSet all_set = host::measure_bandwidth(cpu_array_bytes(cfg), all);
-  const BandwidthSet one_set = host::measure_bandwidth(cpu_array_bytes(cfg), 1);
+  const BandwidthSet all_set = measure_cpu_set(cfg, all, "all");
+  const BandwidthSet one_set = measure_cpu_set(cfg, 1, "one");
   set_ceilings(CeilingSet::cpu_all, all_set);
   set_ceilings(CeilingSet::cpu_one, one_set);
   record_set("cpu_bw_", "_all_bytes_per_s", all_set);
   record_set("cpu_bw_", "_one_bytes_per_s", one_set);
   add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
   add("cpu_bw_array_bytes", std::to_string(cpu_array_bytes(cfg)));
+  if (all_set.fitting_written_bytes > 0) {
+    add("cpu_bw_fitting_array_bytes", std::to_string(cpu_fitting_array_bytes()));
+    add("cpu_bw_fitting_written_bytes", number(all_set.fitting_written_bytes));
+  }
+  add("cpu_bw_timing",
+      std::string("large arrays warm: best of 3 back-to-back passes after one warm-up") +
+          (all_set.fitting_written_bytes > 0
+               ? "; fitting arrays cold: best of 3 passes, each after its arrays were evicted "
+                 "from the caches (dirty lines written back)"
+               : ""));
   using host::Precision;
   // The roofs of the CPU kernels: at the ISA level they run (common/cpu_isa.hpp).
   std::string isa;

@@ -1,5 +1,6 @@
 #include "common/ceilings.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -40,6 +41,15 @@ int pattern_reads(Pattern p) {
 }
 
 int pattern_writes(Pattern p) { return p == Pattern::read ? 0 : 1; }
+
+BandwidthSet BandwidthSet::for_written_bytes(double written_bytes) const {
+  BandwidthSet out;
+  out.bytes_per_s = bytes_per_s;
+  if (!(fitting_written_bytes > 0) || written_bytes > fitting_written_bytes) return out;
+  for (int p = 0; p < kPatterns; ++p)
+    out.bytes_per_s[p] = std::max(bytes_per_s[p], fitting_bytes_per_s[p]);
+  return out;
+}
 
 namespace {
 double read_share(double read, double written) {

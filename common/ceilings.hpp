@@ -36,6 +36,18 @@ struct BandwidthSet {
   std::array<double, kPatterns> bytes_per_s{};
   double& operator[](Pattern p) { return bytes_per_s[static_cast<int>(p)]; }
   double operator[](Pattern p) const { return bytes_per_s[static_cast<int>(p)]; }
+  // The same patterns moved over arrays whose output fits the caches (the CPU's sets in a cold
+  // run; all 0 elsewhere), and the most bytes a row may write to be held to them too. Why: a cold
+  // sample starts after a flush that wrote back every dirty line, and a row whose output fits
+  // the L3 leaves its own dirty lines there when its timer stops, so it pays no write-back in the
+  // timed region; measured over arrays several times the L3, a ceiling pays most of its own.
+  std::array<double, kPatterns> fitting_bytes_per_s{};
+  double fitting_written_bytes = 0.0;
+  // fitting_written_bytes is the large arrays' size: a row that writes less leaves a larger
+  // share of its output in the caches than the large arrays' passes do.
+  // The set a row that writes `written_bytes` is held to: each pattern's faster figure of the
+  // two where written_bytes <= fitting_written_bytes, else the large arrays'.
+  BandwidthSet for_written_bytes(double written_bytes) const;
 };
 
 // The ceiling a row is held to: the measured pattern whose read share of the bytes is nearest

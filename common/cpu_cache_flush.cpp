@@ -224,6 +224,21 @@ void flush_cpu_caches() {
   evict_tracked_arrays();
 }
 
+bool evict_from_caches(const void* p, std::size_t bytes) {
+#if TB_HAVE_LINE_EVICT
+  const char* c = static_cast<const char*>(p);
+  const auto lines = static_cast<std::ptrdiff_t>((bytes + 63) / 64);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t l = 0; l < lines; ++l) evict_line(c + 64 * l);
+  evict_fence();
+  return true;
+#else
+  (void)p;
+  (void)bytes;
+  return false;
+#endif
+}
+
 FlushMethod choose_cpu_flush_method() {
   if (!g_buffer) allocate();
   if (!g_buffer) return g_method;

@@ -40,6 +40,11 @@ enum class FlushMethod { one_pass, chunks_twice };
 // Reads the flush buffer with all OpenMP threads (allocates and first-touches it on first use).
 void flush_cpu_caches();
 
+// Evicts [p, p + bytes) from every cache level line by line with all OpenMP threads, writing back
+// its dirty lines (clflush; dc civac on aarch64): what a cold sample's flush ends with for the
+// row's own arrays. False where the CPU has no such instruction (nothing done).
+bool evict_from_caches(const void* p, std::size_t bytes);
+
 // Measures which method leaves a probe buffer the coldest and uses it from then on (at start,
 // before the ceilings; ~0.3 s on the H200 host).
 FlushMethod choose_cpu_flush_method();

@@ -24,9 +24,13 @@
 #include <functional>
 #include <optional>
 #include <system_error>
+#include <vector>
 
+#include "common/cpu_cache_flush.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/host_array.hpp"
+#include "cpu/nt_store.hpp"
+#include "cpu/streaming.hpp"
 
 namespace tb::host {
 namespace {
@@ -48,7 +52,10 @@ constexpr double kStartA = 0.1;
 constexpr double kStartB = 0.2;
 constexpr double kStartC = 0.3;
 constexpr double kScalar = 0.4;
-constexpr int kBandwidthReps = 5;
+// Best of 3 passes, warm or cold: the start measures 15 ways of moving the 6 patterns in each of
+// up to 4 sets, and every pass of the large arrays moves 1-1.5 GiB (0.1 s or more on one thread).
+constexpr int kBandwidthReps = 3;
+constexpr int kColdReps = 3;
 
 struct StreamArrays {
   explicit StreamArrays(std::size_t n) : a(n), b(n), c(n) {}
@@ -56,8 +63,9 @@ struct StreamArrays {
   long long n() const { return static_cast<long long>(a.size()); }
 };
 
-// Same thread count and schedule(static) as the timed loops: each page is first written, and
-// so placed, by the thread that streams it afterwards.
+// Same thread count and schedule(static) as the timed passes (streaming::static_range is that
+// schedule's partition): each page is first written, and so placed, by the thread that streams
+// it afterwards, as the rows' inputs are (cpu/streaming.hpp).
 void first_touch(StreamArrays& s, int threads) {
   double* a = s.a.data();
   double* b = s.b.data();
@@ -71,148 +79,172 @@ void first_touch(StreamArrays& s, int threads) {
   }
 }
 
-// Eight partial sums (four SSE2 registers): a plain reduction keeps one vector accumulator, and
-// its add latency (2 doubles per 3-4 cycles), not memory, would bound a cache-resident stream.
-// Threads take blocks of 8 in schedule(static), the same ranges as first_touch to within 8
-// elements, so the pages still belong to the thread that reads them.
+// The passes are compiled per ISA level and run at the active one (common/cpu_isa.hpp), as the
+// rows' loops are, with each thread on its own slice (cpu/streaming.hpp), as the rows' threads.
+// Why: built at the x86-64 baseline, these passes moved 128-bit SSE2 loads and stores while the
+// rows ran AVX-512, and a serial axpy row read 110.7-111.8% of the one-thread add ceiling on the
+// H200 host (results/nvidia-h200/2026-12-05).
+
+// Eight partial sums: a plain reduction keeps one vector accumulator, and its add latency, not
+// memory, would bound a cache-resident stream.
 constexpr int kReadChains = 8;
-double read_pass(const double* a, const double* b, long long n, int threads) {
-  const long long blocks = n / kReadChains;
+template <class Tag>
+[[gnu::always_inline]] inline double read_range(Tag, const double* a, const double* b,
+                                                std::size_t begin, std::size_t end) {
+  double part[kReadChains] = {};
+  std::size_t i = begin;
+  for (; i + kReadChains <= end; i += kReadChains)
+  // Unrolled, the eight multiply-adds stay on registers (SLP); as a loop, GCC 12 at -O2
+  // keeps part[] on the stack.
+#pragma GCC unroll 8
+    for (int l = 0; l < kReadChains; ++l) part[l] += a[i + l] * b[i + l];
+  double s = 0.0;
+  for (int l = 0; l < kReadChains; ++l) s += part[l];
+  for (; i < end; ++i) s += a[i] * b[i];
+  return s;
+}
+TB_ISA_CLONES_TAGGED(read_range_isa, read_range)
+
+// The element-wise passes: out = k (write), x (copy), k x (scale), y + k x (add with k = 1,
+// triad). In place when out is y (an axpy: the line written was just read, so the store pays no
+// read for ownership). With `stream`, out goes out with streamed stores from a block that stays
+// in L1 (cpu/nt_store.hpp, as vector_add and black_scholes write theirs).
+enum class Op { write, copy, scale, axpy };
+constexpr std::size_t kStreamBlock = 256;  // doubles: 2 KiB, 32 lines
+
+template <class Tag>
+[[gnu::always_inline]] inline void op_plain(Op op, const double* x, const double* y, double* out,
+                                            double k, std::size_t begin, std::size_t end) {
+  switch (op) {
+    case Op::write:
+#pragma omp simd
+      for (std::size_t i = begin; i < end; ++i) out[i] = k;
+      break;
+    case Op::copy:
+#pragma omp simd
+      for (std::size_t i = begin; i < end; ++i) out[i] = x[i];
+      break;
+    case Op::scale:
+#pragma omp simd
+      for (std::size_t i = begin; i < end; ++i) out[i] = k * x[i];
+      break;
+    case Op::axpy:
+      // No simd pragma: out may be y (in place), which the loop reads before it writes.
+      for (std::size_t i = begin; i < end; ++i) out[i] = y[i] + k * x[i];
+      break;
+  }
+}
+
+template <class Tag>
+[[gnu::always_inline]] inline void op_range(Tag tag, Op op, bool stream, const double* x,
+                                            const double* y, double* out, double k,
+                                            std::size_t begin, std::size_t end) {
+  if (!stream) {
+    op_plain<Tag>(op, x, y, out, k, begin, end);
+    return;
+  }
+  alignas(64) double block[kStreamBlock];
+  for (std::size_t i0 = begin; i0 < end; i0 += kStreamBlock) {
+    const std::size_t m = end - i0 < kStreamBlock ? end - i0 : kStreamBlock;
+    op_plain<Tag>(op, x ? x + i0 : nullptr, y ? y + i0 : nullptr, block, k, 0, m);
+    nt::store(tag, out + i0, block, m * sizeof(double));
+  }
+  nt::fence();
+}
+TB_ISA_CLONES_TAGGED(op_range_isa, op_range)
+
+double read_pass(const double* a, const double* b, std::size_t n, int threads) {
   double s = 0.0;
 #pragma omp parallel num_threads(threads) reduction(+ : s)
   {
-    double part[kReadChains] = {};
-#pragma omp for schedule(static) nowait
-    for (long long blk = 0; blk < blocks; ++blk)
-    // Unrolled, the eight multiply-adds stay on registers (SLP); as a loop, GCC 12 at -O2
-    // keeps part[] on the stack.
-#pragma GCC unroll 8
-      for (int l = 0; l < kReadChains; ++l)
-        part[l] += a[blk * kReadChains + l] * b[blk * kReadChains + l];
-    for (int l = 0; l < kReadChains; ++l) s += part[l];
+    const streaming::Range r = streaming::this_thread_range(n);
+    s += read_range_isa(a, b, r.begin, r.end);
   }
-  for (long long i = blocks * kReadChains; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
-void write_pass(double* a, double k, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) a[i] = k;
+void op_pass(Op op, bool stream, const double* x, const double* y, double* out, double k,
+             std::size_t n, int threads) {
+#pragma omp parallel num_threads(threads)
+  {
+    const streaming::Range r = streaming::this_thread_range(n);
+    op_range_isa(op, stream, x, y, out, k, r.begin, r.end);
+  }
 }
 
-void copy_pass(const double* a, double* c, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) c[i] = a[i];
-}
+// One way of moving a pattern: the pass, timed as a whole.
+struct Way {
+  const char* name;
+  std::function<void()> pass;
+};
 
-void scale_pass(const double* c, double* b, double k, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) b[i] = k * c[i];
-}
-
-void add_pass(const double* a, const double* b, double* c, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) c[i] = a[i] + b[i];
-}
-
-void triad_pass(double* a, const double* b, const double* c, double k, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) a[i] = b[i] + k * c[i];
-}
-
-void run_pattern(Pattern p, StreamArrays& s, int threads) {
+// Every way the suite's rows move each pattern's bytes; the pattern's ceiling is the fastest.
+// Plain stores to a fresh array first read the line they write (write-allocate), traffic the
+// byte count leaves out (it counts each array read or written once, as STREAM does), so:
+// - in place (add and triad as y = y + k x, the dtypes axpy's loop): two reads and a write of a
+//   line just read; an in-place kernel moved the same counted bytes up to 1.4x faster than the
+//   three-array pass on the development machine;
+// - streamed stores (write, copy, scale, add, triad: vector_add, black_scholes, scan and Poisson
+//   stream their outputs): without one, the streamed vector_add read 131% of the add ceiling on
+//   the H200 host (results/nvidia-h200/2026-12-02b).
+std::vector<Way> ways_of(Pattern p, StreamArrays& s, int threads) {
   double* a = s.a.data();
   double* b = s.b.data();
   double* c = s.c.data();
-  const long long n = s.n();
+  const std::size_t n = s.a.size();
+  auto op = [=](Op o, bool stream, const double* x, const double* y, double* out, double k) {
+    return [=] {
+      op_pass(o, stream, x, y, out, k, n, threads);
+      // Stores nobody reads before the arrays are freed may be dropped: say memory is observed.
+      benchmark::DoNotOptimize(out);
+      benchmark::ClobberMemory();
+    };
+  };
   switch (p) {
-    case Pattern::read: {
-      // The sum is the only output of the read stream: keep it, or the loop is dead code.
-      double sum = read_pass(a, b, n, threads);
-      benchmark::DoNotOptimize(sum);
-      break;
-    }
+    case Pattern::read:
+      return {{"plain", [=] {
+                 // The sum is the only output of the read stream: keep it, or it is dead code.
+                 double sum = read_pass(a, b, n, threads);
+                 benchmark::DoNotOptimize(sum);
+               }}};
     case Pattern::write:
-      write_pass(a, kScalar, n, threads);
-      break;
+      return {{"plain", op(Op::write, false, nullptr, nullptr, a, kScalar)},
+              {"streamed", op(Op::write, true, nullptr, nullptr, a, kScalar)}};
     case Pattern::copy:
-      copy_pass(a, c, n, threads);
-      break;
+      return {{"plain", op(Op::copy, false, a, nullptr, c, 0.0)},
+              {"streamed", op(Op::copy, true, a, nullptr, c, 0.0)}};
     case Pattern::scale:
-      scale_pass(c, b, kScalar, n, threads);
-      break;
+      return {{"plain", op(Op::scale, false, c, nullptr, b, kScalar)},
+              {"streamed", op(Op::scale, true, c, nullptr, b, kScalar)}};
     case Pattern::add:
-      add_pass(a, b, c, n, threads);
-      break;
-    case Pattern::triad:
-      triad_pass(a, b, c, kScalar, n, threads);
-      break;
-  }
-  // Stores nobody reads before the arrays are freed may be dropped: say the memory is observed.
-  benchmark::DoNotOptimize(a);
-  benchmark::ClobberMemory();
-}
-
-// Write and copy again with non-temporal stores (SSE2's movntpd: every x86-64 has it), which skip
-// the read of each written line into the cache: a CPU kernel that streams its output that way
-// (Poisson's, above the L3) writes faster than a plain-store write stream, and a ceiling must be
-// the faster of the two ways, or such a row reads above 100% of it. Threads write 64-byte-aligned
-// runs (HostArray is 64-byte aligned; schedule(static) over 8-double blocks).
-void stream_store_pass(const double* src, double* dst, double k, long long n, int threads) {
-  const long long blocks = n / 8;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long blk = 0; blk < blocks; ++blk) {
-#if defined(__SSE2__)
-    for (int l = 0; l < 8; l += 2) {
-      const __m128d v = src ? _mm_loadu_pd(src + blk * 8 + l) : _mm_set1_pd(k);
-      _mm_stream_pd(dst + blk * 8 + l, v);
+    case Pattern::triad: {
+      // add: c = a + b; triad: a = b + k c (BabelStream's); in place: b = b + k a. The values
+      // stay finite: a holds 0.1 and the passes are few.
+      const double k = p == Pattern::add ? 1.0 : kScalar;
+      const bool add = p == Pattern::add;
+      return {{"plain", add ? op(Op::axpy, false, b, a, c, k) : op(Op::axpy, false, c, b, a, k)},
+              {"in place", op(Op::axpy, false, a, b, b, k)},
+              {"streamed", add ? op(Op::axpy, true, b, a, c, k) : op(Op::axpy, true, c, b, a, k)}};
     }
-#else
-    for (int l = 0; l < 8; ++l) dst[blk * 8 + l] = src ? src[blk * 8 + l] : k;
-#endif
   }
-  for (long long i = blocks * 8; i < n; ++i) dst[i] = src ? src[i] : k;
-#if defined(__SSE2__)
-  _mm_sfence();  // the streamed stores are done before the pass is timed as done
-#endif
+  return {};
 }
 
-// c = a + k * b with non-temporal stores: add (k = 1) and triad as a kernel that streams its
-// output writes them (vector_add, black_scholes: cpu/nt_store.hpp). Without this pass the add
-// ceiling was the in-place one, which the streamed vector_add passed (131% of add on the H200
-// host, results/nvidia-h200/2026-12-02b): two read streams and one streamed write beat a read-modify-write stream.
-void stream_axpy_pass(const double* a, const double* b, double* c, double k, long long n,
-                      int threads) {
-  const long long blocks = n / 8;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long blk = 0; blk < blocks; ++blk) {
-#if defined(__SSE2__)
-    const __m128d kv = _mm_set1_pd(k);
-    for (int l = 0; l < 8; l += 2) {
-      const __m128d v = _mm_add_pd(_mm_loadu_pd(a + blk * 8 + l),
-                                   _mm_mul_pd(kv, _mm_loadu_pd(b + blk * 8 + l)));
-      _mm_stream_pd(c + blk * 8 + l, v);
-    }
-#else
-    for (int l = 0; l < 8; ++l) c[blk * 8 + l] = a[blk * 8 + l] + k * b[blk * 8 + l];
-#endif
-  }
-  for (long long i = blocks * 8; i < n; ++i) c[i] = a[i] + k * b[i];
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
-}
-
-// b = b + k * a. k = 1 is add; the values stay finite: a holds 0.1 and the passes are few.
-void in_place_pass(const double* a, double* b, double k, long long n, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long long i = 0; i < n; ++i) b[i] = b[i] + k * a[i];
-}
-
-double best_seconds(const std::function<void()>& pass) {
-  pass();  // warm-up: caches, TLB, OpenMP thread pool
+// Best of kBandwidthReps timed passes. Cold (`flush`): before each pass the set's arrays are
+// evicted from every cache level, their dirty lines written back (the end of the flush a cold CPU
+// sample gets: common/cpu_cache_flush.hpp), so that a pass, like a cold row, pays no write-back
+// of lines an earlier pass dirtied and leaves its own dirty lines behind when its timer stops;
+// warm: after one untimed pass, back to back, as a warm row's samples run. The arrays alone are
+// evicted, not the flush buffer read too: at 0.43 s a flush on the loaded 2-core development
+// machine, the full flush before each of the 45 cold passes of a set took 19.5 s.
+double best_seconds(const std::function<void()>& pass, bool flush, StreamArrays& s) {
+  if (!flush) pass();  // warm-up: caches, TLB, OpenMP thread pool
   double best = INFINITY;
-  for (int rep = 0; rep < kBandwidthReps; ++rep) {
+  const std::size_t bytes = s.a.size() * sizeof(double);
+  for (int rep = 0; rep < (flush ? kColdReps : kBandwidthReps); ++rep) {
+    if (flush && !(evict_from_caches(s.a.data(), bytes) && evict_from_caches(s.b.data(), bytes) &&
+                   evict_from_caches(s.c.data(), bytes)))
+      flush_cpu_caches();  // no line eviction on this CPU: the whole flush
     const auto t0 = Clock::now();
     pass();
     best = std::min(best, seconds_since(t0));
@@ -220,39 +252,24 @@ double best_seconds(const std::function<void()>& pass) {
   return best;
 }
 
-double best_seconds(Pattern p, StreamArrays& s, int threads) {
-  double best = best_seconds([&] { run_pattern(p, s, threads); });
-  // Add and triad also in place (b = a + b, b = b + k * a: two reads and one write of a line just
-  // read, as an axpy does): a plain store to a third array first reads its line into the cache,
-  // traffic the byte count leaves out, so an in-place kernel moved the same counted bytes up to
-  // 1.4x faster than the three-array pass (dtypes axpy read 113-144% of the add ceiling on the
-  // development machine), and with streamed stores to the third array (stream_axpy_pass). The
-  // ceiling is the fastest way to move the pattern's bytes.
-  if (p == Pattern::add || p == Pattern::triad) {
-    double* a = s.a.data();
-    double* b = s.b.data();
-    const long long n = s.n();
-    const bool add = p == Pattern::add;
-    best = std::min(best, best_seconds([&] {
-                      in_place_pass(a, b, add ? 1.0 : kScalar, n, threads);
-                      benchmark::ClobberMemory();
-                    }));
-    double* c = s.c.data();
-    best = std::min(best, best_seconds([&] {
-                      stream_axpy_pass(a, b, c, add ? 1.0 : kScalar, n, threads);
-                      benchmark::ClobberMemory();
-                    }));
+BandwidthSet measure_set(std::size_t bytes_per_array, int threads, bool flush,
+                         std::vector<WayRate>* ways, std::span<const Pattern> patterns) {
+  threads = resolve_threads(threads);
+  StreamArrays s(std::max<std::size_t>(1, bytes_per_array / sizeof(double)));
+  first_touch(s, threads);
+  BandwidthSet set;
+  for (Pattern p : patterns) {
+    const double bytes =
+        (pattern_reads(p) + pattern_writes(p)) * sizeof(double) * static_cast<double>(s.a.size());
+    for (const Way& w : ways_of(p, s, threads)) {
+      const double rate = bytes / best_seconds(w.pass, flush, s);
+      if (ways) ways->push_back({p, w.name, rate});
+      set[p] = std::max(set[p], rate);
+    }
   }
-  if (p == Pattern::write || p == Pattern::copy) {
-    const double* src = p == Pattern::copy ? s.a.data() : nullptr;
-    double* dst = p == Pattern::copy ? s.c.data() : s.a.data();
-    best = std::min(best, best_seconds([&] {
-                      stream_store_pass(src, dst, kScalar, s.n(), threads);
-                      benchmark::ClobberMemory();
-                    }));
-  }
-  return best;
+  return set;
 }
+
 
 // ---- Multiply-add roof ------------------------------------------------------------------------
 
@@ -622,17 +639,9 @@ std::string read_boost(const std::string& cpu_dir) {
 
 }  // namespace
 
-BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads) {
-  threads = resolve_threads(threads);
-  StreamArrays s(std::max<std::size_t>(1, bytes_per_array / sizeof(double)));
-  first_touch(s, threads);
-  BandwidthSet set;
-  for (Pattern p : kAllPatterns) {
-    const double bytes =
-        (pattern_reads(p) + pattern_writes(p)) * sizeof(double) * static_cast<double>(s.a.size());
-    set[p] = bytes / best_seconds(p, s, threads);
-  }
-  return set;
+BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads, Timing timing,
+                               std::vector<WayRate>* ways, std::span<const Pattern> patterns) {
+  return measure_set(bytes_per_array, threads, timing == Timing::cold, ways, patterns);
 }
 
 double measure_baseline_fma_roof(Precision p, int threads) {

@@ -4,7 +4,9 @@
 // compiles it, and as the CPU's best ISA would), and the settings that move those numbers
 // (governor, OpenMP binding, NUMA nodes, SMT, boost) so a reader can tell why two runs differ.
 #include <cstddef>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "common/ceilings.hpp"
 
@@ -12,9 +14,25 @@ namespace tb::host {
 
 // Bytes read + written per second of each of the six patterns over double arrays of
 // `bytes_per_array` bytes each, with `threads` OpenMP threads (<= 0: omp_get_max_threads()).
-// Arrays are first touched by the same threads and schedule as the timed loops, so pages sit
-// on the NUMA node of the thread that streams them. Best of 5 after one warm-up.
-BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads);
+// Each pattern is moved every way the suite's rows move it (plain stores to a fresh array, in
+// place, streamed stores: host_ceilings.cpp lists them), compiled at the active ISA level and
+// split over the threads as the rows' loops are; its rate is the fastest way's. Bytes are counted
+// as the rows count theirs: each array read or written once, no write-allocate read (STREAM's
+// rule). Arrays are first touched by the same threads and partition as the timed passes.
+// Timing::warm: best of 3 back-to-back passes after one warm-up (a warm run's rows);
+// Timing::cold: best of 3 passes, each after the arrays are evicted from the caches with their
+// dirty lines written back, as a cold CPU sample's flush ends (common/cpu_cache_flush.hpp).
+// `ways` (when given) receives every way's rate.
+enum class Timing { warm, cold };
+struct WayRate {
+  Pattern pattern = Pattern::copy;
+  std::string way;  // "plain", "in place", "streamed"
+  double bytes_per_s = 0.0;
+};
+// `patterns`: those to measure (the others stay 0).
+BandwidthSet measure_bandwidth(std::size_t bytes_per_array, int threads,
+                               Timing timing = Timing::warm, std::vector<WayRate>* ways = nullptr,
+                               std::span<const Pattern> patterns = kAllPatterns);
 
 enum class Precision { fp32, fp64 };
 

@@ -52,7 +52,8 @@ RowLimit compute_limit(const WorkModel& work, const std::string& precision,
 RowLimit bandwidth_limit(const WorkModel& work, const LimitSources& s) {
   RowLimit l;
   if (!s.bandwidth || s.cache_resident || !(work.bytes() > 0)) return l;
-  const Ceiling c = choose_ceiling(*s.bandwidth, work.read_bytes, work.written_bytes);
+  const Ceiling c = choose_ceiling(s.bandwidth->for_written_bytes(work.written_bytes),
+                                   work.read_bytes, work.written_bytes);
   if (!(c.bytes_per_s > 0)) return l;
   l.kind = LimitKind::bandwidth;
   l.name = std::string(pattern_name(c.pattern)) + " bandwidth";

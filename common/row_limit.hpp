@@ -3,7 +3,8 @@
 // (limit_kind, limit, limit_per_s; pct_ceiling is the row's share of it), so that the report
 // reads the limit rather than deciding a second one:
 // - bandwidth: the measured pattern nearest the row's mix of reads and writes
-//   (common/ceilings.hpp), of the set its threads run on;
+//   (common/ceilings.hpp), of the set its threads run on (with the figures of arrays that fit
+//   the caches where the row writes no more than the large arrays hold: BandwidthSet);
 // - compute: the measured roof of the row's precision; a row that names none is held to the
 //   higher of the FP32 and FP64 roofs, which never flags a valid row;
 // - a row that declares both bytes and FLOPs is held to the one that binds: the limit that

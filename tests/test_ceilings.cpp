@@ -133,3 +133,28 @@ TEST(Ceilings, TheRunsSetsAreKeptApart) {
 
 }  // namespace
 }  // namespace tb
+
+namespace tb {
+namespace {
+
+// A cold CPU set also carries the figures of arrays that fit the caches: a row that writes no
+// more than the large arrays hold is held to the faster of the two per pattern, a larger one to
+// the large arrays' alone.
+TEST(Ceilings, RowsThatWriteLessThanTheLargeArraysTakeTheFasterOfBothSets) {
+  BandwidthSet set = sample_set();
+  set.fitting_bytes_per_s = {5.0e12, 3.0e12, 4.5e12, 4.0e12, 4.1e12, 6.0e12};
+  set.fitting_written_bytes = 512.0 * (1 << 20);
+  const BandwidthSet small = set.for_written_bytes(128.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(small[Pattern::read], 5.0e12);   // fitting faster
+  EXPECT_DOUBLE_EQ(small[Pattern::write], 3.9e12);  // large faster
+  EXPECT_DOUBLE_EQ(small[Pattern::triad], 6.0e12);
+  EXPECT_EQ(choose_ceiling(small, 2.0, 1.0).pattern, Pattern::triad);
+  const BandwidthSet large = set.for_written_bytes(1024.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(large[Pattern::triad], 4.15e12);
+  EXPECT_EQ(choose_ceiling(large, 2.0, 1.0).pattern, Pattern::add);
+  // A set without the fitting figures (the GPU's, a warm run's) is itself for every row.
+  EXPECT_DOUBLE_EQ(sample_set().for_written_bytes(1.0)[Pattern::triad], 4.15e12);
+}
+
+}  // namespace
+}  // namespace tb

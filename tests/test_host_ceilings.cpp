@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/cpu_isa.hpp"
 #include "common/host_ceilings.hpp"
@@ -71,6 +72,59 @@ TEST(HostCeilings, BandwidthOfEveryPatternTwoThreads) {
 TEST(HostCeilings, BandwidthOfATinyOddArray) {
   expect_all_patterns_measured(measure_bandwidth(13 * sizeof(double), 2));
   expect_all_patterns_measured(measure_bandwidth(1, 0));  // rounds up to one element
+}
+
+// Each pattern is moved every way the rows move it, at every ISA level the CPU runs, warm and
+// cold; its figure is its fastest way's. Add and triad have three (plain, in place, streamed),
+// write, copy and scale two (plain, streamed), read one.
+TEST(HostCeilings, EachPatternIsTheFastestOfTheWaysTheRowsMoveIt) {
+  cpu_isa::RestoreLimit restore_limit;
+  // Cold at the active level only: each cold pass follows a flush of 1.5x the caches (0.1-0.2 s
+  // on the 2-core development machine), which at every level made this test minutes long.
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (Timing timing : {Timing::warm, Timing::cold}) {
+      if (timing == Timing::cold && level != cpu_isa::runnable_levels().back()) continue;
+      std::vector<WayRate> ways;
+      const BandwidthSet set = measure_bandwidth(kSmallArray, 2, timing, &ways);
+      for (Pattern p : kAllPatterns) {
+        double best = 0.0;
+        std::vector<std::string> names;
+        for (const WayRate& w : ways)
+          if (w.pattern == p) {
+            best = std::max(best, w.bytes_per_s);
+            names.push_back(w.way);
+          }
+        EXPECT_DOUBLE_EQ(set[p], best) << pattern_name(p) << " at " << cpu_isa::name(level);
+        const std::size_t expected =
+            p == Pattern::read ? 1 : (p == Pattern::add || p == Pattern::triad) ? 3 : 2;
+        EXPECT_EQ(names.size(), expected) << pattern_name(p);
+        EXPECT_EQ(names.front(), "plain");
+      }
+    }
+  }
+}
+
+// Only the patterns asked for are measured; the others stay 0 (a set a row never takes).
+TEST(HostCeilings, OnlyThePatternsAskedForAreMeasured) {
+  constexpr Pattern kMix[] = {Pattern::add, Pattern::triad};
+  const BandwidthSet set = measure_bandwidth(kSmallArray, 1, Timing::warm, nullptr, kMix);
+  EXPECT_GT(set[Pattern::add], 0.0);
+  EXPECT_GT(set[Pattern::triad], 0.0);
+  EXPECT_EQ(set[Pattern::copy], 0.0);
+  EXPECT_EQ(set[Pattern::read], 0.0);
+}
+
+// The passes leave correct values: in place and streamed, at every level, odd sizes included (a
+// streamed pass whose slice ends mid-line, a thread with no whole line).
+TEST(HostCeilings, PassesRunOnOddSizes) {
+  cpu_isa::RestoreLimit restore_limit;
+  for (cpu_isa::Level level : cpu_isa::runnable_levels()) {
+    cpu_isa::set_limit(level);
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{13 * 8}, std::size_t{1037 * 8}})
+      for (Pattern p : kAllPatterns)
+        EXPECT_GT(measure_bandwidth(bytes, 3)[p], 0.0) << bytes;
+  }
 }
 
 TEST(HostCeilings, FmaRoofIsPositive) {

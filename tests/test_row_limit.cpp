@@ -38,6 +38,21 @@ TEST(RowLimit, AStreamIsHeldToTheBandwidthOfItsMix) {
   EXPECT_NEAR(pct_of_limit(l, 2 * l.least_s), 50.0, 1e-9);
 }
 
+// A cold run's CPU set carries the figures of arrays that fit the caches: a row that writes no
+// more than the large arrays is held to the faster of the two, a row that writes more to the
+// large arrays' figure.
+TEST(RowLimit, ARowWritingLessThanTheLargeArraysIsHeldToTheFasterFittingFigure) {
+  LimitSources s = host_sources();
+  s.bandwidth->fitting_bytes_per_s = {100e9, 80e9, 90e9, 90e9, 105e9, 100e9};
+  s.bandwidth->fitting_written_bytes = 512e6;
+  const WorkModel small{.read_bytes = 256e6, .written_bytes = 128e6};
+  const RowLimit l = choose_row_limit(small, "fp64", s);
+  EXPECT_EQ(l.name, "add bandwidth");
+  EXPECT_DOUBLE_EQ(l.per_s, 105e9);
+  const WorkModel large{.read_bytes = 2048e6, .written_bytes = 1024e6};
+  EXPECT_DOUBLE_EQ(choose_row_limit(large, "fp64", s).per_s, 70e9);
+}
+
 TEST(RowLimit, ComputeBoundWorkIsHeldToTheRoofOfItsPrecision) {
   // sgemm 1024: 2n^3 FLOPs over 12 MiB moved.
   const WorkModel gemm{.read_bytes = 8.0 * (1 << 20), .written_bytes = 4.0 * (1 << 20),
