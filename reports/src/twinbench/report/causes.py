@@ -136,8 +136,8 @@ def group_by_cause(run_a: Run, run_b: Run, changed: list[Comparison],
         prefixes = own_files(c.b)
         mine = [m for m in commits if any(_owns(prefixes, f) for f in m.files)]
         if mine:
-            cause = "a commit between the runs changed the row's own code: " + "; ".join(
-                f"{m.sha} {_short(m.subject)}" for m in mine)
+            cause = ("a commit between the runs changed the row's own code (the candidate "
+                     "cause): " + "; ".join(f"{m.sha} {_short(m.subject)}" for m in mine))
         else:
             cause = "unexplained: no commit between the runs changed the row's own code"
         groups.setdefault(cause, CauseGroup(cause)).rows.append(c)
