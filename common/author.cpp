@@ -626,8 +626,10 @@ void download_outputs(CaseState& c) {
 void prepare_device_outputs(CaseState& c, int pass, bool writes_host) {
   if (writes_host) return prepare_host_outputs(c, pass);
   for (auto& b : c.buffers) {
-    if (b->role == kInOut)
+    if (b->role == kInOut) {  // from its initial values: a row's download overwrote the mirror
+      copy_bytes(b->pinned.data(), b->initial.data(), b->bytes());
       tb::copy_to_device(b->device.data(), b->pinned.data(), b->bytes(), c.stream());
+    }
     if (b->role != kOutput) continue;
     const unsigned char byte = poison_byte_for(*b, pass);
     CUDA_CHECK(cudaMemsetAsync(b->device.data(), byte, b->bytes(), c.stream()));
