@@ -64,7 +64,10 @@ if reason=$(gpu_absent_reason) && [ -n "$reason" ]; then
 fi
 peers=${peers:-1}
 if [ -z "$machine" ]; then
+  # The GPU's name without its memory size and type ("NVIDIA H100 80GB HBM3" -> nvidia-h100, as
+  # results/ names its folders; scripts/gpu-run.sh derives it the same way), else the host's.
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
+  gpu=$(echo "$gpu" | sed -E 's/[- ][0-9]+ ?GB.*$//')
   machine=$(echo "${gpu:-$(hostname -s)}" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9_.-')
 fi
 out="${TWINBENCH_RESULTS:-$root/results}/$machine"
