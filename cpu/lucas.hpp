@@ -25,6 +25,10 @@ constexpr Tolerance kTolerance{0.0};
 // values above 2^53). max_abs is the largest |difference| (as a double), max_rel is 1 if any
 // element differs.
 ErrorStats compare_exact(const std::int64_t* got, const std::int64_t* ref, std::size_t count);
+// The bench's check: L(0..n) against the reference's, exactly.
+inline ErrorStats check_sequence(const std::int64_t* got, const std::int64_t* ref, int n) {
+  return compare_exact(got, ref, static_cast<std::size_t>(n) + 1);
+}
 
 // Additions the recursion performs for one L(i): its call tree has F(i+1) leaves (Fibonacci,
 // F(1) = F(2) = 1), and each inner call adds once: F(i+1) - 1.
