@@ -18,6 +18,7 @@
 #include "common/harness.hpp"
 #include "common/host_ceilings.hpp"
 #include "common/l2_flush.hpp"
+#include "common/sampler.hpp"
 #include "common/telemetry.hpp"
 #if TWINBENCH_HAVE_CUDA
 #include "gpu/ceilings.hpp"
@@ -134,7 +135,7 @@ BandwidthSet measure_cpu_set(const RunConfig& cfg, int threads, const std::strin
                                              &ways);
   add("cpu_bw_" + key + "_ways", fastest_ways(ways));
   const std::size_t fitting = cpu_fitting_array_bytes();
-  if (cold_caches() && fitting > 0 && fitting < cpu_array_bytes(cfg)) {
+  if (cold_caches() && fitting > 0 && fitting < cpu_array_bytes(cfg) && !stop_requested()) {
     ways.clear();
     const BandwidthSet small =
         host::measure_bandwidth(fitting, threads, host::Timing::cold, &ways);
@@ -149,18 +150,30 @@ BandwidthSet measure_cpu_set(const RunConfig& cfg, int threads, const std::strin
   return set;
 }
 
+// A signal during the start stops the ceilings where they are: what was measured stays in the
+// context, and this key says where they stopped (the rows then skip: common/harness.cpp).
+bool stopped(const char* before) {
+  if (!stop_requested()) return false;
+  add("ceilings_interrupted", std::string("stopped by signal ") +
+                                  std::to_string(stop_requested()) + " before " + before);
+  return true;
+}
+
 void record_cpu(const RunConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   const int all = omp_get_max_threads();
   note_busy_ceilings(telemetry::read_host_state());
-  const BandwidthSet all_set = measure_cpu_set(cfg, all, "all");
-  const BandwidthSet one_set = measure_cpu_set(cfg, 1, "one");
-  set_ceilings(CeilingSet::cpu_all, all_set);
-  set_ceilings(CeilingSet::cpu_one, one_set);
-  record_set("cpu_bw_", "_all_bytes_per_s", all_set);
-  record_set("cpu_bw_", "_one_bytes_per_s", one_set);
-  add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
+  // Each set goes into the context as soon as it is measured: a run stopped later keeps it.
   add("cpu_bw_array_bytes", std::to_string(cpu_array_bytes(cfg)));
+  const BandwidthSet all_set = measure_cpu_set(cfg, all, "all");
+  set_ceilings(CeilingSet::cpu_all, all_set);
+  record_set("cpu_bw_", "_all_bytes_per_s", all_set);
+  add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
+  if (stopped("the one-thread CPU bandwidth")) return;
+  const BandwidthSet one_set = measure_cpu_set(cfg, 1, "one");
+  set_ceilings(CeilingSet::cpu_one, one_set);
+  record_set("cpu_bw_", "_one_bytes_per_s", one_set);
+  if (stopped("the CPU roofs")) return;
   if (all_set.fitting_written_bytes > 0) {
     add("cpu_bw_fitting_array_bytes", std::to_string(cpu_fitting_array_bytes()));
     add("cpu_bw_fitting_written_bytes", number(all_set.fitting_written_bytes));
@@ -306,9 +319,10 @@ void record_ceilings_off() {
 void measure_and_record_ceilings(const RunConfig& cfg) {
   add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
   record_cpu_cache_mode();
+  if (stopped("the CPU ceilings")) return;
   record_cpu(cfg);
 #if TWINBENCH_HAVE_CUDA
-  if (gpu_info().available) record_gpu(cfg);
+  if (gpu_info().available && !stopped("the GPU ceilings")) record_gpu(cfg);
 #endif
 }
 

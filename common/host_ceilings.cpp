@@ -29,6 +29,7 @@
 #include "common/cpu_cache_flush.hpp"
 #include "common/cpu_isa.hpp"
 #include "common/host_array.hpp"
+#include "common/sampler.hpp"
 #include "cpu/nt_store.hpp"
 #include "cpu/streaming.hpp"
 
@@ -262,6 +263,8 @@ BandwidthSet measure_set(std::size_t bytes_per_array, int threads, bool flush,
     const double bytes =
         (pattern_reads(p) + pattern_writes(p)) * sizeof(double) * static_cast<double>(s.a.size());
     for (const Way& w : ways_of(p, s, threads)) {
+      // A signal during the start: the patterns left stay 0 (a row is held to none of them).
+      if (stop_requested()) return set;
       const double rate = bytes / best_seconds(w.pass, flush, s);
       if (ways) ways->push_back({p, w.name, rate});
       set[p] = std::max(set[p], rate);

@@ -824,7 +824,6 @@ void record_context(const Options& opts, const BenchmarkRun& run) {
 // Runs the rows and says how the run ended: the exit status (docs/command-line.md).
 int run_rows(const Options& opts, const BenchmarkRun& run,
              std::chrono::steady_clock::time_point run_start) {
-  install_stop_handlers();
   // The console table shows skips as skips (common/console_reporter.hpp); other formats are
   // Google Benchmark's own.
   tb::SkipAwareConsoleReporter console(
@@ -904,6 +903,9 @@ int run_main(int argc, char** argv) {
   set_stopping_rule(rule_from(opts));
   if (const auto status = register_selected(opts)) return *status;
   if (const auto status = initialize_benchmark(run)) return *status;
+  // A signal during the start (the ceilings take seconds) ends the run the same clean way as one
+  // during the rows: the ceilings stop, every row skips, the results file holds the context.
+  install_stop_handlers();
   record_context(opts, run);
   return run_rows(opts, run, run_start);
 }
