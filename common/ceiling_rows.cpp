@@ -14,6 +14,7 @@
 #include "common/ceilings.hpp"
 #include "common/cpu_peak.hpp"
 #include "common/cpu_cache_flush.hpp"
+#include "common/cpu_isa.hpp"
 #include "common/gpu_context.hpp"
 #include "common/harness.hpp"
 #include "common/host_ceilings.hpp"
@@ -159,20 +160,25 @@ bool stopped(const char* before) {
   return true;
 }
 
-void record_cpu(const RunConfig& cfg) {
+void record_cpu(const RunConfig& cfg, const CeilingNeeds& needs) {
   const auto t0 = std::chrono::steady_clock::now();
   const int all = omp_get_max_threads();
   note_busy_ceilings(telemetry::read_host_state());
   // Each set goes into the context as soon as it is measured: a run stopped later keeps it.
   add("cpu_bw_array_bytes", std::to_string(cpu_array_bytes(cfg)));
-  const BandwidthSet all_set = measure_cpu_set(cfg, all, "all");
-  set_ceilings(CeilingSet::cpu_all, all_set);
-  record_set("cpu_bw_", "_all_bytes_per_s", all_set);
-  add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
+  BandwidthSet all_set;
+  if (needs.cpu_all) {
+    all_set = measure_cpu_set(cfg, all, "all");
+    set_ceilings(CeilingSet::cpu_all, all_set);
+    record_set("cpu_bw_", "_all_bytes_per_s", all_set);
+    add("cpu_triad_bw_bytes_per_s", number(all_set[Pattern::triad]));
+  }
   if (stopped("the one-thread CPU bandwidth")) return;
-  const BandwidthSet one_set = measure_cpu_set(cfg, 1, "one");
-  set_ceilings(CeilingSet::cpu_one, one_set);
-  record_set("cpu_bw_", "_one_bytes_per_s", one_set);
+  if (needs.cpu_one) {
+    const BandwidthSet one_set = measure_cpu_set(cfg, 1, "one");
+    set_ceilings(CeilingSet::cpu_one, one_set);
+    record_set("cpu_bw_", "_one_bytes_per_s", one_set);
+  }
   if (stopped("the CPU roofs")) return;
   if (all_set.fitting_written_bytes > 0) {
     add("cpu_bw_fitting_array_bytes", std::to_string(cpu_fitting_array_bytes()));
@@ -186,17 +192,20 @@ void record_cpu(const RunConfig& cfg) {
                : ""));
   using host::Precision;
   // The roofs of the CPU kernels: at the ISA level they run (common/cpu_isa.hpp).
-  std::string isa;
+  std::string isa = cpu_isa::name(cpu_isa::active_level());
+  if (needs.cpu_one) {
+    record_roof(CeilingSet::cpu_one, "fp32", "cpu_roof_fp32_one_flops",
+                host::measure_fma_roof(Precision::fp32, 1));
+    record_roof(CeilingSet::cpu_one, "fp64", "cpu_roof_fp64_one_flops",
+                host::measure_fma_roof(Precision::fp64, 1));
+  }
+  add("cpu_roof_isa", isa);
+  record_cpu_peak(all);
+  if (!needs.cpu_all) return;
   record_roof(CeilingSet::cpu_all, "fp32", "cpu_roof_fp32_flops",
               host::measure_fma_roof(Precision::fp32, all, &isa));
   record_roof(CeilingSet::cpu_all, "fp64", "cpu_roof_fp64_flops",
               host::measure_fma_roof(Precision::fp64, all));
-  record_roof(CeilingSet::cpu_one, "fp32", "cpu_roof_fp32_one_flops",
-              host::measure_fma_roof(Precision::fp32, 1));
-  record_roof(CeilingSet::cpu_one, "fp64", "cpu_roof_fp64_one_flops",
-              host::measure_fma_roof(Precision::fp64, 1));
-  add("cpu_roof_isa", isa);
-  record_cpu_peak(all);
   // What the same loop gives at the x86-64 baseline (SSE2): what a build without run-time ISA
   // choice would run.
   add("cpu_roof_fp32_baseline_flops",
@@ -316,13 +325,20 @@ void record_ceilings_off() {
   add("ceilings", "off (--no-ceilings)");
 }
 
-void measure_and_record_ceilings(const RunConfig& cfg) {
+void measure_and_record_ceilings(const RunConfig& cfg, const CeilingNeeds& needs) {
   add("gpu_cache_mode", cold_caches() ? "cold" : "warm");
   record_cpu_cache_mode();
+  std::string left_out;
+  for (const auto& [needed, what] :
+       {std::pair{needs.cpu_all, "cpu_all"}, std::pair{needs.cpu_one, "cpu_one"},
+        std::pair{needs.gpu, "gpu"}})
+    if (!needed) left_out += std::string(left_out.empty() ? "" : ", ") + what;
+  if (!left_out.empty())
+    add("ceilings_left_out", left_out + ": no selected row is held to them");
   if (stopped("the CPU ceilings")) return;
-  record_cpu(cfg);
+  if (needs.cpu_all || needs.cpu_one) record_cpu(cfg, needs);
 #if TWINBENCH_HAVE_CUDA
-  if (gpu_info().available && !stopped("the GPU ceilings")) record_gpu(cfg);
+  if (needs.gpu && gpu_info().available && !stopped("the GPU ceilings")) record_gpu(cfg);
 #endif
 }
 

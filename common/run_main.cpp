@@ -750,7 +750,22 @@ struct BenchmarkRun {
   bool listing = false;        // --benchmark_list_tests
   std::string filter;
   int planned = 0;             // rows that will run (GPU rows left out without a GPU)
+  tb::CeilingNeeds needs;      // the ceiling sets those rows are held to
 };
+
+// The ceiling sets the planned rows are held to (common/ceiling_rows.hpp).
+tb::CeilingNeeds ceiling_needs(const std::vector<std::string>& plan) {
+  tb::CeilingNeeds needs{.gpu = false, .cpu_all = false, .cpu_one = false};
+  for (const std::string& name : plan) {
+    const tb::BenchSpec& spec = tb::registered_spec(name);
+    if (spec.side == tb::Side::gpu) needs.gpu = true;
+    if (const auto set = tb::ceiling_set_for(spec)) {
+      needs.cpu_all |= *set == tb::CeilingSet::cpu_all;
+      needs.cpu_one |= *set == tb::CeilingSet::cpu_one;
+    }
+  }
+  return needs;
+}
 
 // Hands the remaining flags to Google Benchmark and checks them and the filter.
 std::optional<int> initialize_benchmark(BenchmarkRun& run) {
@@ -791,6 +806,7 @@ std::optional<int> initialize_benchmark(BenchmarkRun& run) {
   }
   const std::vector<std::string> plan = selected_names(run.filter, tb::gpu_info().available);
   run.planned = static_cast<int>(plan.size());
+  run.needs = ceiling_needs(plan);
   tb::set_progress_plan(plan);
   return std::nullopt;
 }
@@ -802,7 +818,7 @@ void record_context(const Options& opts, const BenchmarkRun& run) {
   tb::record_run_context(opts.machine, opts.cfg);
   if (!run.listing) {
     if (opts.ceilings)
-      tb::measure_and_record_ceilings(opts.cfg);
+      tb::measure_and_record_ceilings(opts.cfg, run.needs);
     else
       tb::record_ceilings_off();
   }
