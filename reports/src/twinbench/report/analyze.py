@@ -1,7 +1,6 @@
 """`analyze(run)`: the facts a report states, computed once; every renderer (render.py's
 document, first_screen.py, the charts) reads this object and computes none of them again.
 
-- `table`: the usable rows as a pandas DataFrame, one column per typed field, for grouping;
 - `lines`: the summary, per workload at its headline size (summary.summary_lines);
 - `pairs`: per problem, the fastest CPU row against the fastest GPU kernel;
 - `headline` (`cpu_figures` without GPU rows), `crossover`, `numba_points`: the answer, the
@@ -11,8 +10,6 @@ document, first_screen.py, the charts) reads this object and computes none of th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING
 
 from . import analysis as an
 from . import machine, peers, progress_table, reference
@@ -21,9 +18,6 @@ from .document import Table
 from .headline import gpu_headline
 from .loader import Row, Run
 from .pairing import CpuGpuPair, cpu_gpu_pairs
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 @dataclass
@@ -68,27 +62,6 @@ class Analysis:
     cpu_figures: str | None = None
     reference: Run | None = None
 
-    @cached_property
-    def table(self) -> pd.DataFrame:
-        """Built on first use: pandas' import alone is 0.3 s of a render on the 2-core
-        development machine, where no section reads it."""
-        return rows_table(self.rows)
-
-
-COLUMNS = ["name", "workload", "impl", "side", "kind", "mode", "algorithm", "precision", "size",
-           "median_s", "samples", "limit_kind", "limit", "pct_of_limit", "suspect", "gpu", "peer"]
-
-
-def rows_table(rows: list[Row]) -> pd.DataFrame:
-    """One row per benchmark, from the fields the run wrote for it."""
-    import pandas as pd
-
-    return pd.DataFrame(
-        [(r.name, r.workload, r.impl, r.fields.get("side", ""), r.kind or "", r.mode or "",
-          r.fields.get("algorithm", ""), r.precision or "", r.size_label, r.time_s,
-          len(r.samples_s), r.fields.get("limit_kind", ""), r.fields.get("limit", ""),
-          r.counter("pct_ceiling") if r.fields.get("limit_kind") != "none" else None,
-          r.fields.get("suspect", ""), r.is_gpu, r.is_peer) for r in rows], columns=COLUMNS)
 
 
 def notes(run: Run, rows: list[Row]) -> Notes:
