@@ -7,7 +7,7 @@
 # fastest kernel row of every GPU impl: so the fastest of each family and the articles'
 # kernels), each sampled once (--min-samples=1), with TWINBENCH_NCU_WINDOW=1: the harness then
 # runs each row's work once more between cudaProfilerStart/Stop inside an NVTX range named
-# after the row (bench/gpu_harness.hpp ncu_window). ncu --profile-from-start off profiles only
+# after the row (common/gpu_timing.hpp ncu_window). ncu --profile-from-start off profiles only
 # those kernels, once each, and --nvtx writes the range beside each kernel, which is how a
 # kernel maps back to its row.
 #   main pass:  speed of light, memory workload, occupancy, launch, warp state (stall reasons),

@@ -150,12 +150,14 @@ def group_by_cause(run_a: Run, run_b: Run, changed: list[Comparison],
 # Code every row runs through: the harness and library, the build, the scripts that run the suite.
 _SHARED_PREFIXES = ("common/", "include/", "cmake/", "CMakeLists.txt", "CMakePresets.json",
                     "scripts/run.sh", "scripts/gpu-run.sh", "scripts/common.sh",
-                    "scripts/gpu-bundle.sh", "bench/detail/", "bench/main.cpp")
+                    "scripts/gpu-bundle.sh")
 _SHARED_HELPERS = ("cpu/streaming.hpp", "cpu/nt_store.hpp", "cpu/vector_math.hpp")
 
 
 def _shared_path(path: str) -> bool:
-    return path.startswith(_SHARED_PREFIXES) or path in _SHARED_HELPERS
+    # bench/'s subfolders hold the registration code every workload's file uses.
+    return (path.startswith(_SHARED_PREFIXES) or path in _SHARED_HELPERS
+            or (path.startswith("bench/") and path.count("/") > 1))
 
 
 def _short(subject: str, width: int = 90) -> str:

@@ -2,7 +2,7 @@
 keys merged into the run's JSON rows, and the words the limiter and "why" paragraphs read off them.
 
 scripts/gpu-profile.sh profiles the rows `select` names: with TWINBENCH_NCU_WINDOW=1 each row's
-work runs once inside an NVTX range "tb[<row name>]" (bench/gpu_harness.hpp ncu_window), and a
+work runs once inside an NVTX range "tb[<row name>]" (common/gpu_timing.hpp ncu_window), and a
 kernel maps back to its row by that name, never by launch order, so a row that launches several
 kernels (Thrust, a scan's passes, streams' chunks) or none (a copy) cannot shift the others.
 
