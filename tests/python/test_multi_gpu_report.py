@@ -130,6 +130,23 @@ def test_skipped_pairs_say_why_and_other_runs_have_no_section(tmp_path):
     assert multi_gpu.section_blocks(load_run(plain)) == ([], None)
 
 
+def test_a_run_without_a_gpu_says_why_once(tmp_path):
+    """The reason a run has no GPU is the opening note's; the collectives and the pairs of GPUs
+    point to it rather than repeat it."""
+    why = "no CUDA device: no NVIDIA driver is loaded (cudaErrorInsufficientDriver)"
+    rows = [row("peer_copy/cuda/src:0/dst:1/bytes:8/peer_access:on", "peer_copy", "cuda", 1.0,
+                error=why),
+            row("collectives/nccl/op:all_reduce/bytes:8/gpus:1", "collectives", "nccl", 1.0,
+                error=why),
+            row("dot/serial/n:1000", "dot", "serial", 5.0, fields={"side": "cpu"})]
+    path = write_run(tmp_path / "cpu.json", rows, {"gpu_status": why})
+    text = render([path], tmp_path / "cpu").markdown.read_text()
+    assert text.count(why) == 1, text
+    assert "No pair of GPUs measured: no GPU in this run: the note at the top says why." in text
+    assert "Every collectives row skipped: no GPU in this run: the note at the top says why." \
+        in text
+
+
 def test_the_one_gpu_run_says_nothing_crossed_a_link(tmp_path):
     if not H200_RUN.exists():
         pytest.skip("no committed H200 run")

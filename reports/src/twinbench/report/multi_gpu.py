@@ -16,6 +16,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from . import analysis as an
 from .analysis import usable
 from .charts import bytes_formatter, distinct_colors, grid
 from .document import Block, Heading, Image, Paragraph, Table
@@ -65,8 +66,11 @@ def _measured(rows: list[Row]) -> list[Row]:
     return [r for r in rows if not r.skipped and r.time_s]
 
 
-def _skip_reason(rows: list[Row]) -> str | None:
-    reasons = sorted({r.error_message for r in rows if r.skipped and r.error_message})
+def _skip_reason(rows: list[Row], no_gpu: str | None = None) -> str | None:
+    """The rows' skip reasons; the run's own reason for having no GPU (`no_gpu`, its gpu_status)
+    is said once, in the report's opening note, and only pointed to here."""
+    reasons = sorted({an.NO_GPU_SAID_ABOVE if no_gpu and r.error_message.strip() == no_gpu
+                      else r.error_message for r in rows if r.skipped and r.error_message})
     return "; ".join(reasons) if reasons else None
 
 
@@ -204,7 +208,7 @@ ONE_RANK_NOTE = ("With one rank nothing crossed a link: these rows time NCCL's l
                  "shows algbw.")
 
 
-def collectives_blocks(rows: list[Row], out_dir: Path | None = None
+def collectives_blocks(rows: list[Row], out_dir: Path | None = None, no_gpu: str | None = None
                        ) -> tuple[list[Block], Path | None]:
     ours = [r for r in rows if r.workload == "collectives"]
     if not ours:
@@ -212,7 +216,8 @@ def collectives_blocks(rows: list[Row], out_dir: Path | None = None
     measured = _measured(ours)
     blocks: list[Block] = [Heading("Collectives", 3)]
     if not measured:
-        return blocks + [Paragraph(f"Every collectives row skipped: {_skip_reason(ours)}.")], None
+        return blocks + [Paragraph(
+            f"Every collectives row skipped: {_skip_reason(ours, no_gpu)}.")], None
     blocks.append(Paragraph(COLLECTIVES_TEXT))
     nccl = [r for r in measured if r.impl == "nccl"]
     if nccl and all(ranks_of(r) <= 1 for r in nccl):
@@ -301,7 +306,7 @@ PEER_TEXT = (
     "every GPU at once, the host's own limit.")
 
 
-def peer_blocks(rows: list[Row]) -> list[Block]:
+def peer_blocks(rows: list[Row], no_gpu: str | None = None) -> list[Block]:
     ours = [r for r in rows if r.workload == "peer_copy"]
     if not ours:
         return []
@@ -311,7 +316,8 @@ def peer_blocks(rows: list[Row]) -> list[Block]:
     if _measured(pairs):
         blocks += _matrix_blocks(_measured(pairs))
     else:
-        blocks.append(Paragraph(f"No pair of GPUs measured: {_skip_reason(pairs) or 'no rows'}."))
+        blocks.append(Paragraph(
+            f"No pair of GPUs measured: {_skip_reason(pairs, no_gpu) or 'no rows'}."))
     lines = (_aggregate_line(_measured(ours), "all", "All pairs at once"),
              _aggregate_line(_measured(ours), "host", "Host to every GPU at once"))
     return blocks + [Paragraph(line) for line in lines if line]
@@ -355,5 +361,7 @@ def section_blocks(run: Run, out_dir: Path | None = None) -> tuple[list[Block], 
     blocks: list[Block] = [Heading(SECTION)]
     if links := run.context.get("gpu_links"):
         blocks.append(Paragraph(f"Device links (NVML): {links}."))
-    collectives, chart = collectives_blocks(rows, out_dir)
-    return blocks + collectives + peer_blocks(rows) + scaling_blocks(rows), chart
+    status = run.context.get("gpu_status")
+    no_gpu = status.strip() if isinstance(status, str) and status != "available" else None
+    collectives, chart = collectives_blocks(rows, out_dir, no_gpu)
+    return blocks + collectives + peer_blocks(rows, no_gpu) + scaling_blocks(rows), chart
