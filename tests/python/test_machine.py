@@ -151,6 +151,19 @@ def test_cache_mode_in_the_method_note(markdown, tmp_path):
     assert machine.cache_mode_note({"gpu_cache_mode": "cold"}, []) is None
 
 
+def test_rows_timed_against_the_runs_cache_mode_are_the_exception_not_a_second_claim(tmp_path):
+    """A cold run whose rows include some timed warm (the Numba peers under the simulator) says
+    one thing: every sample of the kernel rows was flushed except those rows, named."""
+    rows = [dict(single(f"k/cuda/n:{i}/mode:kernel", 1.0), l2_flushed=1) for i in range(3)]
+    rows += [dict(single(f"k/numba_cuda/n:{i}", 1.0), l2_flushed=0) for i in range(5)]
+    run = load_run(write_run(tmp_path / "sim.json", rows))
+    note = machine.cache_mode_note({"gpu_cache_mode": "cold"}, run.rows)
+    assert "before every timed sample of the kernel rows, except 5 row(s) that say they were " \
+           "timed warm (l2_flushed = 0: k/numba_cuda/n:0, k/numba_cuda/n:1, " \
+           "k/numba_cuda/n:2 and 2 more)" in note
+    assert note.count("every timed sample") == 1
+
+
 # ----------------------------------------------------------------- environment
 
 def test_environment_table(gpu_run, data_dir):

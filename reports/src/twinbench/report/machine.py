@@ -114,25 +114,28 @@ def cache_mode_note(context: dict, rows: list[Row]) -> str | None:
     if mode is None:
         return ("GPU cache mode: not recorded in this run (older file); kernel rows ran with "
                 "whatever the previous launch left in the L2.")
-    if mode == "cold":
-        by = f" by reading a {fmt_bytes(flush)} buffer" if flush else ""
-        text = (f"GPU cache mode: cold. The L2{size} was flushed{by} before every timed sample "
-                "of a kernel row, so inputs come from device memory at every size; e2e rows "
-                "(host copies, kernel, copy back) are not flushed.")
-    elif mode == "warm":
-        text = (f"GPU cache mode: warm (--warm). The L2{size} keeps what the previous sample "
-                "left, so inputs that fit in it are read from the cache and can run above the "
-                "memory ceilings.")
-    else:
-        text = f"GPU cache mode: {mode}."
-    # A merged run's parts can differ: each row says how it was timed.
+    # A merged run's parts (the Numba peers', under the simulator too) can differ from the run's
+    # mode: each row says how it was timed, and the note's first sentence covers only the rows
+    # that agree, so it never says "every sample" beside rows that were not.
     other = {"cold": ("warm", 0.0), "warm": ("cold", 1.0)}.get(mode)
     odd = [r for r in gpu_rows if r.counter("l2_flushed") == other[1] and r.mode != "e2e"] \
         if other else []
+    but = ""
     if odd:
-        text += (f" {len(odd)} GPU row(s) say they were timed {other[0]} "
-                 f"(l2_flushed = {other[1]:.0f}).")
-    return text
+        names = ", ".join(r.name for r in odd[:3]) + (f" and {len(odd) - 3} more"
+                                                      if len(odd) > 3 else "")
+        but = (f", except {len(odd)} row(s) that say they were timed {other[0]} "
+               f"(l2_flushed = {other[1]:.0f}: {names})")
+    if mode == "cold":
+        by = f" by reading a {fmt_bytes(flush)} buffer" if flush else ""
+        return (f"GPU cache mode: cold. The L2{size} was flushed{by} before every timed sample "
+                f"of the kernel rows{but}, so their inputs come from device memory at every "
+                "size; e2e rows (host copies, kernel, copy back) are not flushed.")
+    if mode == "warm":
+        return (f"GPU cache mode: warm (--warm). The L2{size} keeps what the previous sample "
+                f"left{but}, so inputs that fit in it are read from the cache and can run above "
+                "the memory ceilings.")
+    return f"GPU cache mode: {mode}."
 
 
 # ----------------------------------------------------------------- settings
