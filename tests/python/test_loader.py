@@ -160,6 +160,16 @@ def test_typed_fields_win_over_the_name(tmp_path):
     assert typed.tuning_label == "block:16x16 threads:16"
     assert typed.typed and typed.described
     assert not typed.is_gpu and typed.pair_side == "omp" and typed.limit_side == "cpu_all"
+    # The run writes the axes' keys sorted; they are read in the order the name declares them.
+    ordered = [{"name": "conv2d/omp/image:64x32/filter:3/threads:2/manual_time",
+                "run_type": "iteration", "real_time": 1.0, "time_unit": "ms", "iterations": 1,
+                "workload": "conv2d", "impl": "omp", "side": "cpu", "algorithm": "",
+                "axes": {"filter": 3, "image": "64x32", "threads": 2, "extra": 1}}]
+    path2 = tmp_path / "ordered.json"
+    path2.write_text(json.dumps({"context": {}, "benchmarks": ordered}))
+    (conv,) = load_run(path2).rows
+    assert list(conv.args) == ["image", "filter", "threads", "extra"]
+    assert conv.size_key == ("image:64x32", "filter:3", "extra:1")
     old = rows["scan/cuda/dtype:int32/n:1048576/block:256"]
     assert (old.workload, old.impl) == ("scan", "cuda") and not old.typed
     assert old.args == {"dtype": "int32", "n": "1048576", "block": "256"}

@@ -268,12 +268,19 @@ def _axis_text(value) -> str:
 
 def typed_description(entry: dict) -> tuple[str, str, dict[str, str]] | None:
     """(workload, impl, args) from the fields a newer run writes in each row: `workload`, `impl`
-    and `axes` (the axes with their values, in name order); None for a file written before, whose
-    rows say these only in their names."""
+    and `axes` (the axes with their values); None for a file written before, whose rows say these
+    only in their names. The JSON object's keys come sorted (nlohmann::json keeps an object as a
+    std::map), so the axes are put in the order the benchmark declared them, which its name keeps
+    (conv2d's image before its filter: the size labels and keys read as in older files); axes the
+    name lacks follow in their own order."""
     axes, workload, impl = entry.get("axes"), entry.get("workload"), entry.get("impl")
     if not (isinstance(axes, dict) and isinstance(workload, str) and isinstance(impl, str)):
         return None
-    return workload, impl, {str(k): _axis_text(v) for k, v in axes.items()}
+    declared = [part.partition(":")[0] for part in str(entry.get("name", "")).split("/")
+                if ":" in part]
+    order = {key: i for i, key in enumerate(declared)}
+    keys = sorted(axes, key=lambda k: order.get(str(k), len(order)))
+    return workload, impl, {str(k): _axis_text(axes[k]) for k in keys}
 
 
 def parse_name(name: str) -> tuple[str, str, dict[str, str]]:
