@@ -45,14 +45,15 @@ struct Dims {
   int w = 0;
   int h = 0;
   std::size_t pixels() const { return static_cast<std::size_t>(w) * static_cast<std::size_t>(h); }
-  bool operator==(const Dims&) const = default;
+  // Written out (not `= default`): a project's .cu files may compile this header as C++17.
+  bool operator==(const Dims& o) const { return w == o.w && h == o.h; }
 };
 
 struct Block2 {
   int x = 0;
   int y = 0;
   int threads() const { return x * y; }
-  bool operator==(const Block2&) const = default;
+  bool operator==(const Block2& o) const { return x == o.x && y == o.y; }
 };
 
 // One named parameter of a row: `n:1048576`, `dtype:float32`, `block:16x16`.
