@@ -1,5 +1,5 @@
 #pragma once
-// The interval of a median: one C++ definition, used by the A/B pairs (bench/detail/pair_stats.hpp)
+// The interval of a median: one C++ definition, used by the A/B pairs (common/pair_stats.hpp)
 // and by each row's samples (common/sampler.cpp: the slow end a row's limit check reads).
 #include <algorithm>
 #include <cmath>

@@ -265,8 +265,8 @@ TEST(Inputs, WeightCheckedBeforeAnythingIsMade) {
 }  // namespace
 }  // namespace tb
 
-// The A/B pairs' statistics (bench/detail/pair_stats.hpp, what time_gpu_ab returns).
-#include "bench/detail/pair_stats.hpp"
+// The A/B pairs' statistics (common/pair_stats.hpp, what time_gpu_ab returns).
+#include "common/pair_stats.hpp"
 
 namespace tb {
 namespace {

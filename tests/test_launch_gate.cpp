@@ -1,4 +1,4 @@
-// The launch gate behind the harness's gated timing (bench/detail/gpu_timing.hpp): it must hold a
+// The launch gate behind the harness's gated timing (common/gpu_timing.hpp): it must hold a
 // stream until opened, time out rather than hang, and tell work that waits for the GPU apart
 // from work that only enqueues.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/cuda_raii.hpp"
-#include "bench/detail/gpu_timing.hpp"
+#include "common/gpu_timing.hpp"
 #endif
 
 namespace tb {

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "bench/detail/gpu_run.hpp"
+#include "common/gpu_run.hpp"
 #include "common/cuda_check.hpp"
 #include "common/cuda_raii.hpp"
 #include "tests/poison_cases.hpp"

@@ -88,7 +88,7 @@ TEST_F(Slowdown, OtherSamplesGetOneMoreRealSampleOfWhichTheFractionCounts) {
 
 // A GPU-style source that batches: `batch` launches of known lengths between one pair of
 // "events" on a simulated clock, the sample being their time divided by the count (what
-// bench/detail/gpu_timing.hpp's event_sample returns). The hook must add the fraction of the
+// common/gpu_timing.hpp's event_sample returns). The hook must add the fraction of the
 // per-launch time, whatever the batch, and measure it.
 class BatchedSource {
  public:
