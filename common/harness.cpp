@@ -20,6 +20,7 @@
 #include "common/host_ceilings.hpp"
 #include "common/l2_flush.hpp"
 #include "common/progress.hpp"
+#include "common/project_info.hpp"
 #include "common/progress_eta.hpp"
 #include "common/row_fields.hpp"
 #include "common/rapl.hpp"
@@ -437,6 +438,11 @@ void apply_work(benchmark::State& state, const BenchSpec& spec, const WorkModel&
   record_limit(state, current_benchmark(), limit);
 }
 
+bool runs_the_suite() {
+  const std::string& project = project_info().name;
+  return project.empty() || project == "twinbench";
+}
+
 // `clock`: Side::cpu for the host's wall clock, Side::gpu for CUDA events.
 void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
   const Registered& row = registered(current_benchmark());
@@ -450,7 +456,9 @@ void run_timed(benchmark::State& state, const BenchBody& body, Side clock) {
       host_watch ? telemetry::read_host_state() : telemetry::HostState{};
   // The ISA the hand-written CPU kernels ran (common/cpu_isa.hpp); a library row replaces it with
   // the kernel its own dispatcher chose.
-  if (row.spec.side == Side::cpu)
+  // A project's own CPU code runs as that project compiled it: the level is only the suite's
+  // kernels' (a project's row may still say what ran with Row::field).
+  if (row.spec.side == Side::cpu && runs_the_suite())
     set_row_field(current_benchmark(), "cpu_isa", cpu_isa::name(cpu_isa::active_level()));
   if (row.spec.side == Side::gpu && gpu_info().available)
     set_row_field(current_benchmark(), "device", gpu_info().name);

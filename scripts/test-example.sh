@@ -55,6 +55,9 @@ print(f"test-example: {sys.argv[1]}: {len(rows)} rows, {len(measured)} measured,
 PY
 done
 test -s "$work/histogram-report/report.md"
+# Its report's subject is the project; twinbench is named as the harness.
+head -n 3 "$work/histogram-report/report.md" | grep -q "^# histogram_bench report"
+grep -q "^Subject: histogram_bench 1.0.0, revision .*Harness: twinbench" "$work/histogram-report/report.md"
 
 # The other examples of docs/adding-a-workload.md (a 2D image with 2D blocks, a scalar output),
 # built against the same prefix and run CPU-only: every row validated, the GPU rows skips (not

@@ -57,3 +57,22 @@ def test_each_bench_file_is_short_with_few_twinbench_names(name):
     assert len(text.splitlines()) <= 40
     names = set(re.findall(r"\btwinbench::\w+|\bTWINBENCH_\w+", text))
     assert len(names) <= 10, names
+
+
+def test_a_projects_report_names_the_project_and_twinbench_as_the_harness():
+    from twinbench.report.render import project_subject, report_title
+    context = {"project": "blur_bench", "project_version": "1.0.0", "project_revision": "abc123",
+               "twinbench_version": "0.1.0", "git_revision": "def456"}
+    assert report_title(context) == "blur_bench report"
+    assert project_subject(context) == ("Subject: blur_bench 1.0.0, revision abc123. Harness: "
+                                        "twinbench 0.1.0, revision def456.")
+    suite = {"project": "twinbench", "git_revision": "def456"}
+    assert report_title(suite) == "twinbench report" and project_subject(suite) is None
+
+
+def test_a_projects_isa_note_says_the_level_is_the_harnesss():
+    from twinbench.report.machine import cpu_isa_note
+    note = cpu_isa_note({"project": "blur_bench", "cpu_isa_active": "avx512",
+                         "cpu_isa_host": "avx512"}, [])
+    assert note.startswith("CPU side: twinbench (the harness) dispatched ISA level avx512")
+    assert "blur_bench's own code runs as blur_bench compiled it" in note

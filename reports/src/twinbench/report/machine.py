@@ -85,7 +85,15 @@ def cpu_isa_note(context: dict, rows: list[Row]) -> str | None:
     if counts:
         parts.append("per CPU row: " + ", ".join(
             f"{isa} on {n} row(s)" for isa, n in counts.most_common()))
-    return "CPU side: " + "; ".join(parts) + "." if parts else None
+    if not parts:
+        return None
+    project = context.get("project")
+    if project and project != "twinbench":
+        # The level is what twinbench's own CPU code (its ceilings) dispatched; the project's
+        # code runs as the project compiled it.
+        return ("CPU side: twinbench (the harness) dispatched " + "; ".join(parts) +
+                f"; {project}'s own code runs as {project} compiled it.")
+    return "CPU side: " + "; ".join(parts) + "."
 
 
 def gpu_telemetry_note(context: dict) -> str | None:

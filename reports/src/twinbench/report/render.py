@@ -204,13 +204,40 @@ def _chart(blocks_and_chart: tuple[list[Block], Path | None], result: RenderResu
     return blocks
 
 
+def _outside_project(context: dict) -> str | None:
+    """The project whose workloads the run measured, where it is not the suite itself."""
+    project = context.get("project")
+    return project if project and project != "twinbench" else None
+
+
+def report_title(context: dict) -> str:
+    """The suite's runs are "twinbench report"; a project's own are its report."""
+    project = _outside_project(context)
+    return f"{project} report" if project else "twinbench report"
+
+
+def project_subject(context: dict) -> str | None:
+    """A project's run names the project, its version and revision as the subject, and
+    twinbench's revision as the harness's; None for the suite's own runs."""
+    project = _outside_project(context)
+    if not project:
+        return None
+    version = context.get("project_version") or "?"
+    revision = context.get("project_revision") or "not recorded"
+    return (f"Subject: {project} {version}, revision {revision}. Harness: twinbench "
+            f"{context.get('twinbench_version', '?')}, revision "
+            f"{context.get('git_revision', 'not recorded')}.")
+
+
 def build_document(a: Analysis, out_dir: Path, result: RenderResult) -> list[Block]:
     run = a.run
     # A cut-short run says so before anything else: its first line.
     blocks: list[Block] = []
     if run.partial:
         blocks.append(Paragraph("PARTIAL RUN: " + "; ".join(run.problems) + ".", note=True))
-    blocks.append(Heading("twinbench report", 1))
+    blocks.append(Heading(report_title(run.context), 1))
+    if subject := project_subject(run.context):
+        blocks.append(Paragraph(subject))
     # The answer first: the headline, its chart and the summary table fill a 1400x900
     # first screen; what was run and how it was timed come right after.
     blocks += first_screen_blocks(a, out_dir, result.charts)
@@ -246,7 +273,7 @@ def render_analysis(a: Analysis, out_dir: str | Path, embed_images: bool = True)
     try:
         blocks = build_document(a, out_dir, result)
         result.markdown.write_text(to_markdown(blocks), encoding="utf-8")
-        result.html.write_text(to_html(blocks, "twinbench report", embed_images),
+        result.html.write_text(to_html(blocks, report_title(a.run.context), embed_images),
                                encoding="utf-8")
     finally:
         wait_all()  # every chart on disk, and none left drawing for the next render
