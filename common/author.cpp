@@ -49,6 +49,9 @@ struct Buffer {
   std::uint64_t seed = 0;
   std::function<Found(const void*)> checker;
   std::size_t bytes() const { return n * ops->bytes; }
+  // In floating point, so that a size whose bytes overflow std::size_t (--size=2^62 of floats)
+  // is estimated as what it is and refused with the numbers, not wrapped round to a small one.
+  double estimated_bytes() const { return static_cast<double>(n) * static_cast<double>(ops->bytes); }
   bool checked() const { return role == kOutput || role == kInOut; }
 
   tb::HostArray<unsigned char> host, ref, initial;
@@ -247,13 +250,13 @@ void CaseState::release() {
 tb::Footprint CaseState::host_footprint() const {
   double bytes = extra_host;
   for (const auto& b : buffers)
-    bytes += static_cast<double>(b->bytes()) * (b->role == kInOut ? 3 : b->checked() ? 2 : 1);
+    bytes += b->estimated_bytes() * (b->role == kInOut ? 3 : b->checked() ? 2 : 1);
   return {.host_bytes = bytes};
 }
 
 tb::Footprint CaseState::device_footprint() const {
   double bytes = extra_device;
-  for (const auto& b : buffers) bytes += static_cast<double>(b->bytes());
+  for (const auto& b : buffers) bytes += b->estimated_bytes();
   return {.host_bytes = bytes, .device_bytes = bytes};  // pinned mirrors, device arrays
 }
 
