@@ -25,7 +25,7 @@
 //   is replaced by one saying that.
 // - pct_ceiling is a rate counter (the row's bytes over the ceiling's bytes per second, divided
 //   by the time, times 100): its value is the percentage, and the JSON keeps it so
-//   (reports/ceilings.py reads it as a percentage), but the full line appended "/s". It prints
+//   (reports/src/twinbench/report/ceilings.py reads it as a percentage), but the full line appended "/s". It prints
 //   as "pct_ceiling=15.4%" there, "15.4%" in the compact table.
 #include <benchmark/benchmark.h>
 

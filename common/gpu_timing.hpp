@@ -1,9 +1,8 @@
 #pragma once
-// How the harness times GPU work (internals: a workload's bench file includes bench/twinbench.hpp
+// How the harness times GPU work (internals: a workload's bench file includes twinbench.hpp
 // and never calls these directly): the launch gate, event samples, batching, the profile window
-// and time_gpu / time_gpu_ab. Host code only. It lives in bench/ because it uses both common/
-// and gpu/ (the launch gate kernel), while gpu/ uses common/: the dependencies point one way,
-// common <- gpu <- bench.
+// and time_gpu / time_gpu_ab. Host code only. It uses the launch gate's kernel, which is built
+// into the library from gpu/launch_gate.cu (CMakeLists.txt lists the library's device code).
 #if TWINBENCH_HAVE_CUDA
 #include <benchmark/benchmark.h>
 #include <cuda_profiler_api.h>

@@ -34,7 +34,7 @@ using BenchBody = std::function<void(benchmark::State&)>;
 // takes the samples; the harness turns the work model into rates once the samples are taken
 // (a body states nothing after timing).
 // A CPU variant: wall-clock time (OpenMP threads are not the main thread's CPU time). `spec`'s
-// side is kept: host-timed GPU rows (common/host_api_timing.hpp) register here too.
+// side is kept: host-timed GPU rows (Case::host_timed with side gpu) register here too.
 benchmark::internal::Benchmark* add_cpu_benchmark(const RunConfig& cfg, BenchSpec spec,
                                                   const WorkModel& work, BenchBody body);
 // A GPU variant: time from CUDA events (manual time); skipped with the reason when there is no

@@ -12,7 +12,7 @@ namespace tb {
 // A distribution-free ~95% confidence interval of the median of `v` (sorts it): the order
 // statistics of ranks n/2 -+ 0.98 sqrt(n) (the binomial(n, 1/2) quantiles, normal
 // approximation), clamped to the sample; with few values it widens to min..max. The reports'
-// median_interval (reports/summary.py) answers the same question for a row's samples with the
+// median_interval (reports/src/twinbench/report/summary.py) answers the same question for a row's samples with the
 // exact binomial ranks; this is the one C++ definition.
 inline std::pair<double, double> median_interval(std::vector<double>& v) {
   std::sort(v.begin(), v.end());

@@ -1,4 +1,4 @@
-"""How a peer row is validated and timed: the suite's method (common/gpu_harness.hpp,
+"""How a peer row is validated and timed: the suite's method (common/gpu_timing.hpp,
 common/sampler.cpp), with Numba's API.
 
 Kernel-only rows: CUDA events around the launch; before each sample, with cold caches (the
@@ -305,7 +305,7 @@ def _gate_kernel(steps, ns):
 
 GATE_STEP_NS = 1000
 MIN_GATE_S = 100e-6
-# Above this, work is timed without the gate (common/gpu_harness.hpp kGateWorthItSeconds).
+# Above this, work is timed without the gate (common/gpu_timing.hpp kGateWorthItSeconds).
 GATE_WORTH_IT_S = 0.01
 GATE_RETRIES = 4
 # Warm rows batch short kernels between one pair of events, as the suite does (at most 128

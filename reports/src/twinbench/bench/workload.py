@@ -31,7 +31,7 @@ from .checks import (ErrorStats, Tolerance, compare, fill_pattern, guard_written
 from .inputs import fill_uniform
 from .results import Work
 
-# The suite's default block sweep (bench/detail/gpu_run.hpp): warp multiples up to the limit.
+# The suite's default block sweep (common/gpu_run.hpp): warp multiples up to the limit.
 DEFAULT_BLOCKS = (64, 128, 256, 512, 1024)
 # The block of the end-to-end rows when the sweep holds it (the articles' launch), else the
 # sweep's middle one.
