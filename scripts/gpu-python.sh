@@ -14,7 +14,7 @@
 #       pyapi-example-quick.json (the docs' `twinbench-py run my_pairs.py --quick`),
 #       pyapi-notebook.json (the docs' notebook blocks, run in order)
 #                              twinbench.bench from the checkout (PYTHONPATH=reports/src); the
-#                              report is rendered only where pandas and jinja2 import
+#                              report is rendered only where scipy, jinja2 and matplotlib import
 #
 # Each step logs to its file and the script goes on past a failed one; it exits 1 at the end if
 # any failed. STEPS chooses among install, cost, profile, pyapi, bugs and peers (install, cost,
@@ -120,7 +120,7 @@ import article_progress
 article_progress.main(1_000_000)
 EOF
   ) || return 1
-  # twinbench[numba] by its plain command: its reports' dependencies (pandas, scipy, jinja2) are
+  # twinbench[numba] by its plain command: its reports' dependencies (scipy, jinja2, matplotlib) are
   # not carried, so this says whether the machine has them; twinbench.bench runs from the
   # checkout otherwise. Its kernels compiled to PTX with the venv's numpy either way.
   "${pip_cmd[@]}" install --no-index --find-links gpu-wheels "twinbench[numba]" ||
@@ -218,11 +218,11 @@ def run(args, timeout):
     return r.returncode
 
 modules = {"twinbench-py": "twinbench.bench.cli", "twinbench-report": "twinbench.report"}
-renders = all(importlib.util.find_spec(m) for m in ("pandas", "jinja2", "matplotlib"))
+renders = all(importlib.util.find_spec(m) for m in ("scipy", "jinja2", "matplotlib"))
 for line in page[2][1].strip().splitlines():
     args = shlex.split(line)
     if args[0] == "twinbench-report" and not renders:
-        print(f"skipped (pandas, jinja2 or matplotlib missing here): {line}", flush=True)
+        print(f"skipped (scipy, jinja2 or matplotlib missing here): {line}", flush=True)
         continue
     if run([sys.executable, "-m", modules[args[0]]] + args[1:], 300) != 0:
         failures.append(line)
