@@ -57,7 +57,11 @@ def _figures(text: str) -> list[tuple[str, ...]]:
 
 
 def test_the_answer_is_the_newest_complete_runs():
-    assert _named_run() == _complete_runs()[-1]
+    """Of its machine's runs: the README gives the answer on one H200, and a complete run on
+    another GPU (an H100 lent instead) is that GPU's answer, not a newer figure for the H200."""
+    named = _named_run()
+    machine = named.rsplit("/", 1)[0] + "/"
+    assert named == [r for r in _complete_runs() if r.startswith(machine)][-1]
 
 
 def test_the_picture_is_that_runs_first_screen():

@@ -74,14 +74,15 @@ def test_run_sh_weighs_its_progress_by_the_same_reference_run():
     assert f'reference_run="$root/{ref.REFERENCE_RUN}"' in script
 
 
-# The reference run and the latest complete run, each with its report, and the smaller runs of
-# the issues since (the superseded complete runs keep their results files, not their reports):
-# 25.4 MB when this was last raised.
-def test_results_in_the_tree_stay_under_26_mb():
+# The reference run and the latest complete run of each GPU, each with its report, and the smaller
+# runs of the issues since (the superseded complete runs keep their results files, not their
+# reports): 28.7 MB when this was last raised, for the H100's first complete run. The tracked tree
+# travels to the GPU machine with the bundle (about 14 MB) within 64 MiB.
+def test_results_in_the_tree_stay_under_30_mb():
     import subprocess
     listed = subprocess.run(["git", "ls-files", "-z", "results"], cwd=REPO, capture_output=True,
                             check=False).stdout.split(b"\0")
     paths = [REPO / p.decode() for p in listed if p]
     if not paths:
         pytest.skip("not a git checkout")
-    assert sum(p.stat().st_size for p in paths if p.is_file()) < 26_000_000
+    assert sum(p.stat().st_size for p in paths if p.is_file()) < 30_000_000
