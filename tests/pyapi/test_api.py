@@ -170,9 +170,9 @@ def test_the_ceilings_come_from_the_twinbench_binary_where_given(tmp_path):
     assert ctx["ceilings_source"] == f"the twinbench binary ({fake})"
     assert ctx["gpu_roof_fp32_flops"] == "6e13" and "other" not in ctx
     assert result.rows()["vector_add/serial_add_serial/n:64"]["ceiling_bytes_per_s"] == 1e10
-    # One tiny row of the binary's (it refuses a filter that selects none).
-    assert "--benchmark_filter=^vector_add/serial/n:4096(/|$) --size=4096" in \
-        (tmp_path / "args").read_text()
+    # Tiny rows of the binary's (it refuses a filter that selects none), one per ceiling set.
+    from twinbench.bench.ceilings import PROBE_ROW
+    assert f"--benchmark_filter={PROBE_ROW} --size=4096" in (tmp_path / "args").read_text()
 
 
 def test_without_the_binary_the_ceilings_are_measured_in_python():

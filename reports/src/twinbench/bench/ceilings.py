@@ -27,7 +27,10 @@ from .suite import PATTERNS
 _BINARY_PREFIXES = ("cpu_bw_", "gpu_bw_", "cpu_roof_", "gpu_roof_", "gpu_peak_", "gpu_copy_bw",
                     "cpu_triad_bw")
 BINARY_ENV = "TWINBENCH_BINARY"
-PROBE_ROW = "^vector_add/serial/n:4096(/|$)"
+# One row per ceiling set: the binary's start measures only the sets its selected rows are held
+# to (one thread's, all threads', the GPU's), and the Python rows need all of them.
+PROBE_ROW = ("^vector_add/(serial/n:4096|omp/n:4096/threads:[0-9]+|"
+             "cuda/n:4096/block:256/mode:kernel)(/|$)")
 
 
 def find_binary(explicit: str | None = None) -> str | None:
@@ -52,8 +55,8 @@ def from_binary(binary: str, quick: bool, timeout_s: float = 600.0) -> tuple[dic
     with tempfile.TemporaryDirectory(prefix="twinbench-py-ceilings-") as tmp:
         out = Path(tmp) / "ceilings.json"
         # The binary measures its ceilings before its rows and refuses a filter that selects
-        # none (exit 2, no file): one row of microseconds, the serial vector add of 4096
-        # elements, is the cheapest way to its context.
+        # none (exit 2, no file): rows of microseconds, the vector add of 4096 elements on one
+        # thread, all threads and the GPU, are the cheapest way to its context.
         args = [binary, f"--benchmark_filter={PROBE_ROW}", "--size=4096",
                 f"--benchmark_out={out}", "--benchmark_out_format=json"]
         if quick:
