@@ -6,38 +6,19 @@
 #include <mutex>
 #include <tuple>
 
+#include <twinbench/twinbench.hpp>
+
 #include "common/cuda_check.hpp"
 #include "gpu/kernel_stats.hpp"
 
 namespace tb::gpu {
 
+// The public twinbench::kernel_stats (common/author.cpp), for the suite's launchers.
 template <class Kernel>
 KernelStats kernel_stats(Kernel kernel, int block_threads, long long grid_blocks,
                          std::size_t dynamic_smem = 0) {
-  KernelStats s;
-  const void* fn = reinterpret_cast<const void*>(kernel);
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, fn));
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int max_threads_per_sm = 0, sms = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  s.block_threads = block_threads;
-  s.regs_per_thread = attr.numRegs;
-  s.code_arch = attr.ptxVersion;
-  s.static_smem_bytes = static_cast<int>(attr.sharedSizeBytes);
-  s.grid_blocks = grid_blocks;
-  s.sm_count = sms;
-  if (block_threads > 0 && block_threads <= attr.maxThreadsPerBlock) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&s.active_blocks_per_sm, kernel,
-                                                             block_threads, dynamic_smem));
-    s.occupancy = static_cast<double>(s.active_blocks_per_sm * block_threads) / max_threads_per_sm;
-  }
-  int min_grid = 0, suggested = 0;
-  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &suggested, kernel, dynamic_smem, 0));
-  s.suggested_block = suggested;
-  return s;
+  return twinbench::kernel_stats(reinterpret_cast<const void*>(kernel), block_threads, grid_blocks,
+                                 dynamic_smem);
 }
 
 // Blocks for a grid-stride kernel: enough to fill every SM at full occupancy, no more (extra
